@@ -1,0 +1,154 @@
+"""Grading one instance: choose the specs that fit the answer, run them, keep the verdicts.
+
+Every problem with one instance (a missing file, a bad spec, an unknown func)
+becomes that instance's reason; nothing here stops the run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import registry
+from .errors import InstanceError
+from .matchers import answers, tables
+from .matchers.verdicts import Verdict, same_for_all
+from .paths import answer_path
+from .semantics import PRESETS, Preset
+from .specs import GoldInstance, SubmissionLine
+from .tables.read import DEFAULT_MAX_BYTES, TableReader
+
+ALL_PRESETS: tuple[Preset, ...] = tuple(PRESETS.values())
+NAMES = tuple(PRESETS)
+
+
+@dataclass(frozen=True)
+class Options:
+    max_file_bytes: int = DEFAULT_MAX_BYTES
+
+
+@dataclass(frozen=True)
+class Graded:
+    """Verdicts of one instance under every semantics, and the funcs that produced them."""
+
+    verdicts: dict  # semantics name -> Verdict
+    funcs: tuple[str, ...]
+
+
+def grade_instance(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
+                   options: Options = Options()) -> Graded:
+    funcs = tuple(s.func for s in gold.specs)
+    try:
+        if gold.problem:
+            raise InstanceError("invalid_gold", f"{gold.location}: {gold.problem}")
+        if line is None:
+            raise InstanceError("missing_prediction", "no line for this instance in results_metadata.jsonl")
+        specs = _checked_specs(gold)
+        if line.answer_type == "answer":
+            return Graded(_grade_answer(line, specs), funcs)
+        return Graded(_grade_files(line, specs, Path(result_dir), Path(gold_dir) / gold.instance_id, options), funcs)
+    except InstanceError as exc:
+        return Graded(same_for_all(NAMES, 0.0, exc.reason, exc.detail), funcs)
+    except Exception as exc:  # a bug of ours must not stop the run; it is reported, never hidden
+        return Graded(same_for_all(NAMES, 0.0, "internal_error", f"{type(exc).__name__}: {exc} "
+                                   "(please report this)"), funcs)
+
+
+def _checked_specs(gold: GoldInstance) -> list:
+    checked, problems = [], []
+    for index, spec in enumerate(gold.specs):
+        try:
+            checked.append((spec, registry.check_parameters(spec.func, spec.parameters)))
+        except ValueError as exc:
+            problems.append(f"spec {index + 1}: {exc}")
+    if problems:
+        reason = "unknown_func" if any("unknown func" in p for p in problems) else "invalid_spec"
+        raise InstanceError(reason, f"{gold.location}: " + "; ".join(problems))
+    return checked
+
+
+def _needs_execution(spec) -> None:
+    if spec.temporal:
+        raise InstanceError("needs_execution", f"{spec.func} spec is temporal: its gold comes from running "
+                            "gold.sql, which needs a SQL backend")
+
+
+def _grade_answer(line: SubmissionLine, specs: list) -> dict:
+    usable = [(s, p) for s, p in specs if registry.is_answer_func(s.func)]
+    if not usable:
+        raise InstanceError("answer_type_mismatch", "the answer is text but the gold has only "
+                            f"{sorted({s.func for s, _ in specs})} specs, which grade files")
+    if not isinstance(line.answer, str):
+        raise InstanceError("invalid_answer", f"answer_or_path must be text, got {type(line.answer).__name__}: "
+                            f"{str(line.answer)[:80]!r}")
+    best: dict = {}
+    for spec, params in usable:
+        _needs_execution(spec)
+        for name, verdict in _answer_verdicts(spec.func, line, params).items():
+            if name not in best or verdict.score > best[name].score:
+                best[name] = verdict
+    return best
+
+
+def _answer_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
+    if func == "string_match":
+        official, strict = answers.string_official(line.answer, **params), answers.string_strict(line.answer, **params)
+    elif func == "number_match":
+        official, strict = answers.number_official(line.answer, **params), answers.number_strict(line.answer, **params)
+    else:
+        return _reward_verdicts(func, line, params)
+    return {p.name: (official if p.official else strict) for p in ALL_PRESETS}
+
+
+def _reward_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
+    from .rewards import gold_funcs
+
+    trajectory = line.extra.get("trajectory")
+    try:
+        score, detail = gold_funcs.GOLD_FUNCS[func](line.answer, params, trajectory)
+    except ValueError as exc:
+        raise InstanceError("invalid_spec", str(exc)) from None
+    return same_for_all(NAMES, float(score), "match" if score >= 1 else "partial" if score > 0 else "value_mismatch",
+                        detail)
+
+
+def _grade_files(line, specs, result_dir: Path, gold_dir: Path, options: Options) -> dict:
+    usable = [(s, p) for s, p in specs if not registry.is_answer_func(s.func)]
+    if not usable:
+        raise InstanceError("answer_type_mismatch", f"the answer is a {line.answer_type} but the gold has only "
+                            f"{sorted({s.func for s, _ in specs})} specs, which grade text")
+    job = tables.TableJob(gold_dir, ALL_PRESETS, TableReader("unreadable_prediction", options.max_file_bytes))
+    if line.answer_type == "files":
+        return _grade_file_list(line, usable, result_dir, job)
+    path = answer_path(result_dir, line.instance_id, line.answer)
+    if path.suffix.lower() == ".sql":
+        raise InstanceError("needs_execution", f"{line.answer} is SQL: grading it needs a SQL backend")
+    runs = []
+    for spec, params in usable:
+        _needs_execution(spec)
+        if spec.func == "tables_match":
+            continue
+        run = tables.duckdb_match if spec.func == "duckdb_match" else tables.table_match
+        runs.append(run(job, path, params))
+    if not runs:
+        raise InstanceError("answer_type_mismatch", "a single file answer needs a table_match or duckdb_match spec")
+    # The suite keeps the last applicable spec's score; strict keeps the best.
+    return {p.name: (runs[-1][p.name] if p.official else max((r[p.name] for r in runs), key=lambda v: v.score))
+            for p in ALL_PRESETS}
+
+
+def _grade_file_list(line, usable, result_dir: Path, job) -> dict:
+    if not isinstance(line.answer, list) or not line.answer:
+        raise InstanceError("invalid_answer", f"answer_type 'files' needs a list of paths, got {line.answer!r}")
+    paths = [answer_path(result_dir, line.instance_id, p) for p in line.answer]
+    spec, params = usable[-1]
+    _needs_execution(spec)
+    if spec.func == "table_match":
+        gold = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
+        params = {"gold": gold, "condition_cols": None, "ignore_orders": [params["ignore_order"]] * len(gold)}
+    elif spec.func != "tables_match":
+        raise InstanceError("answer_type_mismatch", f"a list of files is graded by tables_match, not {spec.func}")
+    return tables.tables_match(job, paths, params)
+
+
+def verdict_of(graded: Graded, name: str) -> Verdict:
+    return graded.verdicts[name]

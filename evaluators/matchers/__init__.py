@@ -1,0 +1,1 @@
+"""Matchers: one module per family, registered by name in `evaluators.registry`."""

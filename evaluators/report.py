@@ -1,0 +1,182 @@
+"""Report objects: frozen dataclasses rendered to text, JSON and CSV, written atomically."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPORT_VERSION = 1
+REASONS = {
+    "match": "the answer passes",
+    "partial": "a reward between 0 and 1 (qa_f1)",
+    "value_mismatch": "same shape, different values",
+    "row_count_mismatch": "the tables have different numbers of rows",
+    "column_not_found": "a gold column has no matching predicted column",
+    "table_not_found": "a table the gold names is missing from the predicted DuckDB file",
+    "file_count_mismatch": "the answer lists a different number of files than the gold",
+    "mapping_search_exhausted": "strict: too many equal-looking columns to find a mapping within budget",
+    "no_number": "number_match found no number in the answer",
+    "missing_prediction": "no submission line, or its file does not exist",
+    "unreadable_prediction": "the predicted file cannot be read (encoding, format, size)",
+    "unreadable_gold": "a gold file cannot be read",
+    "invalid_answer": "answer_or_path has the wrong JSON type",
+    "unsafe_path": "the answer path leaves the instance folder",
+    "answer_type_mismatch": "the answer type does not fit any of the gold's specs",
+    "unknown_func": "a gold spec names a func that does not exist",
+    "invalid_spec": "a gold spec has unknown or ill-typed parameters",
+    "invalid_gold": "the gold line itself is broken",
+    "needs_execution": "SQL must run to grade this (a .sql answer or a temporal gold)",
+    "internal_error": "a bug in the harness while grading this instance (the run goes on)",
+}
+
+
+@dataclass(frozen=True)
+class InstanceReport:
+    instance_id: str
+    funcs: tuple
+    answer_type: str | None
+    score: float
+    strict_score: float
+    reason: str
+    detail: str
+    strict_reason: str
+    strict_detail: str
+    scores: dict
+    location: str | None = None
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Summary:
+    semantics: str
+    gold_instances: int
+    submitted: int
+    graded: int
+    score: float  # mean over gold instances; a missing instance counts as 0
+    strict_score: float
+    scores: dict  # every semantics' mean, for leaderboard comparisons
+    missing: tuple
+    unknown_submitted: tuple
+    problems: tuple
+    breakdowns: dict
+    likely_false_positives: tuple
+    reasons: dict
+
+
+@dataclass(frozen=True)
+class Report:
+    summary: Summary
+    instances: tuple
+
+    def to_dict(self) -> dict:
+        return {"version": REPORT_VERSION, "summary": asdict(self.summary),
+                "instances": [asdict(i) for i in self.instances]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=str)
+
+    def to_csv(self) -> str:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        names = sorted(self.summary.scores)
+        writer.writerow(["instance_id", "funcs", "answer_type", "score", "strict_score", "reason", "detail",
+                         "strict_reason", "strict_detail"] + [f"score_{n}" for n in names])
+        for i in self.instances:
+            writer.writerow([i.instance_id, "+".join(i.funcs), i.answer_type or "", i.score, i.strict_score,
+                             i.reason, i.detail, i.strict_reason, i.strict_detail] + [i.scores.get(n, "") for n in names])
+        return buffer.getvalue()
+
+    def to_text(self, width: int = 100) -> str:
+        return render_text(self, width)
+
+
+def build_summary(semantics: str, instances: list[InstanceReport], submitted: int, unknown: list,
+                  problems: list, names) -> Summary:
+    n = len(instances)
+    mean = (lambda values: sum(values) / n if n else 0.0)
+    graded = [i for i in instances if i.reason != "missing_prediction" or i.answer_type is not None]
+    return Summary(
+        semantics=semantics, gold_instances=n, submitted=submitted, graded=len(graded),
+        score=mean([i.score for i in instances]), strict_score=mean([i.strict_score for i in instances]),
+        scores={name: mean([i.scores.get(name, 0.0) for i in instances]) for name in names},
+        missing=tuple(i.instance_id for i in instances if i.answer_type is None),
+        unknown_submitted=tuple(unknown), problems=tuple(problems),
+        breakdowns=_breakdowns(instances),
+        likely_false_positives=tuple(i.instance_id for i in instances if i.score >= 1 > i.strict_score),
+        reasons=dict(sorted(_count(i.reason for i in instances).items())),
+    )
+
+
+def _count(values) -> dict:
+    counts: dict = defaultdict(int)
+    for v in values:
+        counts[v] += 1
+    return dict(counts)
+
+
+def _breakdowns(instances: list[InstanceReport]) -> dict:
+    groups: dict = defaultdict(lambda: defaultdict(list))
+    for i in instances:
+        groups["func"]["+".join(i.funcs) or "?"].append(i)
+        for key, value in i.metadata.items():
+            if isinstance(value, (str, int, bool)) and key not in ("instruction", "question"):
+                groups[key][str(value)].append(i)
+    out = {}
+    for key, buckets in groups.items():
+        if key != "func" and len(buckets) > 50:
+            continue  # free text, not a category
+        out[key] = {label: {"n": len(items), "score": sum(x.score for x in items) / len(items),
+                            "strict_score": sum(x.strict_score for x in items) / len(items)}
+                    for label, items in sorted(buckets.items())}
+    return out
+
+
+def render_text(report: Report, width: int = 100) -> str:
+    s = report.summary
+    lines = [f"Graded {s.graded} of {s.gold_instances} gold instances ({s.submitted} submitted lines, "
+             f"{len(s.missing)} missing, {len(s.unknown_submitted)} not in the gold)", ""]
+    lines.append(f"  {'semantics':<16}{'score':>10}{'passed':>10}")
+    for name, value in s.scores.items():
+        mark = " <- score" if name == s.semantics else (" <- strict_score" if name == "strict" else "")
+        lines.append(f"  {name:<16}{value:>10.2%}{round(value * s.gold_instances):>10}{mark}")
+    for key, buckets in s.breakdowns.items():
+        lines += ["", f"  by {key}:"]
+        for label, b in buckets.items():
+            lines.append(f"    {label[:40]:<42}{b['n']:>6}  score {b['score']:>7.2%}  strict {b['strict_score']:>7.2%}")
+    lines += ["", "  reasons: " + ", ".join(f"{k} {v}" for k, v in s.reasons.items())]
+    if s.likely_false_positives:
+        lines += ["", f"  Likely false positives ({len(s.likely_false_positives)}: {s.semantics} passes, strict fails):"]
+        lines += [f"    {i}" for i in s.likely_false_positives[:20]]
+        if len(s.likely_false_positives) > 20:
+            lines.append(f"    ... and {len(s.likely_false_positives) - 20} more (see the JSON report)")
+    if s.missing:
+        lines += ["", f"  Missing predictions ({len(s.missing)}, scored 0): " + _short(s.missing)]
+    if s.problems:
+        lines += ["", f"  Input problems ({len(s.problems)}):"] + [f"    {p}"[:width] for p in s.problems[:20]]
+    return "\n".join(lines) + "\n"
+
+
+def _short(ids, limit=10) -> str:
+    ids = list(ids)
+    return ", ".join(ids[:limit]) + (f" ... (+{len(ids) - limit})" if len(ids) > limit else "")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write through a temporary file in the same folder, then rename: readers never see half a report."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,88 @@
+"""Grading a whole submission folder: load both jsonl files, grade each gold instance, build the report."""
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from .grading import Graded, Options, grade_instance
+from .report import InstanceReport, Report, build_summary
+from .semantics import PRESETS, get_preset
+from .specs import load_gold, load_submission
+
+
+def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int = 1, progress: bool | None = None,
+          options: Options = Options()) -> Report:
+    """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI)."""
+    get_preset(semantics)
+    result_dir, gold_dir = Path(result_dir), Path(gold_dir)
+    gold = load_gold(gold_dir)
+    submission = load_submission(result_dir)
+    work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
+    graded = _grade_all(work, result_dir, gold_dir, options, jobs, _progress_enabled(progress))
+    instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]
+    unknown = sorted(set(submission.records) - set(gold.records))
+    problems = [str(p) for p in gold.problems + submission.problems]
+    summary = build_summary(semantics, instances, len(submission.records), unknown, problems, list(PRESETS))
+    return Report(summary, tuple(instances))
+
+
+def _instance_report(gold, line, result: Graded, semantics: str) -> InstanceReport:
+    chosen, strict = result.verdicts[semantics], result.verdicts["strict"]
+    return InstanceReport(
+        instance_id=gold.instance_id, funcs=result.funcs, answer_type=line.answer_type if line else None,
+        score=chosen.score, strict_score=strict.score, reason=chosen.reason, detail=chosen.detail,
+        strict_reason=strict.reason, strict_detail=strict.detail,
+        scores={name: v.score for name, v in result.verdicts.items()},
+        location=str(line.location) if line else None, metadata=gold.metadata)
+
+
+def _grade_chunk(args) -> list[Graded]:
+    chunk, result_dir, gold_dir, options = args
+    return [grade_instance(g, line, result_dir, gold_dir, options) for g, line in chunk]
+
+
+def _grade_all(work, result_dir, gold_dir, options, jobs: int, show: bool) -> list[Graded]:
+    bar = Progress(len(work), show)
+    if jobs <= 1 or len(work) < 2:
+        out = []
+        for g, line in work:
+            out.append(grade_instance(g, line, result_dir, gold_dir, options))
+            bar.step()
+        bar.close()
+        return out
+    size = max(1, min(32, len(work) // (jobs * 4) or 1))
+    chunks = [work[i:i + size] for i in range(0, len(work), size)]
+    out = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for results in pool.map(_grade_chunk, [(c, result_dir, gold_dir, options) for c in chunks]):
+            out.extend(results)
+            bar.step(len(results))
+    bar.close()
+    return out
+
+
+def _progress_enabled(progress: bool | None) -> bool:
+    return sys.stderr.isatty() if progress is None else progress
+
+
+class Progress:
+    """A one-line progress bar on a terminal's stderr; silent when piped."""
+
+    def __init__(self, total: int, show: bool):
+        self.total, self.show, self.done, self.start = total, show and total > 0, 0, time.monotonic()
+
+    def step(self, n: int = 1) -> None:
+        self.done += n
+        if self.show:
+            width = 30
+            filled = int(width * self.done / self.total)
+            rate = self.done / max(time.monotonic() - self.start, 1e-9)
+            sys.stderr.write(f"\rgrading [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                             f"({rate:.0f}/s)")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.show:
+            sys.stderr.write("\n")

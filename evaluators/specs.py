@@ -1,0 +1,194 @@
+"""Reading the two jsonl files: gold specs and submission metadata.
+
+Each line becomes one record or one `Problem` with its `file:line`; a bad line
+never stops the others from loading.  Only a file that cannot be opened or
+decoded at all raises `SpecError` (exit code 2).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from .errors import Location, SpecError
+
+GOLD_FILE = "spider2_eval.jsonl"
+SUBMISSION_FILE = "results_metadata.jsonl"
+ANSWER_TYPES = ("answer", "file", "files")
+_ID_PATTERN = re.compile(r'"instance_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+@dataclass(frozen=True)
+class Problem:
+    location: Location
+    message: str
+    instance_id: str | None = None
+    hint: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.message}"
+        return f"{text} (hint: {self.hint})" if self.hint else text
+
+
+@dataclass(frozen=True)
+class Spec:
+    func: str
+    parameters: dict
+    temporal: bool = False
+
+
+@dataclass(frozen=True)
+class GoldInstance:
+    instance_id: str
+    specs: tuple[Spec, ...]
+    metadata: dict
+    location: Location
+    problem: str | None = None  # set when the line is broken: the instance is then ungradable
+
+
+@dataclass(frozen=True)
+class SubmissionLine:
+    instance_id: str
+    answer_type: str
+    answer: Any  # text, a relative path, or a list of paths; validated by the grader
+    location: Location
+    attempts: tuple | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    records: dict
+    problems: tuple[Problem, ...]
+    duplicates: dict  # instance_id -> locations of the lines that lost
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[Location, Any, str | None]]:
+    """Yield (location, object or None, error or None) for each non-blank line."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SpecError("file not found", Location(str(path))) from None
+    except IsADirectoryError:
+        raise SpecError("is a folder, expected a jsonl file", Location(str(path))) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(f"not UTF-8 text (byte {exc.start})", Location(str(path), line),
+                        hint="save the file as UTF-8") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = Location(str(path), number)
+        try:
+            yield where, json.loads(line, parse_constant=_reject_constant), None
+        except (json.JSONDecodeError, ValueError) as exc:
+            column = getattr(exc, "colno", None)
+            yield Location(str(path), number, column), None, f"invalid JSON: {getattr(exc, 'msg', exc)}"
+
+
+def _guess_id(path: Path, location: Location) -> str | None:
+    try:
+        line = path.read_text("utf-8-sig").splitlines()[location.line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return None
+    found = _ID_PATTERN.search(line)
+    return found.group(1) if found else None
+
+
+def _instance_id(obj: Any) -> str | None:
+    if isinstance(obj, dict) and isinstance(obj.get("instance_id"), str) and obj["instance_id"].strip():
+        return obj["instance_id"]
+    return None
+
+
+def _parse_spec(obj: Any) -> Spec:
+    if not isinstance(obj, dict):
+        raise ValueError(f"a spec must be an object, got {type(obj).__name__}")
+    unknown = set(obj) - {"func", "parameters", "temporal"}
+    if unknown:
+        raise ValueError(f"unknown spec key(s) {sorted(unknown)}; a spec has func, parameters, temporal")
+    if not isinstance(obj.get("func"), str):
+        raise ValueError("spec 'func' must be a string")
+    params = obj.get("parameters", {})
+    if not isinstance(params, dict):
+        raise ValueError("spec 'parameters' must be an object")
+    temporal = obj.get("temporal", False)
+    if not isinstance(temporal, bool):
+        raise ValueError("spec 'temporal' must be true or false")
+    return Spec(obj["func"], params, temporal)
+
+
+def _gold_instance(obj: dict, where: Location) -> GoldInstance:
+    iid = obj["instance_id"]
+    metadata = {k: v for k, v in obj.items() if k not in ("instance_id", "evaluation")}
+    evaluation = obj.get("evaluation")
+    try:
+        if evaluation is None:
+            raise ValueError("missing 'evaluation'")
+        raw_specs = evaluation if isinstance(evaluation, list) else [evaluation]
+        if not raw_specs:
+            raise ValueError("'evaluation' is an empty list")
+        specs = tuple(_parse_spec(s) for s in raw_specs)
+    except ValueError as exc:
+        return GoldInstance(iid, (), metadata, where, problem=str(exc))
+    return GoldInstance(iid, specs, metadata, where)
+
+
+def load_gold(gold_dir: Path) -> Loaded:
+    path = Path(gold_dir) / GOLD_FILE
+    return _load(path, _gold_instance, "gold")
+
+
+def _submission_line(obj: dict, where: Location) -> SubmissionLine:
+    answer_type = obj.get("answer_type")
+    if answer_type not in ANSWER_TYPES:
+        raise ValueError(f"'answer_type' must be one of {list(ANSWER_TYPES)}, got {answer_type!r}")
+    attempts = obj.get("attempts")
+    if attempts is not None and (not isinstance(attempts, list) or not attempts):
+        raise ValueError("'attempts' must be a non-empty list")
+    if "answer_or_path" not in obj and attempts is None:
+        raise ValueError("missing 'answer_or_path'")
+    answer = obj.get("answer_or_path", attempts[-1] if attempts else None)
+    extra = {k: v for k, v in obj.items() if k not in ("instance_id", "answer_type", "answer_or_path", "attempts")}
+    return SubmissionLine(obj["instance_id"], answer_type, answer, where,
+                          tuple(attempts) if attempts is not None else None, extra)
+
+
+def load_submission(result_dir: Path) -> Loaded:
+    path = Path(result_dir) / SUBMISSION_FILE
+    return _load(path, _submission_line, "submission")
+
+
+def _load(path: Path, build, what: str) -> Loaded:
+    records: dict = {}
+    problems: list[Problem] = []
+    duplicates: dict = {}
+    for where, obj, error in iter_json_lines(path):
+        if error:
+            problems.append(Problem(where, error, _guess_id(path, where), hint="one JSON object per line"))
+            continue
+        iid = _instance_id(obj)
+        if iid is None:
+            message = "not a JSON object" if not isinstance(obj, dict) else "missing or empty string 'instance_id'"
+            problems.append(Problem(where, message))
+            continue
+        try:
+            record = build(obj, where)
+        except ValueError as exc:
+            problems.append(Problem(where, str(exc), iid))
+            continue
+        if iid in records:
+            # Spider2's scorers build a dict from the lines, so the last line wins; we do the same and say so.
+            duplicates.setdefault(iid, []).append(records[iid].location)
+            problems.append(Problem(records[iid].location, f"duplicate instance_id {iid!r}: "
+                                    f"the later line {where.line} wins", iid))
+        records[iid] = record
+    return Loaded(records, tuple(problems), duplicates)
