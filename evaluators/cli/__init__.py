@@ -1,0 +1,30 @@
+"""The command line: the only package that imports click.
+
+`python evaluate.py --result_dir SUB --gold_dir GOLD` grades (Spider2's own
+spelling works, and so does `--result-dir`); `validate` and `gold ...` are
+subcommands.  Every `EvalError` is caught in `options.handle_errors` and
+becomes a one-line message and its exit code.
+"""
+from __future__ import annotations
+
+import click
+
+from .grade import GRADE_EPILOG, grade
+
+
+class DefaultToGrade(click.Group):
+    """Spider2's `evaluate.py --result_dir ...` has no subcommand: treat it as `grade`."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0].startswith("-") and args[0] not in ("--help", "-h", "--version"):
+            args = ["grade", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultToGrade, epilog=GRADE_EPILOG)
+@click.version_option(package_name="spider-grade")
+def main():
+    """Grade Spider 2.0-style submissions offline: official and strict semantics side by side."""
+
+
+main.add_command(grade)

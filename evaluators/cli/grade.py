@@ -1,0 +1,60 @@
+"""`grade`: the default command."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import EXIT_BELOW_THRESHOLD, MissingExtra
+from ..grading import Options
+from ..report import write_atomic
+from ..semantics import PRESETS
+from .options import gold_dir_option, handle_errors, result_dir_option
+
+GRADE_EPILOG = """\b
+Examples:
+  python evaluate.py --result_dir example_submission_folder --gold_dir gold
+  python evaluate.py --result-dir sub --gold-dir gold --semantics strict --output out/report.json
+  python evaluate.py grade --result-dir sub --gold-dir gold --jobs 2 --fail-under 0.5
+"""
+
+
+@click.command(epilog=GRADE_EPILOG)
+@result_dir_option
+@gold_dir_option()
+@click.option("--semantics", type=click.Choice(list(PRESETS)), default="spider2", show_default=True,
+              help="Which semantics is the reported `score`; strict_score is always reported too.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the JSON report here, with a CSV and a PNG of the same name beside it.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Grade in N processes.")
+@click.option("--fail-under", type=click.FloatRange(0, 1), help="Exit 1 when the score is below this.")
+@click.option("--max-file-mb", type=click.IntRange(1), default=2048, show_default=True,
+              help="Refuse predicted or gold files larger than this.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
+@handle_errors
+def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb, progress):
+    """Grade a submission folder against a gold folder."""
+    from ..run import grade as run_grade
+
+    report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress,
+                       options=Options(max_file_bytes=max_file_mb * 1024 * 1024))
+    click.echo(report.to_text(), nl=False)
+    if output:
+        _write_outputs(report, output)
+    if fail_under is not None and report.summary.score < fail_under:
+        click.echo(f"score {report.summary.score:.4f} is below --fail-under {fail_under}", err=True)
+        sys.exit(EXIT_BELOW_THRESHOLD)
+
+
+def _write_outputs(report, output: Path) -> None:
+    write_atomic(output, report.to_json())
+    write_atomic(output.with_suffix(".csv"), report.to_csv())
+    written = [output, output.with_suffix(".csv")]
+    try:
+        from ..plots import plot_report
+
+        written.append(plot_report(report, output.with_suffix(".png")))
+    except MissingExtra as exc:
+        click.echo(f"note: no PNG plot: {exc}", err=True)
+    click.echo("wrote " + ", ".join(str(p) for p in written), err=True)
