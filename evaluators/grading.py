@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import registry
+from . import checks, registry
 from .errors import InstanceError
 from .matchers import answers, tables
 from .matchers.verdicts import Verdict, same_for_all
@@ -24,6 +24,7 @@ NAMES = tuple(PRESETS)
 @dataclass(frozen=True)
 class Options:
     max_file_bytes: int = DEFAULT_MAX_BYTES
+    layout: str = "nested"  # or "flat": Spider2-lite's <id>.csv / <id>.sql beside each other (see layout.py)
 
 
 @dataclass(frozen=True)
@@ -73,13 +74,8 @@ def _needs_execution(spec) -> None:
 
 
 def _grade_answer(line: SubmissionLine, specs: list) -> dict:
-    usable = [(s, p) for s, p in specs if registry.is_answer_func(s.func)]
-    if not usable:
-        raise InstanceError("answer_type_mismatch", "the answer is text but the gold has only "
-                            f"{sorted({s.func for s, _ in specs})} specs, which grade files")
-    if not isinstance(line.answer, str):
-        raise InstanceError("invalid_answer", f"answer_or_path must be text, got {type(line.answer).__name__}: "
-                            f"{str(line.answer)[:80]!r}")
+    usable = checks.fitting_specs(line.answer_type, specs)
+    checks.answer_shape(line)
     best: dict = {}
     for spec, params in usable:
         _needs_execution(spec)
@@ -112,15 +108,14 @@ def _reward_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
 
 
 def _grade_files(line, specs, result_dir: Path, gold_dir: Path, options: Options) -> dict:
-    usable = [(s, p) for s, p in specs if not registry.is_answer_func(s.func)]
-    if not usable:
-        raise InstanceError("answer_type_mismatch", f"the answer is a {line.answer_type} but the gold has only "
-                            f"{sorted({s.func for s, _ in specs})} specs, which grade text")
+    usable = checks.fitting_specs(line.answer_type, specs)
+    flat = options.layout == "flat"
     job = tables.TableJob(gold_dir, ALL_PRESETS, TableReader("unreadable_prediction", options.max_file_bytes))
     if line.answer_type == "files":
-        return _grade_file_list(line, usable, result_dir, job)
-    path = answer_path(result_dir, line.instance_id, line.answer)
+        return _grade_file_list(line, usable, result_dir, job, flat)
+    path = answer_path(result_dir, line.instance_id, line.answer, flat)
     if path.suffix.lower() == ".sql":
+        checks.read_sql_file(path, options.max_file_bytes)  # an empty or binary .sql fails before any backend
         raise InstanceError("needs_execution", f"{line.answer} is SQL: grading it needs a SQL backend")
     runs = []
     for spec, params in usable:
@@ -136,10 +131,9 @@ def _grade_files(line, specs, result_dir: Path, gold_dir: Path, options: Options
             for p in ALL_PRESETS}
 
 
-def _grade_file_list(line, usable, result_dir: Path, job) -> dict:
-    if not isinstance(line.answer, list) or not line.answer:
-        raise InstanceError("invalid_answer", f"answer_type 'files' needs a list of paths, got {line.answer!r}")
-    paths = [answer_path(result_dir, line.instance_id, p) for p in line.answer]
+def _grade_file_list(line, usable, result_dir: Path, job, flat: bool) -> dict:
+    checks.answer_shape(line)
+    paths = [answer_path(result_dir, line.instance_id, p, flat) for p in line.answer]
     spec, params = usable[-1]
     _needs_execution(spec)
     if spec.func == "table_match":

@@ -1,4 +1,8 @@
-"""Answer paths: relative to `<result_dir>/<instance_id>/`, and never outside it."""
+"""Answer paths: relative to `<result_dir>/<instance_id>/`, and never outside it.
+
+In the flat layout (Spider2-lite's `<id>.csv` / `<id>.sql` files side by side)
+the folder is `<result_dir>` itself and the path is just the file name.
+"""
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -6,21 +10,43 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from .errors import InstanceError
 
 
-def answer_path(result_dir: Path, instance_id: str, relative) -> Path:
+def unsafe_instance_id(instance_id: str) -> str | None:
+    """Why an instance id cannot name a folder, or None: ids become folder and file names."""
+    if instance_id in (".", "..") or any(sep in instance_id for sep in ("/", "\\", "\0")):
+        return f"instance_id {instance_id!r} cannot name a folder (no '/' or '\\', not '.' or '..')"
+    return None
+
+
+def _shown(value) -> str:
+    """A repr short enough for a report line, whatever the submission put there."""
+    text = repr(value)
+    return text if len(text) <= 120 else f"{text[:100]}... ({len(text):,} characters)"
+
+
+def answer_path(result_dir: Path, instance_id: str, relative, flat: bool = False) -> Path:
     if not isinstance(relative, str) or not relative.strip():
-        raise InstanceError("invalid_answer", f"expected a relative file path, got {relative!r}")
+        raise InstanceError("invalid_answer", f"expected a relative file path, got {_shown(relative)}")
+    problem = unsafe_instance_id(instance_id)
+    if problem:
+        raise InstanceError("unsafe_path", problem)
+    folder = "the submission folder" if flat else f"{instance_id}/"
     if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute():
-        raise InstanceError("unsafe_path", f"{relative!r} is absolute; paths are relative to {instance_id}/")
+        raise InstanceError("unsafe_path", f"{_shown(relative)} is absolute; paths are relative to {folder}")
     if ".." in PurePosixPath(relative.replace("\\", "/")).parts:
-        raise InstanceError("unsafe_path", f"{relative!r} leaves the instance folder with '..'")
-    base = (Path(result_dir) / instance_id)
+        raise InstanceError("unsafe_path", f"{_shown(relative)} leaves {folder} with '..'")
+    base = Path(result_dir) if flat else Path(result_dir) / instance_id
     path = base / relative
     try:
         inside = path.resolve().is_relative_to(base.resolve())
-    except (OSError, RuntimeError):
-        inside = False
+        exists = path.is_file()
+    except RuntimeError:  # a symbolic link loop
+        inside = exists = False
+    except (OSError, ValueError) as exc:  # a name too long for the file system, a NUL character, ...
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise InstanceError("invalid_answer", f"{_shown(relative)} is not a usable path: {why}") from None
     if not inside:
-        raise InstanceError("unsafe_path", f"{relative!r} resolves outside {instance_id}/ (a symbolic link?)")
-    if not path.is_file():
-        raise InstanceError("missing_prediction", f"{instance_id}/{relative}: file not found")
+        raise InstanceError("unsafe_path", f"{_shown(relative)} resolves outside {folder} (a symbolic link?)")
+    if not exists:
+        shown = relative if flat else f"{instance_id}/{relative}"
+        raise InstanceError("missing_prediction", f"{shown[:200]}: file not found")
     return path

@@ -7,18 +7,22 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .grading import Graded, Options, grade_instance
+from .layout import load_submission_in
 from .report import InstanceReport, Report, build_summary
 from .semantics import PRESETS, get_preset
-from .specs import load_gold, load_submission
+from .specs import load_gold
 
 
 def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int = 1, progress: bool | None = None,
           options: Options = Options()) -> Report:
-    """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI)."""
+    """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
+
+    `options.layout="flat"` grades a Spider2-lite style folder of `<id>.csv` / `<id>.sql` files.
+    """
     get_preset(semantics)
     result_dir, gold_dir = Path(result_dir), Path(gold_dir)
     gold = load_gold(gold_dir)
-    submission = load_submission(result_dir)
+    submission = load_submission_in(result_dir, options.layout)
     work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
     graded = _grade_all(work, result_dir, gold_dir, options, jobs, _progress_enabled(progress))
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]

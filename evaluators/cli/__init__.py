@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import click
 
+from .gold import gold
 from .grade import GRADE_EPILOG, grade
+from .validate import validate
 
 
 class DefaultToGrade(click.Group):
@@ -28,3 +30,5 @@ def main():
 
 
 main.add_command(grade)
+main.add_command(validate)
+main.add_command(gold)

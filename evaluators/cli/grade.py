@@ -10,13 +10,14 @@ from ..errors import EXIT_BELOW_THRESHOLD, MissingExtra
 from ..grading import Options
 from ..report import write_atomic
 from ..semantics import PRESETS
-from .options import gold_dir_option, handle_errors, result_dir_option
+from .options import gold_dir_option, handle_errors, layout_option, result_dir_option
 
 GRADE_EPILOG = """\b
 Examples:
   python evaluate.py --result_dir example_submission_folder --gold_dir gold
   python evaluate.py --result-dir sub --gold-dir gold --semantics strict --output out/report.json
   python evaluate.py grade --result-dir sub --gold-dir gold --jobs 2 --fail-under 0.5
+  python evaluate.py grade --result-dir lite_csvs --gold-dir lite_gold --layout flat
 """
 
 
@@ -32,13 +33,14 @@ Examples:
 @click.option("--max-file-mb", type=click.IntRange(1), default=2048, show_default=True,
               help="Refuse predicted or gold files larger than this.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
+@layout_option
 @handle_errors
-def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb, progress):
+def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb, progress, layout):
     """Grade a submission folder against a gold folder."""
     from ..run import grade as run_grade
 
     report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress,
-                       options=Options(max_file_bytes=max_file_mb * 1024 * 1024))
+                       options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout))
     click.echo(report.to_text(), nl=False)
     if output:
         _write_outputs(report, output)

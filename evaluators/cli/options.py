@@ -16,12 +16,23 @@ def result_dir_option(fn):
                         help="Submission folder holding results_metadata.jsonl.")(fn)
 
 
-def gold_dir_option(required=True):
+def gold_dir_option(required=True, exists=True):
     def wrap(fn):
         return click.option("--gold-dir", "--gold_dir", "gold_dir", required=required,
-                            type=click.Path(exists=True, file_okay=False, path_type=Path),
+                            type=click.Path(exists=exists, file_okay=False, path_type=Path),
                             help="Gold folder holding spider2_eval.jsonl.")(fn)
     return wrap
+
+
+def layout_option(fn):
+    return click.option("--layout", type=click.Choice(["nested", "flat"]), default="nested", show_default=True,
+                        help="nested: results_metadata.jsonl and one folder per instance; flat: Spider2-lite's "
+                             "<instance_id>.csv / <instance_id>.sql files side by side.")(fn)
+
+
+def max_file_mb_option(fn):
+    return click.option("--max-file-mb", type=click.IntRange(1), default=2048, show_default=True,
+                        help="Refuse predicted or gold files larger than this.")(fn)
 
 
 def handle_errors(fn):
