@@ -214,7 +214,7 @@ def test_duckdb_full_scan_of_big_costs_more_than_point_lookup_of_small(duckdb_db
     assert scan.cost >= BIG_ROWS  # the scan's estimate is the table size
     assert 0 < lookup.cost <= 3
     assert scan.cost > lookup.cost
-    assert any("SEQ_SCAN" in line for line in scan.plan)
+    assert any("SEQ_SCAN" in line.upper().replace(" ", "_") for line in scan.plan)  # DuckDB 2 writes "Seq Scan"
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
