@@ -5,7 +5,7 @@ becomes that instance's reason; nothing here stops the run.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import checks, registry
@@ -25,6 +25,7 @@ NAMES = tuple(PRESETS)
 class Options:
     max_file_bytes: int = DEFAULT_MAX_BYTES
     layout: str = "nested"  # or "flat": Spider2-lite's <id>.csv / <id>.sql beside each other (see layout.py)
+    attempt_score: str = "last"  # with `attempts`: the instance's score is its last attempt, or its "best"
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,24 @@ class Graded:
 
     verdicts: dict  # semantics name -> Verdict
     funcs: tuple[str, ...]
+    attempts: tuple = ()  # one verdicts dict per attempt, first try through last refinement
 
 
 def grade_instance(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
                    options: Options = Options()) -> Graded:
+    if line is None or not line.attempts:
+        return _grade_one(gold, line, result_dir, gold_dir, options)
+    runs = [_grade_one(gold, replace(line, answer=answer, attempts=None), result_dir, gold_dir, options)
+            for answer in line.attempts]
+    if options.attempt_score == "best":
+        final = {name: max((r.verdicts[name] for r in runs), key=lambda v: v.score) for name in NAMES}
+    else:
+        final = runs[-1].verdicts
+    return Graded(final, runs[-1].funcs, tuple(r.verdicts for r in runs))
+
+
+def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
+               options: Options) -> Graded:
     funcs = tuple(s.func for s in gold.specs)
     try:
         if gold.problem:

@@ -49,6 +49,7 @@ class InstanceReport:
     scores: dict
     location: str | None = None
     metadata: dict = field(default_factory=dict)
+    attempts: tuple = ()  # with an `attempts` line: {score, strict_score, reason} per attempt
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class Summary:
     breakdowns: dict
     likely_false_positives: tuple
     reasons: dict
+    attempts: dict | None = None  # attempt metrics (Pass@1, Pass@k, refinement gain, ...) when lines carry attempts
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,35 @@ def build_summary(semantics: str, instances: list[InstanceReport], submitted: in
         breakdowns=_breakdowns(instances),
         likely_false_positives=tuple(i.instance_id for i in instances if i.score >= 1 > i.strict_score),
         reasons=dict(sorted(_count(i.reason for i in instances).items())),
+        attempts=attempt_summary(instances),
     )
+
+
+def attempt_summary(instances: list[InstanceReport]) -> dict | None:
+    """Attempt metrics under the chosen semantics and strict, overall and per breakdown."""
+    from .metrics.attempts import summarize_attempts
+
+    submitted = [i for i in instances if i.answer_type is not None]
+    if not any(i.attempts for i in submitted):
+        return None
+    out = {}
+    for label, key in (("score", "score"), ("strict", "strict_score")):
+        runs = {i.instance_id: [a[key] >= 1 for a in i.attempts] or [getattr(i, key) >= 1] for i in submitted}
+        section = {"overall": summarize_attempts(runs).overall.to_dict()}
+        for name, groups in _attempt_groups(submitted).items():
+            section[f"by_{name}"] = {g: m.to_dict() for g, m in summarize_attempts(runs, groups).by_group.items()}
+        out[label] = section
+    return out
+
+
+def _attempt_groups(instances: list[InstanceReport]) -> dict:
+    groups: dict = {"func": {i.instance_id: "+".join(i.funcs) for i in instances}}
+    keys = {k for i in instances for k, v in i.metadata.items() if isinstance(v, (str, int, bool))}
+    for key in sorted(keys - {"instruction", "question"}):
+        labels = {i.instance_id: str(i.metadata[key]) for i in instances if key in i.metadata}
+        if len(set(labels.values())) <= 50:
+            groups[key] = labels
+    return groups
 
 
 def _count(values) -> dict:
@@ -149,6 +179,8 @@ def render_text(report: Report, width: int = 100) -> str:
         for label, b in buckets.items():
             lines.append(f"    {label[:40]:<42}{b['n']:>6}  score {b['score']:>7.2%}  strict {b['strict_score']:>7.2%}")
     lines += ["", "  reasons: " + ", ".join(f"{k} {v}" for k, v in s.reasons.items())]
+    if s.attempts:
+        lines += ["", *_attempt_lines(s.attempts)]
     if s.likely_false_positives:
         lines += ["", f"  Likely false positives ({len(s.likely_false_positives)}: {s.semantics} passes, strict fails):"]
         lines += [f"    {i}" for i in s.likely_false_positives[:20]]
@@ -159,6 +191,18 @@ def render_text(report: Report, width: int = 100) -> str:
     if s.problems:
         lines += ["", f"  Input problems ({len(s.problems)}):"] + [f"    {p}"[:width] for p in s.problems[:20]]
     return "\n".join(lines) + "\n"
+
+
+def _attempt_lines(attempts: dict) -> list[str]:
+    lines = ["  Attempts (first try through last refinement):"]
+    for label, section in attempts.items():
+        m = section["overall"]
+        passk = ", ".join(f"pass@{k} {v:.2%}" for k, v in m["pass_at_k"].items())
+        recovery = "n/a" if m["recovery_rate"] is None else f"{m['recovery_rate']:.2%}"
+        lines.append(f"    {label:<7} Pass@1 {m['pass_at_1']:.2%}  Pass@final {m['pass_at_final']:.2%}  "
+                     f"gain {m['refinement_gain']:+.2%}  recovery {recovery}  regressions {m['n_regressions']}"
+                     + (f"  ({passk})" if passk else ""))
+    return lines
 
 
 def _short(ids, limit=10) -> str:

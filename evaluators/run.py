@@ -39,7 +39,9 @@ def _instance_report(gold, line, result: Graded, semantics: str) -> InstanceRepo
         score=chosen.score, strict_score=strict.score, reason=chosen.reason, detail=chosen.detail,
         strict_reason=strict.reason, strict_detail=strict.detail,
         scores={name: v.score for name, v in result.verdicts.items()},
-        location=str(line.location) if line else None, metadata=gold.metadata)
+        location=str(line.location) if line else None, metadata=gold.metadata,
+        attempts=tuple({"score": a[semantics].score, "strict_score": a["strict"].score, "reason": a[semantics].reason}
+                       for a in result.attempts))
 
 
 def _grade_chunk(args) -> list[Graded]:

@@ -33,14 +33,17 @@ Examples:
 @click.option("--max-file-mb", type=click.IntRange(1), default=2048, show_default=True,
               help="Refuse predicted or gold files larger than this.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
+@click.option("--attempt-score", type=click.Choice(["last", "best"]), default="last", show_default=True,
+              help="For lines with `attempts`: score the last attempt, or the best one.")
 @layout_option
 @handle_errors
-def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb, progress, layout):
+def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb, progress, attempt_score, layout):
     """Grade a submission folder against a gold folder."""
     from ..run import grade as run_grade
 
     report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress,
-                       options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout))
+                       options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout,
+                                       attempt_score=attempt_score))
     click.echo(report.to_text(), nl=False)
     if output:
         _write_outputs(report, output)
