@@ -5,6 +5,7 @@ becomes that instance's reason; nothing here stops the run.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path
             raise InstanceError("missing_prediction", "no line for this instance in results_metadata.jsonl")
         specs = _checked_specs(gold)
         if line.answer_type == "answer":
-            return Graded(_grade_answer(line, specs), funcs)
+            return Graded(_grade_answer(_with_trajectory(line, Path(result_dir), options), specs), funcs)
         return Graded(_grade_files(line, specs, Path(result_dir), Path(gold_dir) / gold.instance_id, options), funcs)
     except InstanceError as exc:
         return Graded(same_for_all(NAMES, 0.0, exc.reason, exc.detail), funcs)
@@ -86,6 +87,21 @@ def _needs_execution(spec) -> None:
     if spec.temporal:
         raise InstanceError("needs_execution", f"{spec.func} spec is temporal: its gold comes from running "
                             "gold.sql, which needs a SQL backend")
+
+
+def _with_trajectory(line: SubmissionLine, result_dir: Path, options: Options) -> SubmissionLine:
+    """A `trajectory` named in the metadata line is a JSON message list beside the answer; load it."""
+    named = line.extra.get("trajectory")
+    if not isinstance(named, str):
+        return line
+    path = answer_path(result_dir, line.instance_id, named, options.layout == "flat")
+    try:
+        messages = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InstanceError("unreadable_prediction", f"trajectory {named}: not a JSON message list ({exc})") from None
+    if not isinstance(messages, list):
+        raise InstanceError("unreadable_prediction", f"trajectory {named}: expected a list of messages")
+    return replace(line, extra={**line.extra, "trajectory": messages})
 
 
 def _grade_answer(line: SubmissionLine, specs: list) -> dict:
