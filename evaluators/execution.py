@@ -25,15 +25,6 @@ from .sqltext import read_sql_file, unwrap_fences
 
 GOLD_SQL = "gold.sql"
 LOCAL_SUFFIXES = {"duckdb": (".duckdb", ".ddb", ".db", ".sqlite"), "sqlite": (".sqlite", ".sqlite3", ".db", ".duckdb")}
-# Texts for the report's REASONS (the lead merges them into evaluators.report.REASONS).
-EXEC_REASONS = {
-    "exec_error": "the SQL failed on its engine (the engine's message is the detail)",
-    "timeout": "the SQL ran past the timeout and was stopped",
-    "cost_limit": "BigQuery: the query would process more bytes than --max-bytes-billed allows",
-    "credentials_missing": "no credentials for the BigQuery/Snowflake backend this instance needs",
-    "missing_extra": "the driver for this instance's backend is not installed (pip install '.[extra]')",
-    "no_database": "no database to run the SQL on (unknown backend, or no file under --db-dir)",
-}
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ becomes that instance's reason; nothing here stops the run.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import checks, registry
@@ -16,6 +16,7 @@ from .matchers.verdicts import Verdict, same_for_all
 from .paths import answer_path
 from .semantics import PRESETS, Preset
 from .specs import GoldInstance, SubmissionLine
+from .sqlgrading import SqlContext, run_answer_sql, temporal_params
 from .tables.read import DEFAULT_MAX_BYTES, TableReader
 
 ALL_PRESETS: tuple[Preset, ...] = tuple(PRESETS.values())
@@ -27,6 +28,7 @@ class Options:
     max_file_bytes: int = DEFAULT_MAX_BYTES
     layout: str = "nested"  # or "flat": Spider2-lite's <id>.csv / <id>.sql beside each other (see layout.py)
     attempt_score: str = "last"  # with `attempts`: the instance's score is its last attempt, or its "best"
+    executor: object | None = None  # execution.Executor; None: SQL answers and temporal golds are not run
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Graded:
     verdicts: dict  # semantics name -> Verdict
     funcs: tuple[str, ...]
     attempts: tuple = ()  # one verdicts dict per attempt, first try through last refinement
+    info: dict = field(default_factory=dict)  # what SQL ran: backend, gold source, bytes, similarity
 
 
 def grade_instance(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
@@ -48,12 +51,13 @@ def grade_instance(gold: GoldInstance, line: SubmissionLine | None, result_dir: 
         final = {name: max((r.verdicts[name] for r in runs), key=lambda v: v.score) for name in NAMES}
     else:
         final = runs[-1].verdicts
-    return Graded(final, runs[-1].funcs, tuple(r.verdicts for r in runs))
+    return Graded(final, runs[-1].funcs, tuple(r.verdicts for r in runs), runs[-1].info)
 
 
 def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
                options: Options) -> Graded:
     funcs = tuple(s.func for s in gold.specs)
+    ctx = SqlContext(gold, Path(gold_dir), options.executor, options.max_file_bytes)
     try:
         if gold.problem:
             raise InstanceError("invalid_gold", f"{gold.location}: {gold.problem}")
@@ -61,13 +65,14 @@ def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path
             raise InstanceError("missing_prediction", "no line for this instance in results_metadata.jsonl")
         specs = _checked_specs(gold)
         if line.answer_type == "answer":
-            return Graded(_grade_answer(_with_trajectory(line, Path(result_dir), options), specs), funcs)
-        return Graded(_grade_files(line, specs, Path(result_dir), Path(gold_dir) / gold.instance_id, options), funcs)
+            return Graded(_grade_answer(_with_trajectory(line, Path(result_dir), options), specs, ctx), funcs,
+                          info=ctx.info)
+        return Graded(_grade_files(line, specs, Path(result_dir), ctx, options), funcs, info=ctx.info)
     except InstanceError as exc:
-        return Graded(same_for_all(NAMES, 0.0, exc.reason, exc.detail), funcs)
+        return Graded(same_for_all(NAMES, 0.0, exc.reason, exc.detail), funcs, info=ctx.info)
     except Exception as exc:  # a bug of ours must not stop the run; it is reported, never hidden
         return Graded(same_for_all(NAMES, 0.0, "internal_error", f"{type(exc).__name__}: {exc} "
-                                   "(please report this)"), funcs)
+                                   "(please report this)"), funcs, info=ctx.info)
 
 
 def _checked_specs(gold: GoldInstance) -> list:
@@ -81,12 +86,6 @@ def _checked_specs(gold: GoldInstance) -> list:
         reason = "unknown_func" if any("unknown func" in p for p in problems) else "invalid_spec"
         raise InstanceError(reason, f"{gold.location}: " + "; ".join(problems))
     return checked
-
-
-def _needs_execution(spec) -> None:
-    if spec.temporal:
-        raise InstanceError("needs_execution", f"{spec.func} spec is temporal: its gold comes from running "
-                            "gold.sql, which needs a SQL backend")
 
 
 def _with_trajectory(line: SubmissionLine, result_dir: Path, options: Options) -> SubmissionLine:
@@ -104,12 +103,12 @@ def _with_trajectory(line: SubmissionLine, result_dir: Path, options: Options) -
     return replace(line, extra={**line.extra, "trajectory": messages})
 
 
-def _grade_answer(line: SubmissionLine, specs: list) -> dict:
+def _grade_answer(line: SubmissionLine, specs: list, ctx: SqlContext) -> dict:
     usable = checks.fitting_specs(line.answer_type, specs)
     checks.answer_shape(line)
     best: dict = {}
     for spec, params in usable:
-        _needs_execution(spec)
+        params = temporal_params(spec, params, ctx)
         for name, verdict in _answer_verdicts(spec.func, line, params).items():
             if name not in best or verdict.score > best[name].score:
                 best[name] = verdict
@@ -138,21 +137,24 @@ def _reward_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
                         detail)
 
 
-def _grade_files(line, specs, result_dir: Path, gold_dir: Path, options: Options) -> dict:
-    usable = checks.fitting_specs(line.answer_type, specs)
+def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Options) -> dict:
     flat = options.layout == "flat"
-    job = tables.TableJob(gold_dir, ALL_PRESETS, TableReader("unreadable_prediction", options.max_file_bytes))
+    job = tables.TableJob(ctx.gold_root / ctx.gold.instance_id, ALL_PRESETS,
+                          TableReader("unreadable_prediction", options.max_file_bytes))
     if line.answer_type == "files":
-        return _grade_file_list(line, usable, result_dir, job, flat)
+        return _grade_file_list(line, checks.fitting_specs(line.answer_type, specs), result_dir, job, flat, ctx)
     path = answer_path(result_dir, line.instance_id, line.answer, flat)
     if path.suffix.lower() == ".sql":
-        checks.read_sql_file(path, options.max_file_bytes)  # an empty or binary .sql fails before any backend
-        raise InstanceError("needs_execution", f"{line.answer} is SQL: grading it needs a SQL backend")
+        return _grade_sql_answer(line, specs, path, job, ctx)
+    return _grade_table(checks.fitting_specs(line.answer_type, specs), path, job, ctx)
+
+
+def _grade_table(usable, path: Path, job, ctx: SqlContext) -> dict:
     runs = []
     for spec, params in usable:
-        _needs_execution(spec)
         if spec.func == "tables_match":
             continue
+        params = temporal_params(spec, params, ctx)
         run = tables.duckdb_match if spec.func == "duckdb_match" else tables.table_match
         runs.append(run(job, path, params))
     if not runs:
@@ -162,11 +164,26 @@ def _grade_files(line, specs, result_dir: Path, gold_dir: Path, options: Options
             for p in ALL_PRESETS}
 
 
-def _grade_file_list(line, usable, result_dir: Path, job, flat: bool) -> dict:
+def _grade_sql_answer(line, specs, path: Path, job, ctx: SqlContext) -> dict:
+    """Run the SQL, then grade its table with table specs, or its first cell with string/number specs."""
+    result = run_answer_sql(path, ctx)
+    table_specs = [(s, p) for s, p in specs if s.func == "table_match"]
+    if table_specs:
+        return _grade_table(table_specs, result.csv_path, job, ctx)
+    answer_specs = [(s, p) for s, p in specs if registry.is_answer_func(s.func)]
+    if not answer_specs:
+        raise InstanceError("answer_type_mismatch", "a .sql answer is graded by table_match, number_match or "
+                            f"string_match, not {sorted({s.func for s, _ in specs})}")
+    cell = "" if result.first_cell is None else str(result.first_cell)
+    return _grade_answer(replace(line, answer_type="answer", answer=cell), answer_specs, ctx)
+
+
+def _grade_file_list(line, usable, result_dir: Path, job, flat: bool, ctx: SqlContext) -> dict:
     checks.answer_shape(line)
     paths = [answer_path(result_dir, line.instance_id, p, flat) for p in line.answer]
     spec, params = usable[-1]
-    _needs_execution(spec)
+    if spec.temporal:
+        raise InstanceError("invalid_spec", "a list of files cannot be graded against a temporal gold")
     if spec.func == "table_match":
         gold = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
         params = {"gold": gold, "condition_cols": None, "ignore_orders": [params["ignore_order"]] * len(gold)}

@@ -32,6 +32,12 @@ REASONS = {
     "invalid_gold": "the gold line itself is broken",
     "needs_execution": "SQL must run to grade this (a .sql answer or a temporal gold)",
     "internal_error": "a bug in the harness while grading this instance (the run goes on)",
+    "exec_error": "the SQL failed on its engine (the engine's message is the detail)",
+    "timeout": "the SQL ran past the timeout and was stopped",
+    "cost_limit": "BigQuery: the query would process more bytes than --max-bytes-billed allows",
+    "credentials_missing": "no credentials for the BigQuery/Snowflake backend this instance needs",
+    "missing_extra": "the driver for this instance's backend is not installed (pip install '.[extra]')",
+    "no_database": "no database to run the SQL on (unknown backend, or no file under --db-dir)",
 }
 
 
@@ -50,6 +56,7 @@ class InstanceReport:
     location: str | None = None
     metadata: dict = field(default_factory=dict)
     attempts: tuple = ()  # with an `attempts` line: {score, strict_score, reason} per attempt
+    execution: dict = field(default_factory=dict)  # SQL run: backend, gold_source, bytes, seconds, similarity
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,7 @@ class Summary:
     likely_false_positives: tuple
     reasons: dict
     attempts: dict | None = None  # attempt metrics (Pass@1, Pass@k, refinement gain, ...) when lines carry attempts
+    bytes_processed: int = 0  # BigQuery bytes over all predicted and gold queries
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,8 @@ def build_summary(semantics: str, instances: list[InstanceReport], submitted: in
         likely_false_positives=tuple(i.instance_id for i in instances if i.score >= 1 > i.strict_score),
         reasons=dict(sorted(_count(i.reason for i in instances).items())),
         attempts=attempt_summary(instances),
+        bytes_processed=sum((i.execution.get("bytes_processed") or 0) + (i.execution.get("gold_bytes_processed") or 0)
+                            for i in instances),
     )
 
 
@@ -181,6 +191,11 @@ def render_text(report: Report, width: int = 100) -> str:
     lines += ["", "  reasons: " + ", ".join(f"{k} {v}" for k, v in s.reasons.items())]
     if s.attempts:
         lines += ["", *_attempt_lines(s.attempts)]
+    ran = [i for i in report.instances if i.execution.get("backend")]
+    if ran:
+        sources = _count(i.execution.get("gold_source") for i in ran if i.execution.get("gold_source"))
+        lines += ["", f"  SQL executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
+                  f"{s.bytes_processed:,} bytes processed"]
     if s.likely_false_positives:
         lines += ["", f"  Likely false positives ({len(s.likely_false_positives)}: {s.semantics} passes, strict fails):"]
         lines += [f"    {i}" for i in s.likely_false_positives[:20]]

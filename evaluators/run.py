@@ -41,7 +41,8 @@ def _instance_report(gold, line, result: Graded, semantics: str) -> InstanceRepo
         scores={name: v.score for name, v in result.verdicts.items()},
         location=str(line.location) if line else None, metadata=gold.metadata,
         attempts=tuple({"score": a[semantics].score, "strict_score": a["strict"].score, "reason": a[semantics].reason}
-                       for a in result.attempts))
+                       for a in result.attempts),
+        execution=dict(result.info))
 
 
 def _grade_chunk(args) -> list[Graded]:

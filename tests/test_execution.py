@@ -13,7 +13,8 @@ import pytest
 
 from evaluators.backends.base import REDACTED, redact, secret_values
 from evaluators.errors import InstanceError, Location
-from evaluators.execution import (EXEC_REASONS, ExecConfig, ExecResult, Executor, GoldResult, resolve_database,
+from evaluators.report import REASONS
+from evaluators.execution import (ExecConfig, ExecResult, Executor, GoldResult, resolve_database,
                                   total_bytes)
 from evaluators.specs import GoldInstance, Spec
 from evaluators.sqltext import read_sql_file, split_statements, unwrap_fences, writing_statements
@@ -142,7 +143,7 @@ def test_exec_results_convert_to_instance_errors_and_add_up_bytes():
                ExecResult(True, None, 1, "ok", "", "bigquery", bytes_processed=None),
                ExecResult(True, None, 1, "ok", "", "bigquery", bytes_processed=23)]
     assert total_bytes(results) == 123
-    assert set(EXEC_REASONS) == {"exec_error", "timeout", "cost_limit", "credentials_missing", "missing_extra",
+    assert set(REASONS) >= {"exec_error", "timeout", "cost_limit", "credentials_missing", "missing_extra",
                                  "no_database"}
 
 

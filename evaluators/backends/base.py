@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import MissingExtra
 
-# Reasons an execution can end with; "ok" is success.  Texts for the report live in execution.EXEC_REASONS.
+# Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
 REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "missing_extra", "no_database")
 REDACTED = "[redacted]"
 CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_")  # names, or prefixes ending in "_"

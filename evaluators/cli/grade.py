@@ -10,7 +10,7 @@ from ..errors import EXIT_BELOW_THRESHOLD, MissingExtra
 from ..grading import Options
 from ..report import write_atomic
 from ..semantics import PRESETS
-from .options import gold_dir_option, handle_errors, layout_option, result_dir_option
+from .options import execution_options, gold_dir_option, handle_errors, layout_option, result_dir_option
 
 GRADE_EPILOG = """\b
 Examples:
@@ -36,20 +36,39 @@ Examples:
 @click.option("--attempt-score", type=click.Choice(["last", "best"]), default="last", show_default=True,
               help="For lines with `attempts`: score the last attempt, or the best one.")
 @layout_option
+@execution_options
 @handle_errors
-def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb, progress, attempt_score, layout):
+def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb, progress, attempt_score, layout,
+          **execution):
     """Grade a submission folder against a gold folder."""
     from ..run import grade as run_grade
 
+    executor = build_executor(gold_dir, output, **execution)
     report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress,
                        options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout,
-                                       attempt_score=attempt_score))
+                                       attempt_score=attempt_score, executor=executor))
     click.echo(report.to_text(), nl=False)
     if output:
         _write_outputs(report, output)
     if fail_under is not None and report.summary.score < fail_under:
         click.echo(f"score {report.summary.score:.4f} is below --fail-under {fail_under}", err=True)
         sys.exit(EXIT_BELOW_THRESHOLD)
+
+
+def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_override, timeout, max_gb_billed,
+                   refresh_gold, work_dir, credentials_dir, bigquery_endpoint, bigquery_project, snowflake_host,
+                   snowflake_port, snowflake_protocol):
+    from ..execution import ExecConfig, Executor
+
+    if work_dir is None:
+        work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
+    if db_dir is None and (Path(gold_dir) / "databases").is_dir():
+        db_dir = Path(gold_dir) / "databases"
+    return Executor(ExecConfig(
+        output_dir=work_dir, db_dir=db_dir, credentials_dir=credentials_dir, backend_override=backend,
+        db_override=db_override, timeout_s=timeout, max_bytes_billed=int(max_gb_billed * 1024 ** 3),
+        refresh_gold=refresh_gold, bigquery_endpoint=bigquery_endpoint, bigquery_project=bigquery_project,
+        snowflake_host=snowflake_host, snowflake_port=snowflake_port, snowflake_protocol=snowflake_protocol))
 
 
 def _write_outputs(report, output: Path) -> None:

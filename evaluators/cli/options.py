@@ -44,3 +44,30 @@ def handle_errors(fn):
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
     return run
+
+
+def execution_options(fn):
+    """Where and how SQL runs: predicted `.sql` answers and temporal golds."""
+    options = [
+        click.option("--db-dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="Folder of DuckDB/SQLite files named by the gold's `db` (default: GOLD/databases)."),
+        click.option("--backend", type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake"]),
+                     help="Run every instance on this backend, whatever the gold's `type` says."),
+        click.option("--db", "db_override", help="Run every instance on this database reference."),
+        click.option("--timeout", type=click.FloatRange(0.1), default=60.0, show_default=True,
+                     help="Seconds a query may run before it is stopped."),
+        click.option("--max-gb-billed", type=click.FloatRange(0), default=10.0, show_default=True,
+                     help="BigQuery cost cap per query, in GiB (checked by a dry run first)."),
+        click.option("--refresh-gold", is_flag=True, help="Re-run temporal gold queries instead of using the cache."),
+        click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="Result CSVs and the gold cache (default: beside --output, else ./.grade-work)."),
+        click.option("--credentials-dir", type=click.Path(file_okay=False, path_type=Path),
+                     default=Path("credentials"), show_default=True),
+        click.option("--bigquery-endpoint", help="BigQuery API endpoint (an emulator, say)."),
+        click.option("--bigquery-project", help="BigQuery project for unqualified datasets."),
+        click.option("--snowflake-host"), click.option("--snowflake-port", type=int),
+        click.option("--snowflake-protocol", type=click.Choice(["https", "http"])),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn

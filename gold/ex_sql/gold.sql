@@ -1,0 +1,1 @@
+SELECT region, SUM(amount) AS total FROM orders GROUP BY region ORDER BY region;

@@ -1,0 +1,1 @@
+SELECT SUM(units * price) FROM sales;
