@@ -212,10 +212,19 @@ def test_lint_passes_a_clean_gold_in_one_or_two_processes(tmp_path):
     assert cli.exit_code == 0 and "5 gold instance(s) linted: 0 error(s)" in cli.output
 
 
-def test_lint_of_the_bundled_gold_flags_only_the_negative_number(tmp_path):
-    # The official number pattern has no sign: no answer can pass ex_negative under the official presets.
+def test_lint_passes_the_bundled_gold():
     result = lint_gold(ROOT / "gold")
-    assert result.flagged == ("ex_negative",)
+    assert result.ok and result.flagged == (), result.to_text()
+
+
+def test_lint_flags_a_negative_number_gold_no_official_answer_can_pass(tmp_path):
+    # The official number pattern has no sign: no answer can pass a negative gold under the official presets.
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    (gold / "spider2_eval.jsonl").write_text(json.dumps(
+        {"instance_id": "neg", "evaluation": {"func": "number_match", "parameters": {"gold": [-3.5]}}}) + "\n")
+    result = lint_gold(gold)
+    assert result.flagged == ("neg",)
     assert "fails under spider2, spider2-2024, spider2-lite:" in result.to_text()
 
 
