@@ -41,8 +41,16 @@ def answer_shape(line) -> None:
         raise InstanceError("invalid_answer", f"answer_type 'files' needs a list of paths, got {answer!r}"[:200])
 
 
-def fitting_specs(answer_type: str, specs: list) -> list:
-    """The (spec, parameters) pairs that can grade this answer type; none is a mismatch."""
+def fitting_specs(answer_type: str, specs: list, sql: bool = False) -> list:
+    """The (spec, parameters) pairs that can grade this answer type; none is a mismatch.
+
+    A `.sql` file answer runs first, so table specs grade its result and text specs its first cell."""
+    if sql:
+        usable = [(s, p) for s, p in specs if s.func == "table_match" or registry.is_answer_func(s.func)]
+        if not usable:
+            raise InstanceError("answer_type_mismatch", "a .sql answer is graded by table_match or a text spec, "
+                                f"not {sorted({s.func for s, _ in specs})}")
+        return usable
     text = answer_type == "answer"
     usable = [(s, p) for s, p in specs if registry.is_answer_func(s.func) == text]
     if not usable:

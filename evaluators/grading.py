@@ -143,10 +143,12 @@ def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Option
                           TableReader("unreadable_prediction", options.max_file_bytes))
     if line.answer_type == "files":
         return _grade_file_list(line, checks.fitting_specs(line.answer_type, specs), result_dir, job, flat, ctx)
+    sql = isinstance(line.answer, str) and line.answer.lower().endswith(".sql")
+    usable = checks.fitting_specs(line.answer_type, specs, sql=sql)
     path = answer_path(result_dir, line.instance_id, line.answer, flat)
-    if path.suffix.lower() == ".sql":
-        return _grade_sql_answer(line, specs, path, job, ctx)
-    return _grade_table(checks.fitting_specs(line.answer_type, specs), path, job, ctx)
+    if sql:
+        return _grade_sql_answer(line, usable, path, job, ctx)
+    return _grade_table(usable, path, job, ctx)
 
 
 def _grade_table(usable, path: Path, job, ctx: SqlContext) -> dict:
@@ -171,9 +173,6 @@ def _grade_sql_answer(line, specs, path: Path, job, ctx: SqlContext) -> dict:
     if table_specs:
         return _grade_table(table_specs, result.csv_path, job, ctx)
     answer_specs = [(s, p) for s, p in specs if registry.is_answer_func(s.func)]
-    if not answer_specs:
-        raise InstanceError("answer_type_mismatch", "a .sql answer is graded by table_match, number_match or "
-                            f"string_match, not {sorted({s.func for s, _ in specs})}")
     cell = "" if result.first_cell is None else str(result.first_cell)
     return _grade_answer(replace(line, answer_type="answer", answer=cell), answer_specs, ctx)
 

@@ -156,7 +156,8 @@ def _usable_specs(line: SubmissionLine, gold: GoldInstance | None) -> list:
         specs = [(s, registry.check_parameters(s.func, s.parameters)) for s in gold.specs]
     except ValueError:
         return []  # a broken gold spec is the gold's problem (`gold lint`), not the submission's
-    return checks.fitting_specs(line.answer_type, specs)
+    sql = line.answer_type == "file" and isinstance(line.answer, str) and line.answer.lower().endswith(".sql")
+    return checks.fitting_specs(line.answer_type, specs, sql=sql)
 
 
 def _problem(line: SubmissionLine, exc: InstanceError) -> Problem:
