@@ -46,15 +46,18 @@ def fitting_specs(answer_type: str, specs: list, sql: bool = False) -> list:
 
     A `.sql` file answer runs first, so table specs grade its result and text specs its first cell."""
     if sql:
-        usable = [(s, p) for s, p in specs if s.func == "table_match" or registry.is_answer_func(s.func)]
+        usable = [(s, p) for s, p in specs if s.func == "table_match" or registry.is_answer_func(s.func)
+                  or registry.is_sql_func(s.func)]
         if not usable:
-            raise InstanceError("answer_type_mismatch", "a .sql answer is graded by table_match or a text spec, "
-                                f"not {sorted({s.func for s, _ in specs})}")
+            raise InstanceError("answer_type_mismatch", "a .sql answer is graded by execution_match, table_match "
+                                f"or a text spec, not {sorted({s.func for s, _ in specs})}")
         return usable
     text = answer_type == "answer"
-    usable = [(s, p) for s, p in specs if registry.is_answer_func(s.func) == text]
+    usable = [(s, p) for s, p in specs if registry.is_answer_func(s.func) == text and not registry.is_sql_func(s.func)]
     if not usable:
         funcs = sorted({s.func for s, _ in specs})
+        if all(registry.is_sql_func(f) for f in funcs):
+            raise InstanceError("answer_type_mismatch", f"{funcs} grade a .sql answer (a file answer ending in .sql)")
         if text:
             raise InstanceError("answer_type_mismatch", "the answer is text but the gold has only "
                                 f"{funcs} specs, which grade files")

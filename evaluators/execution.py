@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .backends import LOCAL, REGISTRY, canonical_name
 from .backends.base import Request, credential_environment
+from .backends.rowfile import read_rows, rows_path
 from .errors import InstanceError
 from .goldcache import GoldCache, compare_csv, first_cell_of, safe_name
 from .specs import GoldInstance
@@ -57,7 +58,15 @@ class ExecResult:
     detail: str  # engine message (first line, redacted) or words
     backend: str
     bytes_processed: int | None = None
-    seconds: float | None = None
+    seconds: float | None = None  # the whole request in the worker: connecting, running, writing the CSV
+    query_seconds: float | None = None  # executing and fetching every row only (local engines, Snowflake: None)
+    rows_path: Path | None = None  # typed rows beside the CSV, when run with collect="rows" (backends/rowfile.py)
+
+    def rows(self) -> tuple[list[str], list[tuple]]:
+        """(column names, rows as the driver's Python values); needs a run with collect="rows"."""
+        if self.rows_path is None:
+            raise ValueError("this result was run without collect='rows'")
+        return read_rows(self.rows_path)
 
     def instance_error(self) -> InstanceError:
         """This failure as the InstanceError grading turns into the instance's reason."""
@@ -75,8 +84,12 @@ def failure(reason: str, detail: str, backend: str = "") -> ExecResult:
     return ExecResult(False, None, None, reason, detail, backend)
 
 
-def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_csv: Path) -> ExecResult:
-    """Run `sql` on `backend` in a worker process; the result table goes to `out_csv`."""
+def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_csv: Path,
+            collect: str = "csv") -> ExecResult:
+    """Run `sql` on `backend` in a worker process; the result table goes to `out_csv`.
+
+    `collect="rows"` also keeps the driver's rows beside the CSV (`ExecResult.rows()`); `collect="time"`
+    keeps nothing but `query_seconds` (fetching every row), for efficiency timings."""
     from .backends import worker
 
     name = canonical_name(backend)
@@ -89,12 +102,17 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
     except InstanceError as exc:
         return failure(exc.reason, exc.detail, name)
     out_csv = Path(out_csv).resolve()
-    out_csv.unlink(missing_ok=True)  # a CSV left from an earlier run must never be graded as this one
+    rows_file = rows_path(out_csv)
+    if collect != "time":  # a timing run writes nothing, so the last result stays in place
+        out_csv.unlink(missing_ok=True)  # a CSV left from an earlier run must never be graded as this one
+        rows_file.unlink(missing_ok=True)
     environment = {} if name in LOCAL else credential_environment()  # local engines need no credentials
-    event = worker.execute(Request(name, sql, str(out_csv), database, config.settings(), environment))
+    event = worker.execute(Request(name, sql, str(out_csv), database, config.settings(), environment, collect))
     ok = event.get("reason") == "ok"
-    return ExecResult(ok, out_csv if ok else None, event.get("first_cell") if ok else None, event["reason"],
-                      event.get("detail", ""), name, event.get("bytes_processed"), event.get("seconds"))
+    kept = ok and collect != "time"
+    return ExecResult(ok, out_csv if kept else None, event.get("first_cell") if ok else None, event["reason"],
+                      event.get("detail", ""), name, event.get("bytes_processed"), event.get("seconds"),
+                      event.get("query_seconds"), rows_file if kept and collect == "rows" else None)
 
 
 def resolve_database(backend: str, db_ref: str | None, db_dir: Path | None) -> str | None:
@@ -141,14 +159,21 @@ class Executor:
         db = self.config.db_override or meta.get("db") or meta.get("db_id")
         return name, (str(db) if db is not None else None)
 
-    def run_prediction(self, gold: GoldInstance, sql_text: str) -> ExecResult:
+    def run_prediction(self, gold: GoldInstance, sql_text: str, collect: str = "csv") -> ExecResult:
         """Run a predicted SQL answer; the CSV goes to output_dir/predictions/<instance_id>.csv."""
+        return self._run(gold, sql_text, "predictions", collect)
+
+    def run_gold_query(self, gold: GoldInstance, sql_text: str, collect: str = "rows") -> ExecResult:
+        """Run a gold query now, uncached (execution_match); the CSV goes to output_dir/gold_queries/."""
+        return self._run(gold, sql_text, "gold_queries", collect)
+
+    def _run(self, gold: GoldInstance, sql_text: str, folder: str, collect: str) -> ExecResult:
         try:
             name, db = self.backend_for(gold)
         except InstanceError as exc:
             return failure(exc.reason, exc.detail)
-        out = Path(self.config.output_dir) / "predictions" / f"{safe_name(gold.instance_id)}.csv"
-        return run_sql(name, db, unwrap_fences(sql_text), self.config, out)
+        out = Path(self.config.output_dir) / folder / f"{safe_name(gold.instance_id)}.csv"
+        return run_sql(name, db, unwrap_fences(sql_text), self.config, out, collect)
 
     def run_predictions(self, items, jobs: int = 1) -> list[ExecResult]:
         """run_prediction for each (gold, sql_text), at most `jobs` at a time; results in order."""

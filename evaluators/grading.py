@@ -9,14 +9,14 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import checks, registry
+from . import checks, execmatch, registry
 from .errors import InstanceError
 from .matchers import answers, tables
 from .matchers.verdicts import Verdict, same_for_all
 from .paths import answer_path
 from .semantics import PRESETS, Preset
 from .specs import GoldInstance, SubmissionLine
-from .sqlgrading import SqlContext, run_answer_sql, temporal_params
+from .sqlgrading import SqlContext, run_answer_sql, temporal_params, unreadable_sql_is_invalid
 from .tables.read import DEFAULT_MAX_BYTES, TableReader
 
 ALL_PRESETS: tuple[Preset, ...] = tuple(PRESETS.values())
@@ -29,6 +29,7 @@ class Options:
     layout: str = "nested"  # or "flat": Spider2-lite's <id>.csv / <id>.sql beside each other (see layout.py)
     attempt_score: str = "last"  # with `attempts`: the instance's score is its last attempt, or its "best"
     executor: object | None = None  # execution.Executor; None: SQL answers and temporal golds are not run
+    ves_iterations: int = 10  # execution_match: alternating timing runs per correct answer (BIRD: 100); 0: no VES
 
 
 @dataclass(frozen=True)
@@ -38,20 +39,40 @@ class Graded:
     verdicts: dict  # semantics name -> Verdict
     funcs: tuple[str, ...]
     attempts: tuple = ()  # one verdicts dict per attempt, first try through last refinement
-    info: dict = field(default_factory=dict)  # what SQL ran: backend, gold source, bytes, similarity
+    info: dict = field(default_factory=dict)  # what SQL ran: backend, gold source, bytes, similarity, EX, VES
+    attempt_info: tuple = ()  # one info dict per attempt (validity, LLMetric-Q of each)
+    timing: object | None = None  # execmatch.TimingJob: what VES would time (not reported)
 
 
 def grade_instance(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
                    options: Options = Options()) -> Graded:
     if line is None or not line.attempts:
-        return _grade_one(gold, line, result_dir, gold_dir, options)
+        one = _grade_one(gold, line, result_dir, gold_dir, options)
+        return replace(one, info=_instance_info([one], 0, options), timing=None)
     runs = [_grade_one(gold, replace(line, answer=answer, attempts=None), result_dir, gold_dir, options)
             for answer in line.attempts]
     if options.attempt_score == "best":
         final = {name: max((r.verdicts[name] for r in runs), key=lambda v: v.score) for name in NAMES}
+        # The execution info (and VES) follow the first attempt with the best official score.
+        chosen = max(range(len(runs)), key=lambda k: runs[k].verdicts[NAMES[0]].score)
     else:
-        final = runs[-1].verdicts
-    return Graded(final, runs[-1].funcs, tuple(r.verdicts for r in runs), runs[-1].info)
+        final, chosen = runs[-1].verdicts, len(runs) - 1
+    return Graded(final, runs[-1].funcs, tuple(r.verdicts for r in runs), _instance_info(runs, chosen, options),
+                  tuple(r.info for r in runs))
+
+
+def _instance_info(runs: list, chosen: int, options: Options) -> dict:
+    """The scored attempt's execution info, its VES timing, and LLMetric-Q of the first attempt."""
+    info = dict(runs[chosen].info)
+    ves = execmatch.time_efficiency(runs[chosen].timing, options.ves_iterations, options.executor)
+    if ves is not None:
+        info["ves"] = ves
+    if len(runs) > 1:  # LLMetric-Q's Pass@1 and Valid are of the first attempt, and so is the whole figure
+        for key in ("llmetric_q", "llmetric_q_note"):
+            info.pop(key, None)
+            if key in runs[0].info:
+                info[key] = runs[0].info[key]
+    return info
 
 
 def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
@@ -65,14 +86,15 @@ def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path
             raise InstanceError("missing_prediction", "no line for this instance in results_metadata.jsonl")
         specs = _checked_specs(gold)
         if line.answer_type == "answer":
-            return Graded(_grade_answer(_with_trajectory(line, Path(result_dir), options), specs, ctx), funcs,
-                          info=ctx.info)
-        return Graded(_grade_files(line, specs, Path(result_dir), ctx, options), funcs, info=ctx.info)
+            verdicts = _grade_answer(_with_trajectory(line, Path(result_dir), options), specs, ctx)
+        else:
+            verdicts = _grade_files(line, specs, Path(result_dir), ctx, options)
     except InstanceError as exc:
-        return Graded(same_for_all(NAMES, 0.0, exc.reason, exc.detail), funcs, info=ctx.info)
+        verdicts = same_for_all(NAMES, 0.0, exc.reason, exc.detail)
     except Exception as exc:  # a bug of ours must not stop the run; it is reported, never hidden
-        return Graded(same_for_all(NAMES, 0.0, "internal_error", f"{type(exc).__name__}: {exc} "
-                                   "(please report this)"), funcs, info=ctx.info)
+        verdicts = same_for_all(NAMES, 0.0, "internal_error", f"{type(exc).__name__}: {exc} (please report this)")
+    execmatch.add_llmetric_q(ctx, verdicts["strict"])  # a failed run still has a validity and a text score
+    return Graded(verdicts, funcs, info=ctx.info, timing=ctx.timing)
 
 
 def _checked_specs(gold: GoldInstance) -> list:
@@ -145,10 +167,11 @@ def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Option
         return _grade_file_list(line, checks.fitting_specs(line.answer_type, specs), result_dir, job, flat, ctx)
     sql = isinstance(line.answer, str) and line.answer.lower().endswith(".sql")
     usable = checks.fitting_specs(line.answer_type, specs, sql=sql)
-    path = answer_path(result_dir, line.instance_id, line.answer, flat)
     if sql:
-        return _grade_sql_answer(line, usable, path, job, ctx)
-    return _grade_table(usable, path, job, ctx)
+        with unreadable_sql_is_invalid(ctx):
+            return _grade_sql_answer(line, usable, answer_path(result_dir, line.instance_id, line.answer, flat),
+                                     job, ctx)
+    return _grade_table(usable, answer_path(result_dir, line.instance_id, line.answer, flat), job, ctx)
 
 
 def _grade_table(usable, path: Path, job, ctx: SqlContext) -> dict:
@@ -167,11 +190,15 @@ def _grade_table(usable, path: Path, job, ctx: SqlContext) -> dict:
 
 
 def _grade_sql_answer(line, specs, path: Path, job, ctx: SqlContext) -> dict:
-    """Run the SQL, then grade its table with table specs, or its first cell with string/number specs."""
-    result = run_answer_sql(path, ctx)
+    """Run the SQL, then grade it with execution_match (beside the gold query), its table with table specs,
+    or its first cell with string/number specs."""
+    sql_specs = [p for s, p in specs if registry.is_sql_func(s.func)]
+    if sql_specs:
+        return execmatch.grade(sql_specs[-1], path, job, ctx)
     table_specs = [(s, p) for s, p in specs if s.func == "table_match"]
     if table_specs:
-        return _grade_table(table_specs, result.csv_path, job, ctx)
+        return _grade_table(table_specs, execmatch.run_for_table(path, table_specs[-1], ctx).csv_path, job, ctx)
+    result = run_answer_sql(path, ctx)
     answer_specs = [(s, p) for s, p in specs if registry.is_answer_func(s.func)]
     cell = "" if result.first_cell is None else str(result.first_cell)
     return _grade_answer(replace(line, answer_type="answer", answer=cell), answer_specs, ctx)

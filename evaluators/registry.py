@@ -46,6 +46,10 @@ def _bool(v) -> bool:
     return isinstance(v, bool)
 
 
+def _file_name(v) -> bool:
+    return isinstance(v, str) and v.lower().endswith(".sql") and bool(v.strip())
+
+
 def _conj(v) -> bool:
     return v in ("or", "and")
 
@@ -56,7 +60,7 @@ REQUIRED = object()
 @dataclass(frozen=True)
 class FuncInfo:
     name: str
-    answers: str  # "answer" (free text) or "table" (file or files)
+    answers: str  # "answer" (free text), "table" (file or files) or "sql" (a .sql file, run with the gold query)
     params: dict  # name -> (check, default or REQUIRED, words for errors)
     gold_files: tuple = ()  # parameters that name files under <gold_dir>/<instance_id>/
 
@@ -87,6 +91,11 @@ FUNCS: dict[str, FuncInfo] = {
             "gold": (_texts, REQUIRED, "a list of file names"),
             "condition_cols": (_col_lists, None, "one list of column indices per file"),
             "ignore_orders": (_bools, None, "one true/false per file")}, ("gold",)),
+        # Runs the predicted .sql and the gold query on one database; see execmatch.py.
+        FuncInfo("execution_match", "sql", {
+            "gold_sql": (_file_name, "gold.sql", "the name of a .sql file in the gold folder"),
+            "db": (lambda v: v is None or (isinstance(v, str) and bool(v.strip())), None,
+                   "a database name (it overrides the gold line's db)")}, ("gold_sql",)),
         FuncInfo("qa_f1", "answer", {}),
         FuncInfo("math_equal", "answer", {}),
         FuncInfo("qa_f1_tool", "answer", {}),
@@ -129,6 +138,11 @@ def check_parameters(func: str, params: dict) -> dict:
 
 def is_answer_func(func: str) -> bool:
     return func in FUNCS and FUNCS[func].answers == "answer"
+
+
+def is_sql_func(func: str) -> bool:
+    """Funcs that grade only a .sql answer, by running it beside the gold query."""
+    return func in FUNCS and FUNCS[func].answers == "sql"
 
 
 GradeFn = Callable[..., dict]

@@ -10,6 +10,8 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .execreport import execution_metrics, render_lines, valid_at_k_text, validity_section
+
 REPORT_VERSION = 1
 REASONS = {
     "match": "the answer passes",
@@ -74,8 +76,9 @@ class Summary:
     breakdowns: dict
     likely_false_positives: tuple
     reasons: dict
-    attempts: dict | None = None  # attempt metrics (Pass@1, Pass@k, refinement gain, ...) when lines carry attempts
+    attempts: dict | None = None  # attempt metrics (Pass@1, Pass@k, refinement gain, Valid@k) when lines carry attempts
     bytes_processed: int = 0  # BigQuery bytes over all predicted and gold queries
+    execution_metrics: dict | None = None  # EX (BIRD, strict), VES, R-VES, Valid@k, LLMetric-Q (execreport.py)
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,7 @@ class Report:
 
 
 def build_summary(semantics: str, instances: list[InstanceReport], submitted: int, unknown: list,
-                  problems: list, names) -> Summary:
+                  problems: list, names, ves_iterations: int = 0) -> Summary:
     n = len(instances)
     mean = (lambda values: sum(values) / n if n else 0.0)
     graded = [i for i in instances if i.reason != "missing_prediction" or i.answer_type is not None]
@@ -122,6 +125,7 @@ def build_summary(semantics: str, instances: list[InstanceReport], submitted: in
         attempts=attempt_summary(instances),
         bytes_processed=sum((i.execution.get("bytes_processed") or 0) + (i.execution.get("gold_bytes_processed") or 0)
                             for i in instances),
+        execution_metrics=execution_metrics(instances, ves_iterations),
     )
 
 
@@ -139,6 +143,9 @@ def attempt_summary(instances: list[InstanceReport]) -> dict | None:
         for name, groups in _attempt_groups(submitted).items():
             section[f"by_{name}"] = {g: m.to_dict() for g, m in summarize_attempts(runs, groups).by_group.items()}
         out[label] = section
+    validity = validity_section(submitted, _attempt_groups(submitted))
+    if validity:
+        out["validity"] = validity
     return out
 
 
@@ -191,6 +198,8 @@ def render_text(report: Report, width: int = 100) -> str:
     lines += ["", "  reasons: " + ", ".join(f"{k} {v}" for k, v in s.reasons.items())]
     if s.attempts:
         lines += ["", *_attempt_lines(s.attempts)]
+    if s.execution_metrics:
+        lines += ["", *render_lines(s.execution_metrics)]
     ran = [i for i in report.instances if i.execution.get("backend")]
     if ran:
         sources = _count(i.execution.get("gold_source") for i in ran if i.execution.get("gold_source"))
@@ -211,6 +220,9 @@ def render_text(report: Report, width: int = 100) -> str:
 def _attempt_lines(attempts: dict) -> list[str]:
     lines = ["  Attempts (first try through last refinement):"]
     for label, section in attempts.items():
+        if label == "validity":
+            lines.append(f"    valid   {valid_at_k_text(section['overall']['valid_at_k'])}")
+            continue
         m = section["overall"]
         passk = ", ".join(f"pass@{k} {v:.2%}" for k, v in m["pass_at_k"].items())
         recovery = "n/a" if m["recovery_rate"] is None else f"{m['recovery_rate']:.2%}"

@@ -28,7 +28,8 @@ def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int = 1, progr
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]
     unknown = sorted(set(submission.records) - set(gold.records))
     problems = [str(p) for p in gold.problems + submission.problems]
-    summary = build_summary(semantics, instances, len(submission.records), unknown, problems, list(PRESETS))
+    summary = build_summary(semantics, instances, len(submission.records), unknown, problems, list(PRESETS),
+                            ves_iterations=options.ves_iterations if options.executor is not None else 0)
     return Report(summary, tuple(instances))
 
 
@@ -40,9 +41,17 @@ def _instance_report(gold, line, result: Graded, semantics: str) -> InstanceRepo
         strict_reason=strict.reason, strict_detail=strict.detail,
         scores={name: v.score for name, v in result.verdicts.items()},
         location=str(line.location) if line else None, metadata=gold.metadata,
-        attempts=tuple({"score": a[semantics].score, "strict_score": a["strict"].score, "reason": a[semantics].reason}
-                       for a in result.attempts),
+        attempts=tuple(_attempt_entry(a, info, semantics)
+                       for a, info in zip(result.attempts, result.attempt_info or [{}] * len(result.attempts))),
         execution=dict(result.info))
+
+
+def _attempt_entry(verdicts: dict, info: dict, semantics: str) -> dict:
+    entry = {"score": verdicts[semantics].score, "strict_score": verdicts["strict"].score,
+             "reason": verdicts[semantics].reason}
+    if info.get("validity"):  # a .sql attempt: does it compile on the instance's database (Valid@k)?
+        entry.update(valid=info["validity"].get("valid"), validity=info["validity"].get("reason"))
+    return entry
 
 
 def _grade_chunk(args) -> list[Graded]:

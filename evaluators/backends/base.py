@@ -14,13 +14,17 @@ import math
 import os
 import re
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..errors import MissingExtra
+from .rowfile import rows_path, write_rows
 
 # Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
 REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "missing_extra", "no_database")
+# What a run keeps: the result CSV; the CSV and the typed rows beside it (rowfile.py); or only the
+# time of executing and fetching every row (VES timing runs, which write nothing).
+COLLECT = ("csv", "rows", "time")
 REDACTED = "[redacted]"
 CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_")  # names, or prefixes ending in "_"
 _SECRET_WORDS = ("password", "passcode", "passphrase", "secret", "private_key", "token", "key")
@@ -38,6 +42,7 @@ class Request:
     settings: dict = field(default_factory=dict)  # the ExecConfig fields, as JSON-safe values
     # Credential variables as the caller sees them now: a reused worker's own environment may be older.
     environment: dict = field(default_factory=dict, repr=False)
+    collect: str = "csv"  # one of COLLECT
 
     @property
     def timeout_s(self) -> float:
@@ -102,6 +107,7 @@ class Outcome:
     rows: int
     columns: int
     bytes_processed: int | None = None
+    query_seconds: float | None = None  # executing and fetching every row, timed inside the worker
 
 
 def first_line(text: str) -> str:
@@ -215,6 +221,41 @@ def save_frame(frame, out_csv: str, bytes_processed: int | None = None) -> Outco
         raise
     first = json_safe(frame.iat[0, 0]) if frame.shape[0] and frame.shape[1] else None
     return Outcome(first, int(frame.shape[0]), int(frame.shape[1]), bytes_processed)
+
+
+def keep_result(request: Request, frame_of, columns: list | None = None, rows: list | None = None,
+                bytes_processed: int | None = None, query_seconds: float | None = None) -> Outcome:
+    """Keep what `request.collect` asks for.  `frame_of()` builds the result frame (only when a CSV is
+    written); `rows` are the driver's Python rows, read from the frame when a driver gives none."""
+    if request.collect == "time":
+        return Outcome(None, len(rows or ()), len(columns or ()), bytes_processed, query_seconds)
+    frame = frame_of()
+    outcome = replace(save_frame(frame, request.out_csv, bytes_processed), query_seconds=query_seconds)
+    if request.collect == "rows":
+        if rows is None:
+            columns, rows = [str(c) for c in frame.columns], _frame_rows(frame)
+        write_rows(rows_path(request.out_csv), columns or [], rows)
+    return outcome
+
+
+def _frame_rows(frame) -> list[tuple]:
+    """Rows of a driver's frame, its missing values (NaN, NA, NaT) read as NULL."""
+    return [tuple(None if _is_scalar_missing(v) else v for v in row)
+            for row in frame.itertuples(index=False, name=None)]
+
+
+def _is_scalar_missing(value) -> bool:
+    """NaN, NA or NaT; a text or list cell is never missing (pd.isna would answer item by item)."""
+    return value is None or (not hasattr(value, "__len__") and _is_missing(value))
+
+
+def records_frame(rows: list, columns: list | None):
+    """A frame as pandas.read_sql_query builds it from DB-API rows (Spider2-lite reads SQLite this way)."""
+    if columns is None:
+        return empty_frame()
+    import pandas as pd
+
+    return pd.DataFrame.from_records(rows, columns=columns, coerce_float=True)
 
 
 def empty_frame():

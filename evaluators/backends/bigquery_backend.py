@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 
 from ..sqltext import writing_statements
-from .base import (Backend, Outcome, QueryFailed, Request, first_line, import_driver, read_json_file, save_frame,
+from .base import (Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, read_json_file,
                    secret_values)
 
 CREDENTIAL_FILE = "bigquery_credential.json"
@@ -161,7 +161,8 @@ def _run_job(bigquery, client, request: Request, notify, cap: int, deadline: flo
         job.cancel()
         raise QueryFailed("timeout", f"job {job_id} cancelled after {request.timeout_s:g} s") from None
     frame = rows.to_dataframe(create_bqstorage_client=False)
-    return save_frame(frame, request.out_csv, bytes_processed=int(job.total_bytes_processed or 0))
+    # Rows, when asked for, are read from this frame: the row iterator can be consumed only once.
+    return keep_result(request, lambda: frame, bytes_processed=int(job.total_bytes_processed or 0))
 
 
 def _failure(exc: Exception) -> QueryFailed:

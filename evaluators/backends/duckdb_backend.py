@@ -8,8 +8,11 @@ locked before the SQL runs.  The timeout interrupts the query from a timer threa
 from __future__ import annotations
 
 import threading
+import time
+from dataclasses import replace
 
-from .base import Backend, Outcome, QueryFailed, Request, empty_frame, first_line, import_driver, save_frame
+from .base import (Backend, Outcome, QueryFailed, Request, empty_frame, first_line, import_driver, keep_result,
+                   records_frame, save_frame)
 
 # Order matters: everything is switched off first, and locking comes last.
 _LOCKDOWN = (
@@ -50,12 +53,19 @@ def _execute(duckdb, con, request: Request, notify) -> Outcome:
     notify({"event": "started"})
     timer.start()
     try:
+        started = time.perf_counter()
         con.execute(request.sql)
-        frame = con.fetch_df() if con.description else empty_frame()
+        if request.collect == "csv":  # the frame DuckDB builds itself, as the table matchers expect
+            frame = con.fetch_df() if con.description else empty_frame()
+            return replace(save_frame(frame, request.out_csv), query_seconds=time.perf_counter() - started)
+        # Rows and timings: the Python values of fetchall(), as BIRD's evaluator fetches them.
+        columns = [d[0] for d in con.description] if con.description else None
+        rows = con.fetchall() if columns is not None else []
+        seconds = time.perf_counter() - started
     except duckdb.InterruptException:
         raise QueryFailed("timeout", f"interrupted after {request.timeout_s:g} s") from None
     except duckdb.Error as exc:
         raise QueryFailed("exec_error", first_line(exc)) from None
     finally:
         timer.cancel()
-    return save_frame(frame, request.out_csv)
+    return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from ..sqltext import writing_statements
-from .base import Backend, Outcome, QueryFailed, Request, first_line, import_driver, read_json_file, save_frame, \
+from .base import Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, read_json_file, \
     secret_values
 
 CREDENTIAL_FILE = "snowflake_credential.json"
@@ -122,7 +122,7 @@ def _execute(connector, con, request: Request, notify) -> Outcome:
     import pandas as pd
 
     # As Spider2's Snowflake scorer builds its frames.
-    return save_frame(pd.DataFrame(rows, columns=columns), request.out_csv)
+    return keep_result(request, lambda: pd.DataFrame(rows, columns=columns), columns, rows)
 
 
 def _wait(connector, con, query_id: str, deadline: float, timeout_s: float) -> None:

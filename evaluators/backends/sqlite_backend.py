@@ -10,7 +10,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .base import Backend, Outcome, QueryFailed, Request, empty_frame, first_line, save_frame
+from .base import Backend, Outcome, QueryFailed, Request, first_line, keep_result, records_frame
 
 _PROGRESS_EVERY = 10_000  # virtual-machine instructions between deadline checks (well under a millisecond)
 
@@ -52,20 +52,14 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
     con.set_progress_handler(past_deadline, _PROGRESS_EVERY)
     notify({"event": "started"})
     try:
+        started = time.perf_counter()
         cursor = con.execute(request.sql)
         columns = [d[0] for d in cursor.description] if cursor.description else None
         rows = cursor.fetchall() if columns is not None else []
+        seconds = time.perf_counter() - started
     except sqlite3.Error as exc:
         if expired:
             raise QueryFailed("timeout", f"interrupted after {request.timeout_s:g} s") from None
         raise QueryFailed("exec_error", first_line(exc)) from None
-    return save_frame(_frame(rows, columns), request.out_csv)
-
-
-def _frame(rows: list, columns: list | None):
-    if columns is None:
-        return empty_frame()
-    import pandas as pd
-
-    # As pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
-    return pd.DataFrame.from_records(rows, columns=columns, coerce_float=True)
+    # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
+    return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)

@@ -69,7 +69,7 @@ def serve(message: dict, send) -> dict:
         outcome = backend.run(request, send)
         return {"event": "result", "reason": "ok", "detail": "", "first_cell": outcome.first_cell,
                 "rows": outcome.rows, "columns": outcome.columns, "bytes_processed": outcome.bytes_processed,
-                "seconds": time.monotonic() - started}
+                "seconds": time.monotonic() - started, "query_seconds": outcome.query_seconds}
     except QueryFailed as exc:
         return {"event": "result", "reason": exc.reason, "detail": _clean(exc.detail, request),
                 "bytes_processed": exc.bytes_processed, "seconds": time.monotonic() - started}

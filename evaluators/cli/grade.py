@@ -18,6 +18,7 @@ Examples:
   python evaluate.py --result-dir sub --gold-dir gold --semantics strict --output out/report.json
   python evaluate.py grade --result-dir sub --gold-dir gold --jobs 2 --fail-under 0.5
   python evaluate.py grade --result-dir lite_csvs --gold-dir lite_gold --layout flat
+  python evaluate.py grade --result-dir sub --gold-dir gold --db-dir dbs --ves-iterations 100
 """
 
 
@@ -39,14 +40,15 @@ Examples:
 @execution_options
 @handle_errors
 def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb, progress, attempt_score, layout,
-          **execution):
+          ves_iterations, **execution):
     """Grade a submission folder against a gold folder."""
     from ..run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
     report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress,
                        options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout,
-                                       attempt_score=attempt_score, executor=executor))
+                                       attempt_score=attempt_score, executor=executor,
+                                       ves_iterations=ves_iterations))
     click.echo(report.to_text(), nl=False)
     if output:
         _write_outputs(report, output)

@@ -59,6 +59,9 @@ def execution_options(fn):
         click.option("--max-gb-billed", type=click.FloatRange(0), default=10.0, show_default=True,
                      help="BigQuery cost cap per query, in GiB (checked by a dry run first)."),
         click.option("--refresh-gold", is_flag=True, help="Re-run temporal gold queries instead of using the cache."),
+        click.option("--ves-iterations", type=click.IntRange(0), default=10, show_default=True,
+                     help="execution_match: time gold and prediction alternately N times each for VES "
+                          "(BIRD uses 100); 0 skips VES."),
         click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path),
                      help="Result CSVs and the gold cache (default: beside --output, else ./.grade-work)."),
         click.option("--credentials-dir", type=click.Path(file_okay=False, path_type=Path),

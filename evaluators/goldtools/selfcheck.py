@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import registry
 from ..grading import ALL_PRESETS, Options, grade_instance
 from ..matchers import tables
 from ..specs import GoldInstance, SubmissionLine
@@ -25,8 +26,9 @@ SKIPPED_FUNCS = {"qa_f1_tool", "math_equal_tool"}  # they grade an agent's traje
 
 def self_check(gold: GoldInstance, spec, params: dict, gold_dir: Path, folder_files: dict,
                reader: TableReader, max_bytes: int) -> tuple[list, list]:
-    """(errors, warnings) for one checked spec; temporal specs are not self-checked (their gold is SQL)."""
-    if spec.temporal or spec.func in SKIPPED_FUNCS:
+    """(errors, warnings) for one checked spec; temporal specs and execution_match are not self-checked
+    (their gold is SQL, which the lint does not run)."""
+    if spec.temporal or spec.func in SKIPPED_FUNCS or registry.is_sql_func(spec.func):
         return [], []
     if spec.func in ("table_match", "duckdb_match", "tables_match"):
         return _table_self_check(spec.func, params, gold_dir / gold.instance_id, folder_files, reader), []
