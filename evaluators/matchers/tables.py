@@ -95,10 +95,12 @@ def table_match(job: TableJob, pred: Path, params: dict) -> dict:
 def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
     frame = job.pred_reader.csv(pred, preset.low_memory)
     per_gold = _official_cols(preset, golds, cond)
-    if len(per_gold) < len(golds):
-        raise InstanceError("invalid_spec", f"{len(golds)} gold files but {len(per_gold)} condition_cols lists")
     failures = []
-    for name, cols in zip(golds, per_gold):
+    for index, name in enumerate(golds):
+        if index >= len(per_gold):
+            # The scorers index condition_cols per gold file and fail only when they get that far.
+            raise InstanceError("invalid_spec", f"{len(golds)} gold files but {len(per_gold)} condition_cols lists")
+        cols = per_gold[index]
         gold = job.gold_reader.csv(job.gold_path(name), preset.low_memory)
         selected = official.select_condition_cols(gold, cols, wrap_scalar=preset.repeat_flat_condition_cols)
         verdict = official.compare(frame, selected, ignore_order=ignore_order, tol=preset.tol,
