@@ -77,3 +77,53 @@ def table_match(pred_csv, gold_csvs, condition_cols, ignore_order, preset="spide
         except Exception:
             pass
     return 0
+
+
+def grade_folders(gold_dir, result_dir, preset="spider2") -> dict:
+    """Grade a submission folder of this project's format (table_match specs, file answers) with the baseline.
+
+    Returns {instance_id: 0 or 1}.  Only what the self-grade needs: one table_match spec per
+    instance and answers that are one CSV file inside `<result_dir>/<instance_id>/`.
+    """
+    import json
+    from pathlib import Path
+
+    gold_dir, result_dir = Path(gold_dir), Path(result_dir)
+    answers = {}
+    for line in (result_dir / "results_metadata.jsonl").read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            answers[record["instance_id"]] = record["answer_or_path"]
+    scores = {}
+    for line in (gold_dir / "spider2_eval.jsonl").read_text().splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        iid, spec = record["instance_id"], record["evaluation"]
+        spec = spec[-1] if isinstance(spec, list) else spec
+        if spec.get("func") != "table_match" or iid not in answers:
+            continue
+        params = spec["parameters"]
+        golds = params["gold"]
+        golds = str(gold_dir / iid / golds) if isinstance(golds, str) else [str(gold_dir / iid / g) for g in golds]
+        scores[iid] = table_match(str(result_dir / iid / answers[iid]), golds, params.get("condition_cols"),
+                                  params.get("ignore_order", False), preset)
+    return scores
+
+
+if __name__ == "__main__":
+    import argparse
+    import json
+    import sys
+
+    parser = argparse.ArgumentParser(description="Grade a self-grade folder with the plain baseline rule.")
+    parser.add_argument("gold_dir")
+    parser.add_argument("result_dir")
+    parser.add_argument("--semantics", default="spider2", choices=sorted(PRESETS))
+    parser.add_argument("--output", help="write {instance_id: score} as JSON here")
+    args = parser.parse_args()
+    result = grade_folders(args.gold_dir, args.result_dir, args.semantics)
+    if args.output:
+        with open(args.output, "w") as out:
+            json.dump(result, out)
+    print(f"baseline {args.semantics}: {sum(result.values())}/{len(result)} instance(s) match", file=sys.stderr)

@@ -1,22 +1,33 @@
 """Typed cells for the strict rule: each cell typed on its own, from its text or its engine type.
 
-NULL: empty or one of pandas' default missing-value tokens.  INT: `[+-]?\\d+`
-(surrounding blanks allowed), exact at any size, leading zeros allowed.
-FLOAT: any other finite number.  TEXT: everything else, compared exactly.
+NULL: empty or one of pandas' default missing-value tokens (or the engine's
+NULL).  INT: `[+-]?\\d+` (surrounding blanks allowed), exact at any size,
+leading zeros allowed.  FLOAT: any other finite number.  TEXT: everything
+else, compared exactly (engine values that are neither numbers nor strings,
+such as timestamps and booleans, are TEXT compared by type and value).
+
+TEXT values are kept as they are; the integer codes the mapping search needs
+are made lazily and in bulk by the job's `TokenTable` (see `tokens.py`).  A CSV
+text column is typed only when first needed: its raw texts are kept, and two
+identical texts are equal cells whatever their type, which often settles a
+comparison without typing (`proofs.py`).
 """
 from __future__ import annotations
 
 import hashlib
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .tokens import TokenSpace
 
 NULL, INT, BIGINT, FLOAT, TEXT = 0, 1, 2, 3, 4
 INT64_SAFE = 2 ** 53  # beyond this a float64 column may have lost integer digits
 _CLASS_SALT = np.uint64(0xD6E8FEB86659FD93)
+OBJECT_SPACE = "obj"  # TEXT from engine objects other than strings, keyed by type and repr
 
 
 def _scramble(x: np.ndarray) -> np.ndarray:
@@ -25,26 +36,103 @@ def _scramble(x: np.ndarray) -> np.ndarray:
         x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         return x ^ (x >> np.uint64(31))
-_INT_RE = re.compile(r"\s*[+-]?\d+\s*")
+
+
+class TokenTable(TokenSpace):
+    """The job's codes for TEXT cells (per space) and for integers beyond int64."""
+
+    def __init__(self):
+        super().__init__()
+        self._bigints: dict = {}
+
+    def bigint_codes(self, values: list[int]) -> np.ndarray:
+        table = self._bigints
+        return np.fromiter((table.setdefault(v, len(table)) for v in values), dtype=np.int64, count=len(values))
 
 
 @dataclass(eq=False)
-class StrictColumn:
-    name: str
+class TextPart:
+    """The TEXT values of one column, waiting for codes (NULL and non-TEXT cells are ignored)."""
+
+    space: object  # "str", ("datetime", tz) or OBJECT_SPACE
+    values: object  # pyarrow strings, or a numpy array of str / int64 / repr strings
+    codes: np.ndarray | None = None
+
+    def token_values(self):
+        return self.values
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The typed cells of one column."""
+
     cls: np.ndarray  # int8 cell classes
     num: np.ndarray  # float64 value of INT/BIGINT/FLOAT cells
     ival: np.ndarray  # int64 value of INT cells
-    code: np.ndarray  # int64 token of TEXT and BIGINT cells
-    source: np.ndarray | None = None  # the original cells, for messages
-    _memo: dict = field(default_factory=dict)
+    texts: tuple = ()  # TextParts holding the TEXT cells' values (each part its own rows)
+    bigints: dict | None = None  # row -> Python int, for BIGINT cells
+
+
+@dataclass(eq=False)
+class RawText:
+    """A CSV text column before typing: identical texts are equal cells whatever their type."""
+
+    values: object  # pyarrow strings
+    null: np.ndarray
+
+    @cached_property
+    def signature(self) -> tuple:
+        return int(np.count_nonzero(self.null)), int(pc.sum(pc.binary_length(self.values)).as_py() or 0)
+
+
+class StrictColumn:
+    """A column of typed cells; a CSV text column may be typed only when first needed (`raw` stays)."""
+
+    def __init__(self, name: str, cells: Cells | None = None, *, typer=None, raw: RawText | None = None,
+                 tokens: TokenTable | None = None, source=None, n: int | None = None):
+        self.name, self.raw, self.tokens, self.source = name, raw, tokens, source
+        self._cells, self._typer = cells, typer
+        self.n = len(cells.cls) if cells is not None else n
+        self._memo: dict = {}
 
     @property
-    def n(self) -> int:
-        return len(self.cls)
+    def typed(self) -> bool:
+        return self._cells is not None
+
+    @property
+    def cells(self) -> Cells:
+        if self._cells is None:
+            self._cells, self._typer = self._typer(), None
+        return self._cells
+
+    cls = property(lambda self: self.cells.cls)
+    num = property(lambda self: self.cells.num)
+    ival = property(lambda self: self.cells.ival)
+    texts = property(lambda self: self.cells.texts)
+    bigints = property(lambda self: self.cells.bigints)
 
     @cached_property
     def has_float(self) -> bool:
         return bool((self.cls == FLOAT).any())
+
+    @cached_property
+    def has_text(self) -> bool:
+        return bool((self.cls == TEXT).any())
+
+    @cached_property
+    def code(self) -> np.ndarray:
+        """int64 token of TEXT and BIGINT cells (equal token, equal value), -1 elsewhere."""
+        code = np.full(self.n, -1, dtype=np.int64)
+        text = self.cls == TEXT
+        for part in self.texts if text.any() else ():
+            values = self.tokens.ensure(part)
+            rows = text & (values >= 0)
+            # Object codes go below -1, apart from string codes: an object never equals a string.
+            code[rows] = (-2 - values[rows]) if part.space == OBJECT_SPACE else values[rows]
+        if self.bigints:
+            rows = list(self.bigints)
+            code[rows] = self.tokens.bigint_codes([self.bigints[r] for r in rows])
+        return code
 
     def key(self, exact_numbers: bool) -> np.ndarray:
         """Per-row uint64 code, equal when the cells are equal; numbers collapse to one code
@@ -59,6 +147,11 @@ class StrictColumn:
             memo = self._memo[exact_numbers] = _scramble(value) ^ (cls.astype(np.uint64) * _CLASS_SALT)
         return memo
 
+    def exact_key(self) -> list[np.ndarray]:
+        """Sort keys that are equal exactly when two non-FLOAT cells are equal."""
+        value = np.where(self.cls == INT, self.ival, self.code)
+        return [self.cls.astype(np.int64), value]
+
     @cached_property
     def fingerprint(self) -> bytes:
         return hashlib.blake2b(b"".join(a.tobytes() for a in (self.cls, self.ival, self.code, self.num)),
@@ -71,97 +164,86 @@ class StrictColumn:
         return (int((self.cls == NULL).sum()), int(numeric.sum()),
                 np.sort(self.code[self.cls == TEXT]), np.sort(self.num[numeric]))
 
+    @cached_property
+    def uniform(self) -> int | None:
+        """The class shared by every cell (INT, FLOAT or TEXT), else None."""
+        for cls in (INT, FLOAT, TEXT):
+            if self.n and (self.cls == cls).all():
+                return cls
+        return None
 
-class TokenTable:
-    """Codes for TEXT cells and big integers, shared by both tables of one comparison."""
+    @cached_property
+    def key_values(self) -> np.ndarray | None:
+        """Values that can pair rows (all INT, or all finite FLOAT), else None."""
+        if self.uniform == INT:
+            return self.ival
+        if self.uniform == FLOAT and np.isfinite(self.num).all():
+            return self.num
+        return None
 
-    def __init__(self):
-        self._codes: dict = {}
+    @cached_property
+    def span(self) -> tuple | None:
+        """(smallest, largest, largest magnitude) of the numeric cells, None without any."""
+        numeric = self.num[(self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)]
+        return (float(numeric.min()), float(numeric.max()), float(np.abs(numeric).max())) if len(numeric) else None
 
-    def encode(self, values) -> np.ndarray:
-        """Codes for a sequence of hashable keys (texts, or tagged tuples for big integers)."""
-        table = self._codes
-        return np.fromiter((table.setdefault(v, len(table)) for v in values), dtype=np.int64, count=len(values))
+    @cached_property
+    def text_bytes(self) -> int | None:
+        """Total bytes of the TEXT cells when pyarrow holds them all (a signature of their multiset), else None."""
+        if len(self.texts) != 1 or self.bigints or self.counts[1]:
+            return None
+        values = self.texts[0].values
+        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+            return None
+        return int(pc.sum(pc.binary_length(values)).as_py() or 0)
+
+    @cached_property
+    def counts(self) -> tuple:
+        """Cells per class: a cheap signature every partner shares (FLOAT may stand for any number)."""
+        numeric = int(np.count_nonzero((self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)))
+        return int(np.count_nonzero(self.cls == NULL)), numeric, int(np.count_nonzero(self.cls == TEXT))
+
+
+def column(name: str, cls, num, ival, texts=(), bigints=None, tokens=None, source=None) -> StrictColumn:
+    return StrictColumn(name, Cells(cls, num, ival, texts, bigints), tokens=tokens, source=source)
 
 
 def _empty(n: int):
-    return (np.zeros(n, dtype=np.int8), np.full(n, np.nan), np.zeros(n, dtype=np.int64),
-            np.full(n, -1, dtype=np.int64))
+    return np.zeros(n, dtype=np.int8), np.full(n, np.nan), np.zeros(n, dtype=np.int64)
 
 
-def from_numbers(name: str, values: np.ndarray) -> StrictColumn:
+def from_numbers(name: str, values: np.ndarray, null: np.ndarray | None = None) -> StrictColumn:
     """A numeric pandas/DuckDB column whose cells need no text: ints exact, floats finite."""
     n = len(values)
-    cls, num, ival, code = _empty(n)
+    cls, num, ival = _empty(n)
     if values.dtype.kind in "iu":
         cls[:] = INT
         num = values.astype(np.float64)
         if values.dtype.kind == "u" and n and values.max() > np.iinfo(np.int64).max:
             raise OverflowError("uint64 beyond int64")
         ival = values.astype(np.int64)
+        if null is not None:
+            cls[null], num[null], ival[null] = NULL, np.nan, 0
     else:
         null = np.isnan(values)
         cls[:] = FLOAT
         cls[null] = NULL
         num = values.astype(np.float64)
-    return StrictColumn(name, cls, num, ival, code, values)
+    return column(name, cls, num, ival, source=values)
 
 
-def from_text(name: str, values: np.ndarray, tokens: TokenTable) -> StrictColumn:
-    """Cells typed from their text (NaN/None already mark NULL); each distinct text is typed once."""
-    codes, uniques = pd.factorize(np.asarray(values, dtype=object))
-    typed = [_type_text(u) for u in uniques.tolist()]
-    u_cls = np.array([t[0] for t in typed] + [NULL], dtype=np.int8)
-    u_num = np.array([t[1] for t in typed] + [np.nan], dtype=np.float64)
-    u_ival = np.array([t[2] for t in typed] + [0], dtype=np.int64)
-    u_code = np.full(len(typed) + 1, -1, dtype=np.int64)
-    keyed = [i for i, t in enumerate(typed) if t[3] is not None]
-    if keyed:
-        u_code[keyed] = tokens.encode([typed[i][3] for i in keyed])
-    return StrictColumn(name, u_cls[codes], u_num[codes], u_ival[codes], u_code[codes], values)
+def text_cells(name: str, null: np.ndarray, part: TextPart, tokens: TokenTable, source) -> StrictColumn:
+    """Engine-typed values that are all TEXT (strings, timestamps, booleans) except NULLs."""
+    cls, num, ival = _empty(len(null))
+    cls[~null] = TEXT
+    tokens.register(part)
+    return column(name, cls, num, ival, texts=(part,), tokens=tokens, source=source)
 
 
-def _type_text(text) -> tuple:
-    """(class, number, int64 value, token) for one distinct cell text."""
-    text = str(text)
-    if _INT_RE.fullmatch(text):
-        value = int(text)
-        if -(2 ** 63) <= value < 2 ** 63:
-            return INT, float(value), value, None
-        return BIGINT, float(value), 0, ("int", value)
+def arrow_or_none(values):
+    """pyarrow strings for an object array of str (NaN/None as NULL), else None."""
     try:
-        number = float(text) if "_" not in text else float("nan")
-    except ValueError:
-        number = float("nan")
-    if number == number and abs(number) != float("inf"):
-        return FLOAT, number, 0, None
-    return TEXT, float("nan"), 0, text
-
-
-def from_objects(name: str, values: np.ndarray, tokens: TokenTable) -> StrictColumn:
-    """Engine-typed cells (DuckDB): Python ints exact, floats and decimals numeric, the rest as tokens."""
-    n = len(values)
-    cls, num, ival, code = _empty(n)
-    rest = []
-    for i, v in enumerate(values.tolist()):
-        if v is None or (isinstance(v, float) and v != v) or v is pd.NaT:
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) and not _is_decimal(v):
-            rest.append(i)
-        elif isinstance(v, int):
-            cls[i], num[i] = (INT, float(v)) if -(2 ** 63) <= v < 2 ** 63 else (BIGINT, float(v))
-            if cls[i] == INT:
-                ival[i] = v
-            else:
-                code[i] = tokens.encode([("int", v)])[0]
-        else:
-            cls[i], num[i] = FLOAT, float(v)
-    if rest:
-        index = np.array(rest)
-        cls[index] = TEXT
-        code[index] = tokens.encode([v if isinstance(v, str) else ("obj", repr(v)) for v in values[index]])
-    return StrictColumn(name, cls, num, ival, code, values)
-
-
-def _is_decimal(v) -> bool:
-    return type(v).__name__ == "Decimal"
+        array = pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
+        return None  # mixed or unusual objects (ints past int64 raise OverflowError)
+    return array if pa.types.is_string(array.type) or pa.types.is_large_string(array.type) else None

@@ -7,21 +7,29 @@ key (x is None, str(x), x is a number).  NULL equals NULL; numbers are equal
 under `math.isclose(a, b, abs_tol=tol)`; anything else must be `==`.
 
 Speed comes from never sorting by strings unless it can change the verdict:
-two vectors whose numbers differ beyond tolerance fail under any alignment,
-and two vectors holding the same values of the same Python type line up
-identically under any deterministic sort.  Only the cases in between pay for
-the scorers' string sort, and then once per column, not once per pair.
+two vectors holding the same values of the same Python type (and NULLs of
+the same flavour) line up identically under any deterministic sort, so they
+match; two vectors whose numbers differ beyond tolerance fail under any
+alignment.  The first kind is usually proven by lining up whole rows
+(`align.py`: identical cells under one permutation mean identical
+multisets); otherwise by comparing sorted values or sorted job-wide codes.
+Only vectors that are close but not identical pay for the scorers' string
+sort, once per column and vectorised (`views.Column.official_order`).
+Presets grading the same files share views, row pairings and proofs of
+identity (identical with NULL kept as NULL stays identical with NULL as 0).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .numeric import first_false, isclose
-from .views import Column, TokenSpace, official_columns
+from . import align
+from .literal import describe_miss, literal_match
+from .numeric import isclose
+from .tokens import TokenSpace
+from .views import Column, FrameViews
 
 _SAMPLE = 33  # positions checked before a full comparison, to reject most pairs cheaply
 
@@ -31,6 +39,14 @@ class Verdict:
     ok: bool
     reason: str  # "match", "column_not_found", "row_count_mismatch", ...
     detail: str
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Some columns of a gold frame, by position (views are shared with the whole frame)."""
+
+    frame: pd.DataFrame
+    positions: tuple
 
 
 def select_condition_cols(gold: pd.DataFrame, condition_cols, wrap_scalar: bool):
@@ -43,18 +59,30 @@ def select_condition_cols(gold: pd.DataFrame, condition_cols, wrap_scalar: bool)
             # vectors are then scalars, every comparison raises, and the table fails.
             return gold.iloc[:, condition_cols]
         condition_cols = [condition_cols]
-    return gold.iloc[:, list(condition_cols)]
+    return Selection(gold, _positions(list(condition_cols), gold.shape[1]))
 
 
-def compare(pred: pd.DataFrame, gold: pd.DataFrame, *, ignore_order: bool, tol: float,
-            null_as_zero: bool = False, views=None) -> Verdict:
+def _positions(cols: list, width: int) -> tuple:
+    """What `frame.iloc[:, cols]` would select, by position; the same IndexError when it fails."""
+    if all(type(c) is int and -width <= c < width for c in cols):
+        return tuple(c % width for c in cols)
+    # Anything unusual (bools, numpy ints, out of range): iloc's own checks on a stand-in.
+    return tuple(int(i) for i in pd.Series(np.arange(width)).iloc[cols])
+
+
+def compare(pred: pd.DataFrame, gold, *, ignore_order: bool, tol: float, null_as_zero: bool = False,
+            views=None) -> Verdict:
     """Does `pred` pass the official rule against the (already restricted) `gold`?"""
     if isinstance(gold, pd.Series):
         return _series_quirk(gold)
     views = views or ViewCache()
     gold_cols = views.columns(gold, null_as_zero)
     pred_cols = views.columns(pred, null_as_zero)
+    rows = views.pairing(pred, gold, null_as_zero) if ignore_order else None
     for g in gold_cols:
+        if views.proven(g, pred, ignore_order) or any(_identical(g, p, rows) for p in _likely_partners(g, pred_cols)):
+            views.prove(g, pred, ignore_order)
+            continue
         if not any(_vectors_match(g, p, ignore_order, tol) for p in _candidates(g, pred_cols, ignore_order)):
             return Verdict(False, _failure_reason(g, pred_cols), describe_miss(g, pred_cols, ignore_order, tol))
     return Verdict(True, "match", f"all {len(gold_cols)} gold column(s) found a matching predicted column")
@@ -76,17 +104,85 @@ def _failure_reason(g: Column, pred_cols: list[Column]) -> str:
 
 
 class ViewCache:
-    """Column views per (frame, NULL handling), shared by presets that read the same files."""
+    """Column views per frame and row pairings per frame pair, shared by presets that read the same files."""
 
     def __init__(self):
         self.tokens = TokenSpace()
-        self._views: dict = {}
+        self._frames: dict = {}
+        self._pairings: dict = {}
+        self._proven: set = set()
 
-    def columns(self, frame: pd.DataFrame, null_as_zero: bool) -> list[Column]:
-        key = (id(frame), null_as_zero)
-        if key not in self._views:
-            self._views[key] = (frame, official_columns(frame, null_as_zero, self.tokens))
-        return self._views[key][1]
+    def frame(self, frame: pd.DataFrame) -> FrameViews:
+        key = id(frame)
+        if key not in self._frames:
+            self._frames[key] = FrameViews(frame, self.tokens)  # holds the frame, so its id stays unique
+        return self._frames[key]
+
+    def columns(self, table, null_as_zero: bool) -> list[Column]:
+        if isinstance(table, Selection):
+            return self.frame(table.frame).columns(list(table.positions), null_as_zero)
+        return self.frame(table).columns(list(range(table.shape[1])), null_as_zero)
+
+    def proven(self, g: Column, pred: pd.DataFrame, ignore_order: bool) -> bool:
+        """Has g been shown identical to a column of pred?  Shown without NULL-as-zero, it holds with it too."""
+        return (g.key, id(pred), ignore_order, False) in self._proven or \
+            (g.key, id(pred), ignore_order, g.null_as_zero) in self._proven
+
+    def prove(self, g: Column, pred: pd.DataFrame, ignore_order: bool) -> None:
+        self._proven.add((g.key, id(pred), ignore_order, g.null_as_zero))
+
+    def pairing(self, pred: pd.DataFrame, gold, null_as_zero: bool) -> np.ndarray | None:
+        key = (id(pred), id(gold.frame if isinstance(gold, Selection) else gold))
+        if key not in self._pairings:
+            gold_cols, pred_cols = self.columns(gold, null_as_zero), self.columns(pred, null_as_zero)
+            pairings = align.row_pairings(_keys(gold_cols), _keys(pred_cols))
+            judges = gold_cols[:align.JUDGES]
+            self._pairings[key] = align.best_pairing(pairings, lambda g_rows, p_rows: sum(
+                any(_cells_identical(g, p, g_rows, p_rows) for p in _likely_partners(g, pred_cols))
+                for g in judges), perfect=len(judges))
+        return self._pairings[key]
+
+
+def _keys(columns: list[Column]) -> list[np.ndarray]:
+    return [c.exact for c in columns if c.kind == "num" and c.key_type != "bool" and not c.null_count]
+
+
+def _likely_partners(g: Column, pred_cols: list[Column]):
+    """Predicted columns worth a direct cell-by-cell check: same kind, length, NULLs and range."""
+    for p in pred_cols:
+        if p.kind != g.kind or p.n != g.n or p.null_count != g.null_count or g.kind == "lit":
+            continue
+        if g.kind == "num" and (g.key_type != p.key_type or g.value_range != p.value_range):
+            continue
+        if g.kind == "tok" and (g.base.space != p.base.space or g.text_bytes != p.text_bytes):
+            continue
+        yield p
+
+
+def _identical(g: Column, p: Column, rows) -> bool:
+    """Is every cell of p identical to the cell of g that `rows` pairs it with (identity when None)?"""
+    if g.n != p.n or (rows is not None and len(rows) != g.n):
+        return False
+    if g.n > 4 * align.PROBE:
+        probe = align.probe_rows(g.n)
+        if not _cells_identical(g, p, probe if rows is None else rows[probe], probe):
+            return False
+    return _cells_identical(g, p, rows, None)
+
+
+def _cells_identical(g: Column, p: Column, g_rows, p_rows) -> bool:
+    """Cells of g at g_rows identical to cells of p at p_rows (None: all rows in order)?"""
+    null = align.take(g.null, g_rows)
+    if not np.array_equal(null, align.take(p.null, p_rows)):
+        return False
+    if g.kind == "num":
+        if g.null_count and not g.null_as_zero and g.null_text != p.null_text:
+            return False
+        return align.same_cells(align.take(g.exact, g_rows), align.take(p.exact, p_rows), null)
+    if not g.null_as_zero and g.null_count and \
+            not np.array_equal(align.take(g.base.flavour, g_rows), align.take(p.base.flavour, p_rows)):
+        return False
+    return align.same_cells(align.take(g.base.values, g_rows), align.take(p.base.values, p_rows), null)
 
 
 def _candidates(g: Column, pred_cols: list[Column], ignore_order: bool):
@@ -96,12 +192,15 @@ def _candidates(g: Column, pred_cols: list[Column], ignore_order: bool):
 
 
 def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:
-    if g.kind != p.kind or g.n != p.n or g.kind == "lit":
+    if g.kind != p.kind or g.n != p.n or g.kind == "lit" or g.null_count != p.null_count:
         return False
     if g.kind == "tok":
-        a, b = (g.sorted_codes, p.sorted_codes) if ignore_order else (g.codes, p.codes)
-        return bool(np.array_equal(a, b))
-    if g.key_type != p.key_type or g.null_count != p.null_count:
+        if g.base.space != p.base.space:
+            return False
+        if not ignore_order:
+            return _identical(g, p, None)
+        return bool(np.array_equal(g.sorted_codes, p.sorted_codes))
+    if g.key_type != p.key_type or (g.null_count and not g.null_as_zero and g.null_text != p.null_text):
         return False
     if ignore_order:
         return np.array_equal(g.sorted_exact, p.sorted_exact) and g.negative_zeros == p.negative_zeros
@@ -111,7 +210,9 @@ def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:
 def _vectors_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool:
     if g.n != p.n:
         return False
-    if g.kind == "lit" or p.kind == "lit":
+    if g.n == 0:
+        return True  # two empty vectors are equal whatever their types
+    if g.kind == "lit" or p.kind == "lit" or _mixed_datetimes(g, p):
         return literal_match(g.python_values(), p.python_values(), ignore_order, tol)
     if g.kind != p.kind:
         return False  # a string or timestamp never equals a number or NULL
@@ -120,13 +221,23 @@ def _vectors_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool
     return _numbers_match(g, p, ignore_order, tol)
 
 
+def _mixed_datetimes(g: Column, p: Column) -> bool:
+    """Timestamps of two time zones: equal instants print differently, so only the literal rule knows."""
+    return g.kind == p.kind == "tok" and g.base.space != p.base.space and \
+        isinstance(g.base.space, tuple) and isinstance(p.base.space, tuple)
+
+
 def _tokens_match(g: Column, p: Column, ignore_order: bool) -> bool:
+    if g.base.space != p.base.space:
+        return False
     if not ignore_order:
-        both_null = g.null & p.null
-        return bool(np.all((g.codes == p.codes) | both_null))
+        null = g.null & p.null  # NULLs of any flavour are equal; a NULL never equals a value
+        if not np.array_equal(g.null, p.null):
+            return False
+        return align.same_cells(g.base.values, p.base.values, null)
     if g.null_flavours != p.null_flavours and g.null.any() and p.null.any():
         # NaN, None and NaT are equal but sort apart: only the literal rule knows where they land.
-        return literal_match(list(g.items), list(p.items), True, 0.0)
+        return literal_match(g.python_values(), p.python_values(), True, 0.0)
     return bool(np.array_equal(g.sorted_codes, p.sorted_codes))
 
 
@@ -161,61 +272,3 @@ def _aligned_match(g: Column, p: Column, g_order: np.ndarray, p_order: np.ndarra
         return bool(isclose(gn, pn, tol).all())
     g_null, p_null = g.null[g_order], p.null[p_order]
     return bool(np.all((g_null & p_null) | (~g_null & ~p_null & isclose(gn, pn, tol))))
-
-
-def _literal_key(x):
-    return (x is None, str(x), isinstance(x, (int, float)))
-
-
-def literal_match(v1: list, v2: list, ignore_order: bool, tol: float) -> bool:
-    """The scorers' per-cell loop, for columns holding unusual Python objects."""
-    try:
-        if ignore_order:
-            v1, v2 = sorted(v1, key=_literal_key), sorted(v2, key=_literal_key)
-        if len(v1) != len(v2):
-            return False
-        for a, b in zip(v1, v2):
-            if pd.isna(a) and pd.isna(b):
-                continue
-            if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-                if not math.isclose(float(a), float(b), abs_tol=tol):
-                    return False
-            elif a != b:
-                return False
-        return True
-    except Exception:  # the scorers count any exception inside a comparison as a mismatch
-        return False
-
-
-def describe_miss(g: Column, pred_cols: list[Column], ignore_order: bool, tol: float) -> str:
-    """Words for a gold column that found no partner: the closest candidate and a differing cell."""
-    head = f"gold column {g.name!r} ({g.n} rows) matches no predicted column"
-    same_len = [p for p in pred_cols if p.n == g.n]
-    if not same_len:
-        lengths = sorted({p.n for p in pred_cols})
-        return f"{head}: the prediction has {lengths[0] if lengths else 0} row(s)" if len(lengths) <= 1 \
-            else f"{head}: predicted lengths {lengths}"
-    scored = [(_agreement(g, p, ignore_order, tol), i, p) for i, p in enumerate(same_len)]
-    share, _, best = max(scored, key=lambda t: (t[0][0], -t[1]))
-    where = f"; first difference at {'sorted ' if ignore_order else ''}row {share[1]}: " \
-            f"gold {share[2]!r} vs predicted {share[3]!r}" if share[1] is not None else ""
-    return f"{head}; closest is {best.name!r} ({share[0]:.0%} of cells agree){where}"
-
-
-def _agreement(g: Column, p: Column, ignore_order: bool, tol: float):
-    a, b = _display_values(g, ignore_order), _display_values(p, ignore_order)
-    same = np.array([_cell_equal(x, y, tol) for x, y in zip(a[:5000], b[:5000])], dtype=bool)
-    index = first_false(same) if len(same) else None
-    share = float(same.mean()) if len(same) else 0.0
-    return (share, index, a[index] if index is not None else None, b[index] if index is not None else None)
-
-
-def _display_values(c: Column, ignore_order: bool) -> list:
-    values = list(c.items) if c.kind == "tok" else c.python_values()
-    if ignore_order and len(values) <= 50_000:  # beyond that, words are not worth a slow sort
-        return sorted(values, key=_literal_key)
-    return values
-
-
-def _cell_equal(a, b, tol) -> bool:
-    return literal_match([a], [b], False, tol)

@@ -16,7 +16,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InstanceError
-from .cells import INT64_SAFE, StrictColumn, TokenTable, from_numbers, from_objects, from_text
+from .align import arrow_strings
+from .cells import INT64_SAFE, StrictColumn, TokenTable, from_numbers
+from .engine import engine_column
+from .frames import columns_of
+from .texts import from_text
 
 DEFAULT_MAX_BYTES = 2 * 1024 ** 3
 
@@ -29,6 +33,7 @@ class TableReader:
         self.max_bytes = max_bytes
         self._frames: dict = {}
         self._texts: dict = {}
+        self._connections: dict = {}  # one DuckDB connection per file: connecting costs tens of ms
 
     def _check_size(self, path: Path) -> None:
         try:
@@ -63,20 +68,34 @@ class TableReader:
         return self._texts[key]
 
     def duckdb_tables(self, path: Path) -> list[str]:
-        with _duckdb(path, self.reason) as con:
-            return [row[0] for row in con.execute("SHOW TABLES").fetchall()]
+        key = (str(path), "tables")
+        if key not in self._frames:
+            self._frames[key] = [row[0] for row in self._duckdb(path).execute("SHOW TABLES").fetchall()]
+        return list(self._frames[key])
 
     def duckdb_table(self, path: Path, table: str) -> pd.DataFrame:
         key = (str(path), "table", table)
         if key not in self._frames:
-            with _duckdb(path, self.reason) as con:
-                quoted = '"' + table.replace('"', '""') + '"'
-                try:
-                    self._frames[key] = con.execute(f"SELECT * FROM {quoted}").fetchdf()
-                except Exception as exc:
-                    raise InstanceError("table_not_found" if "does not exist" in str(exc) else self.reason,
-                                        f"{path.name}: table {table!r}: {_first_line(exc)}") from None
+            con = self._duckdb(path)
+            quoted = '"' + table.replace('"', '""') + '"'
+            try:
+                self._frames[key] = con.execute(f"SELECT * FROM {quoted}").fetchdf()
+            except Exception as exc:
+                raise InstanceError("table_not_found" if "does not exist" in str(exc) else self.reason,
+                                    f"{path.name}: table {table!r}: {_first_line(exc)}") from None
         return self._frames[key]
+
+    def _duckdb(self, path: Path):
+        key = str(path)
+        if key not in self._connections:
+            self._connections[key] = _connect_duckdb(path, self.reason)
+        return self._connections[key]
+
+    def close(self) -> None:
+        """Close DuckDB connections now (they also close when the reader is dropped)."""
+        for con in self._connections.values():
+            con.close()
+        self._connections.clear()
 
 
 def _read(path: Path, reason: str, **options) -> pd.DataFrame:
@@ -97,53 +116,53 @@ def _first_line(exc: Exception) -> str:
     return text[0] if text else type(exc).__name__
 
 
-class _duckdb:
-    def __init__(self, path: Path, reason: str):
-        self.path, self.reason = path, reason
+def _connect_duckdb(path: Path, reason: str):
+    import duckdb
 
-    def __enter__(self):
-        import duckdb
-
-        if not Path(self.path).is_file():
-            raise InstanceError(self.reason, f"{Path(self.path).name}: file not found")
-        try:
-            self.con = duckdb.connect(str(self.path), read_only=True)
-        except Exception as exc:
-            raise InstanceError(self.reason, f"{Path(self.path).name}: not a readable DuckDB file: "
-                                f"{_first_line(exc)}") from None
-        return self.con
-
-    def __exit__(self, *exc):
-        self.con.close()
-        return False
+    if not Path(path).is_file():
+        raise InstanceError(reason, f"{Path(path).name}: file not found")
+    try:
+        return duckdb.connect(str(path), read_only=True)
+    except Exception as exc:
+        raise InstanceError(reason, f"{Path(path).name}: not a readable DuckDB file: "
+                            f"{_first_line(exc)}") from None
 
 
 def strict_columns(frame: pd.DataFrame, tokens: TokenTable, text_of=None) -> list[StrictColumn]:
-    """Typed cells for every column of a frame; `text_of(positions)` re-reads columns as text."""
+    """Typed cells for every column of a frame; `text_of(positions)` re-reads columns as text.
+
+    Without `text_of` the frame is engine-typed (DuckDB) and each column's dtype is its cells' type.
+    """
+    names, all_series = columns_of(frame)
     columns: list[StrictColumn | None] = []
     need_text = []
-    for position in range(frame.shape[1]):
-        series = frame.iloc[:, position]
-        name = str(frame.columns[position])
-        dtype = series.dtype
-        if isinstance(dtype, np.dtype) and dtype.kind in "iu" and text_of is not None:
-            columns.append(_ints(name, series.to_numpy()) or _later(need_text, position))
-        elif isinstance(dtype, np.dtype) and dtype.kind == "f" and text_of is not None:
-            values = series.to_numpy()
-            finite = values[~np.isnan(values)]
-            safe = np.isfinite(finite).all() and (len(finite) == 0 or np.abs(finite).max() < INT64_SAFE)
-            columns.append(from_numbers(name, values) if safe else _later(need_text, position))
-        elif text_of is not None:
-            columns.append(from_text(name, series.to_numpy(dtype=object), tokens)
-                           if dtype == object or str(dtype) == "str" else _later(need_text, position))
+    for position, series in enumerate(all_series):
+        if text_of is None:
+            columns.append(engine_column(names[position], series, tokens))
         else:
-            columns.append(_typed_engine_column(name, series, tokens))
+            columns.append(_csv_column(names[position], series, tokens) or _later(need_text, position))
     if need_text:
         text = text_of(need_text)
         for k, position in enumerate(need_text):
-            columns[position] = from_text(str(frame.columns[position]), text.iloc[:, k].to_numpy(dtype=object),
-                                          tokens)
+            columns[position] = from_text(names[position], text.iloc[:, k].to_numpy(dtype=object), tokens)
     return columns
+
+
+def _csv_column(name: str, series: pd.Series, tokens: TokenTable) -> StrictColumn | None:
+    """A column typed from pandas' reading, or None when its text must be read again."""
+    dtype = series.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
+        return _ints(name, series.to_numpy())
+    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+        values = series.to_numpy()
+        finite = values[~np.isnan(values)]
+        safe = np.isfinite(finite).all() and (len(finite) == 0 or np.abs(finite).max() < INT64_SAFE)
+        return from_numbers(name, values) if safe else None  # huge or infinite: pandas may hide the text
+    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+        return from_text(name, arrow_strings(series), tokens)
+    if dtype == object or isinstance(dtype, pd.StringDtype):
+        return from_text(name, series.to_numpy(dtype=object), tokens)
+    return None  # booleans and the like: their text decides
 
 
 def _later(need_text: list, position: int) -> None:
@@ -156,12 +175,3 @@ def _ints(name: str, values: np.ndarray) -> StrictColumn | None:
         return from_numbers(name, values)
     except OverflowError:
         return None
-
-
-def _typed_engine_column(name: str, series: pd.Series, tokens: TokenTable) -> StrictColumn:
-    dtype = series.dtype
-    if isinstance(dtype, np.dtype) and dtype.kind in "iuf":
-        column = _ints(name, series.to_numpy()) if dtype.kind in "iu" else from_numbers(name, series.to_numpy())
-        if column is not None and (dtype.kind != "f" or np.isfinite(series.to_numpy()[~series.isna()]).all()):
-            return column
-    return from_objects(name, series.to_numpy(dtype=object), tokens)

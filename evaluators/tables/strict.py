@@ -3,23 +3,30 @@
 A prediction matches when the row counts are equal and some one-to-one
 mapping of the gold's condition columns onto predicted columns makes the
 projected rows equal: as a multiset with `ignore_order`, as a sequence
-without.  Rows stay whole.  The mapping is found by matching: candidate
-pairs are filtered column by column, then a search assigns columns one at a
-time and drops any partial mapping whose projected rows already disagree,
-so equal-looking columns never lead to trying all permutations.
+without.  Rows stay whole.
+
+First a single pairing of rows is tried (`align.py`: the identity, or the
+one given by a key column with distinct values): if under it every gold
+column has distinct partners whose cells are all equal (`proofs.py`:
+identical texts, or typed cells), the rows are equal, which proves the match.  Without `ignore_order` that pairing is the only one
+allowed, so it also decides failures.  Otherwise the mapping is searched
+(`search.py`): candidate pairs are filtered column by column, then columns are
+assigned one at a time and any partial mapping whose projected rows already
+disagree is dropped, so equal-looking columns never lead to trying all
+permutations.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
-from .cells import BIGINT, FLOAT, INT, NULL, TEXT, StrictColumn
+from . import align
+from .cells import INT, NULL, StrictColumn
 from .numeric import first_false, isclose
-
-SEARCH_BUDGET = 20_000  # partial mappings tried before giving up on one table pair
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
+from .proofs import agree_at, equal_under, signatures_agree
+from .search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
 
 @dataclass(frozen=True)
 class StrictVerdict:
@@ -29,28 +36,14 @@ class StrictVerdict:
     mapping: tuple = ()
 
 
-def cells_equal(a: StrictColumn, b: StrictColumn, tol: float, ia=None, ib=None) -> np.ndarray:
-    """Element-wise strict equality of two aligned columns (optionally re-ordered by ia, ib)."""
-    ca, cb = (a.cls, b.cls) if ia is None else (a.cls[ia], b.cls[ib])
-    pick = (lambda arr, idx: arr if idx is None else arr[idx])
-    both = ca == cb
-    eq = both & (ca == NULL)
-    eq |= both & (ca == INT) & (pick(a.ival, ia) == pick(b.ival, ib))
-    eq |= both & ((ca == TEXT) | (ca == BIGINT)) & (pick(a.code, ia) == pick(b.code, ib))
-    numeric_a = (ca == INT) | (ca == BIGINT) | (ca == FLOAT)
-    numeric_b = (cb == INT) | (cb == BIGINT) | (cb == FLOAT)
-    with_float = numeric_a & numeric_b & ((ca == FLOAT) | (cb == FLOAT))
-    if with_float.any():
-        eq |= with_float & isclose(pick(a.num, ia), pick(b.num, ib), tol)
-    return eq
-
-
 def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol: float) -> bool:
     """Necessary for g to map onto p (and sufficient without ignore_order)."""
     if g.n != p.n:
         return False
     if not ignore_order:
-        return bool(cells_equal(g, p, tol).all())
+        return equal_under(g, p, None, tol)
+    if not signatures_agree(g, p, tol):
+        return False
     gn, gk, gt, gv = g.profile
     pn, pk, pt, pv = p.profile
     if gn != pn or gk != pk or not np.array_equal(gt, pt):
@@ -66,144 +59,65 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
     if len(pred) < len(gold):
         return StrictVerdict(False, "column_not_found",
                              f"gold needs {len(gold)} distinct column(s), prediction has {len(pred)}")
-    candidates = [[j for j, p in enumerate(pred) if column_compatible(g, p, ignore_order, tol)] for g in gold]
+    rows = _pairing(gold, pred, tol) if ignore_order else None
+    mapping = _greedy(gold, pred, rows, tol)
+    paired = None
+    if mapping is None and not ignore_order:  # in order, the identity is the only pairing: it decides
+        paired = [[j for j, p in enumerate(pred) if equal_under(g, p, rows, tol)] for g in gold]
+        mapping = bipartite(paired, len(pred)) if all(paired) else None
+    if mapping is not None:
+        return StrictVerdict(True, "match", _mapping_words(gold, pred, mapping), tuple(mapping))
+    if not ignore_order:
+        return _aligned_failure(gold, pred, paired, tol)
+    candidates = [[j for j, p in enumerate(pred) if column_compatible(g, p, True, tol)] for g in gold]
     lonely = [i for i, c in enumerate(candidates) if not c]
     if lonely:
-        return StrictVerdict(False, "column_not_found", _describe_lonely(gold[lonely[0]], pred, ignore_order, tol))
-    if not ignore_order:
-        mapping = _bipartite(candidates, len(pred))
-        if mapping is None:
-            return StrictVerdict(False, "column_not_found", "no one-to-one mapping: several gold columns "
-                                 "can only map onto the same predicted column")
-        return StrictVerdict(True, "match", _mapping_words(gold, pred, mapping), tuple(mapping))
-    return _MappingSearch(gold, pred, candidates, tol).run()
+        return StrictVerdict(False, "column_not_found", _describe_lonely(gold[lonely[0]], pred, True, tol))
+    search = MappingSearch(gold, pred, candidates, tol)
+    found = search.run()
+    if found is not None:
+        return StrictVerdict(True, "match", _mapping_words(gold, pred, found), found)
+    if search.budget <= 0:
+        return StrictVerdict(False, "mapping_search_exhausted", f"gave up after {SEARCH_BUDGET} partial column mappings")
+    return StrictVerdict(False, "value_mismatch", "every column has a partner with the same values, but no mapping "
+                         "keeps the rows whole: values are right column by column but scrambled across rows")
+
+
+def _pairing(gold: list[StrictColumn], pred: list[StrictColumn], tol: float) -> np.ndarray | None:
+    """The row pairing to try first (from a key column with distinct values), or None."""
+    keys = [[c.key_values for c in cols if c.typed and c.key_values is not None] for cols in (gold, pred)]
+    judges = gold[:align.JUDGES]
+    return align.best_pairing(align.row_pairings(*keys), lambda g_rows, p_rows: sum(
+        any(agree_at(g, p, g_rows, p_rows, tol, cheap=True) for p in pred) for g in judges), perfect=len(judges))
+
+
+def _greedy(gold, pred, rows, tol) -> list[int] | None:
+    """Each gold column takes the first free predicted column equal to it under `rows`: first by
+    cheap proofs only (identical texts, cells already typed), then typing what it must."""
+    free = list(range(len(pred)))
+    mapping: list = [None] * len(gold)
+    for cheap in (True, False):
+        for i, g in enumerate(gold):
+            if mapping[i] is None:
+                # The second round only adds what the first skipped: pairs with a column not yet typed.
+                mapping[i] = next((j for j in free if (cheap or not (g.typed and pred[j].typed))
+                                   and equal_under(g, pred[j], rows, tol, cheap)), None)
+                if mapping[i] is not None:
+                    free.remove(mapping[i])
+    return None if None in mapping else mapping  # None: maybe another assignment works
+
+
+def _aligned_failure(gold, pred, paired, tol) -> StrictVerdict:
+    lonely = [i for i, c in enumerate(paired) if not c]
+    if lonely:
+        return StrictVerdict(False, "column_not_found", _describe_lonely(gold[lonely[0]], pred, False, tol))
+    return StrictVerdict(False, "column_not_found", "no one-to-one mapping: several gold columns "
+                         "can only map onto the same predicted column")
 
 
 def _mapping_words(gold, pred, mapping) -> str:
     pairs = ", ".join(f"{gold[i].name}->{pred[j].name}" for i, j in enumerate(mapping))
     return f"rows equal under the column mapping {pairs}" if pairs else "no columns to compare"
-
-
-def _bipartite(candidates: list[list[int]], n_right: int) -> list[int] | None:
-    """A one-to-one assignment (augmenting paths), or None."""
-    owner = [-1] * n_right
-
-    def place(i, seen):
-        for j in candidates[i]:
-            if j in seen:
-                continue
-            seen.add(j)
-            if owner[j] == -1 or place(owner[j], seen):
-                owner[j] = i
-                return True
-        return False
-
-    for i in range(len(candidates)):
-        if not place(i, set()):
-            return None
-    mapping = [0] * len(candidates)
-    for j, i in enumerate(owner):
-        if i != -1:
-            mapping[i] = j
-    return mapping
-
-
-def _mix(h: np.ndarray, key: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        x = (h ^ key) * _GOLDEN
-        return x ^ (x >> np.uint64(29))
-
-
-class _MappingSearch:
-    """Depth-first assignment of gold columns, pruned by the projected rows."""
-
-    def __init__(self, gold, pred, candidates, tol):
-        self.gold, self.pred, self.tol = gold, pred, tol
-        self.candidates = candidates
-        self.order = sorted(range(len(gold)), key=lambda i: (gold[i].has_float, len(candidates[i])))
-        self.budget = SEARCH_BUDGET
-
-    def run(self) -> StrictVerdict:
-        n = self.gold[0].n if self.gold else 0
-        start = np.zeros(n, dtype=np.uint64)
-        found = self._extend(0, {}, start, start.copy())
-        if found is not None:
-            mapping = tuple(found[i] for i in range(len(self.gold)))
-            return StrictVerdict(True, "match", _mapping_words(self.gold, self.pred, mapping), mapping)
-        if self.budget <= 0:
-            return StrictVerdict(False, "mapping_search_exhausted",
-                                 f"gave up after {SEARCH_BUDGET} partial column mappings")
-        return StrictVerdict(False, "value_mismatch", self._describe_failure())
-
-    def _extend(self, depth, assigned, hg, hp):
-        if depth == len(self.order):
-            return dict(assigned) if self._rows_match(assigned, hg, hp) else None
-        i = self.order[depth]
-        used = set(assigned.values())
-        tried_content = set()
-        for j in self.candidates[i]:
-            if j in used:
-                continue
-            content = self.pred[j].fingerprint
-            if content in tried_content:
-                continue  # an identical predicted column leads to the same rows
-            tried_content.add(content)
-            self.budget -= 1
-            if self.budget <= 0:
-                return None
-            exact = not (self.gold[i].has_float or self.pred[j].has_float)
-            ng = _mix(hg, self.gold[i].key(exact))
-            np_ = _mix(hp, self.pred[j].key(exact))
-            assigned[i] = j
-            if self._keys_agree(ng, np_) and (exact or self._rows_match(assigned, ng, np_)):
-                found = self._extend(depth + 1, assigned, ng, np_)
-                if found is not None:
-                    return found
-            del assigned[i]
-        return None
-
-    @staticmethod
-    def _keys_agree(hg, hp) -> bool:
-        with np.errstate(over="ignore"):
-            if hg.sum(dtype=np.uint64) != hp.sum(dtype=np.uint64):
-                return False
-        return bool(np.array_equal(np.sort(hg), np.sort(hp)))
-
-    def _rows_match(self, assigned, hg, hp) -> bool:
-        """Rows equal as multisets: exact keys group the rows, FLOAT cells are matched within groups."""
-        floats = [(i, j) for i, j in assigned.items() if self.gold[i].has_float or self.pred[j].has_float]
-        if not floats:
-            return True  # the exact keys already agree as multisets
-        og = np.lexsort([self.gold[i].num for i, _ in reversed(floats)] + [hg])
-        op = np.lexsort([self.pred[j].num for _, j in reversed(floats)] + [hp])
-        ok = np.ones(len(og), dtype=bool)
-        for i, j in assigned.items():
-            ok &= cells_equal(self.gold[i], self.pred[j], self.tol, og, op)
-        if ok.all():
-            return True
-        return _match_groups(self, assigned, hg, hp, og, op, ok)
-
-    def _describe_failure(self) -> str:
-        return ("every column has a partner with the same values, but no mapping keeps the rows whole: "
-                "values are right column by column but scrambled across rows")
-
-
-def _match_groups(search, assigned, hg, hp, og, op, ok) -> bool:
-    """Tolerance can reorder near-equal rows: re-match the rows of each disagreeing group exactly."""
-    bad_keys = np.unique(hg[og][~ok])
-    for key in bad_keys.tolist():
-        rows_g = np.flatnonzero(hg == key)
-        rows_p = np.flatnonzero(hp == key)
-        if len(rows_g) != len(rows_p) or len(rows_g) > 400:
-            return False
-        compat = np.ones((len(rows_g), len(rows_p)), dtype=bool)
-        for i, j in assigned.items():
-            gi = np.repeat(rows_g, len(rows_p))
-            pj = np.tile(rows_p, len(rows_g))
-            compat &= cells_equal(search.gold[i], search.pred[j], search.tol, gi, pj).reshape(compat.shape)
-        if _bipartite([list(np.flatnonzero(r)) for r in compat], len(rows_p)) is None:
-            return False
-    return True
 
 
 def _describe_lonely(g: StrictColumn, pred: list[StrictColumn], ignore_order: bool, tol: float) -> str:
@@ -231,6 +145,9 @@ def _describe_lonely(g: StrictColumn, pred: list[StrictColumn], ignore_order: bo
 
 
 def _cell(c: StrictColumn, i: int) -> str:
+    if int(c.cls[i]) == NULL:
+        return "NULL"
     if c.source is not None:
-        return repr(c.source[i]) if int(c.cls[i]) != NULL else "NULL"
-    return {NULL: "NULL", INT: f"{int(c.ival[i])}"}.get(int(c.cls[i]), repr(float(c.num[i])))
+        value = c.source[i]
+        return repr(value.as_py() if isinstance(value, pa.Scalar) else value)
+    return {INT: f"{int(c.ival[i])}"}.get(int(c.cls[i]), repr(float(c.num[i])))

@@ -1,0 +1,401 @@
+"""The fast table rules against plain oracles, on random small tables.
+
+The official presets must give exactly the verdict of `bench/baseline.py`, a
+per-cell Python copy of the public scorers' loop.  Tables mix ints, floats
+near the tolerances, int-valued floats, negative zero, strings that look like
+numbers, bools and NULLs of every flavour; predictions are the gold shuffled,
+reordered, nudged, retyped, or drawn independently from the same few values,
+so that equal multisets, ties and near-misses are common.
+"""
+from __future__ import annotations
+
+import io
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import baseline  # noqa: E402
+from evaluators.tables import official, strict  # noqa: E402
+from evaluators.tables.cells import TokenTable  # noqa: E402
+from evaluators.tables.read import strict_columns  # noqa: E402
+
+PRESETS = {"spider2": (1e-2, False), "spider2-2024": (1e-3, False), "spider2-lite": (1e-2, True)}
+VALUES = {
+    "int": [-2, -1, 0, 1, 2, 3, 10, 2 ** 53, 2 ** 53 + 1, 10 ** 12, 10 ** 12 + 1, 123456789012, 10 ** 20, -2 ** 64],
+    "float": [0.0, -0.0, 0.1, 0.2, 0.3, 0.1 + 0.2, 1.0, 1.0009, 1.001, 1.0011, 1.0049, 1.005, 1.0051, 1.01,
+              1.0101, 2.0, 9.995, 10.0, -1.0, 1e-3, 1e16, 1e16 + 2, 123456789012.0],
+    "whole": [0.0, 1.0, 2.0, 3.0, -1.0, 10.0],
+    "str": ["a", "b", "A", "0", "1", "1.0", "nan", "None", "x y", "-0", "True"],
+    "bool": [True, False],
+}
+# Pairs inside some tolerance whose strings sort differently: the scorers' string sort decides.
+NEAR = {repr(a): b for a, b in [
+    (9.995, 10.0), (10.0, 9.995), (1.0049, 1.0), (1.0, 1.0049), (1.005, 1.01), (1.01, 1.005), (0.3, 0.1 + 0.2),
+    (0.1 + 0.2, 0.3), (1.0009, 1.001), (1.001, 1.0011), (1e16, 1e16 + 2), (0.0, -0.0), (-0.0, 0.0), (2.0, 1.995),
+    (10 ** 12, 10 ** 12 + 1), (2 ** 53, 2 ** 53 + 1), (123456789012, 123456789012.0), (1, 1.0), (0, 0.0)]}
+NULLS = {"int": [None], "float": [float("nan"), None], "whole": [float("nan")], "str": [None, float("nan")],
+         "bool": [None]}
+
+
+@st.composite
+def column(draw, rows: int, kind: str | None = None):
+    kind = kind or draw(st.sampled_from(sorted(VALUES)))
+    nulls = NULLS[kind] if draw(st.booleans()) else []
+    pool = VALUES[kind] + nulls
+    return kind, [draw(st.sampled_from(pool)) for _ in range(rows)]
+
+
+def frame_of(columns) -> pd.DataFrame:
+    return pd.DataFrame({f"c{i}": values for i, (_, values) in enumerate(columns)})
+
+
+@st.composite
+def table_pair(draw):
+    rows = draw(st.integers(0, 7))
+    gold_cols = draw(st.lists(column(rows), min_size=1, max_size=4))
+    gold = frame_of(gold_cols)
+    how = draw(st.sampled_from(["same", "shuffle", "mutate", "nudge", "nudge", "retype", "independent", "length"]))
+    if how == "independent":
+        pred_cols = [draw(column(rows, kind)) for kind, _ in gold_cols]
+    elif how == "length":
+        other = rows + draw(st.sampled_from([-1, 1])) if rows else 1
+        pred_cols = [draw(column(other, kind)) for kind, _ in gold_cols]
+    else:
+        pred_cols = [(kind, list(values)) for kind, values in gold_cols]
+        if how != "same" and rows:
+            order = draw(st.permutations(range(rows)))
+            pred_cols = [(kind, [values[i] for i in order]) for kind, values in pred_cols]
+        if how == "mutate" and rows:
+            k = draw(st.integers(0, len(pred_cols) - 1))
+            kind, values = pred_cols[k]
+            values[draw(st.integers(0, rows - 1))] = draw(column(1, kind))[1][0]
+        if how == "nudge":
+            for kind, values in pred_cols:
+                for i, v in enumerate(values):
+                    if isinstance(v, (int, float)) and not isinstance(v, bool) and repr(v) in NEAR \
+                            and draw(st.booleans()):
+                        values[i] = NEAR[repr(v)]
+        if how == "retype":
+            k = draw(st.integers(0, len(pred_cols) - 1))
+            kind, values = pred_cols[k]
+            pred_cols[k] = ("float", [float(v) if isinstance(v, (int, float)) and v is not None else v
+                                      for v in values])
+    if draw(st.booleans()):
+        pred_cols.append(draw(column(len(pred_cols[0][1]))))
+    pred_cols = draw(st.permutations(pred_cols))
+    pred = frame_of(pred_cols)
+    cols = draw(st.one_of(st.just([]), st.lists(st.integers(0, gold.shape[1] - 1), min_size=1, max_size=3)))
+    return pred, gold, cols, draw(st.booleans())
+
+
+def via_csv(frame: pd.DataFrame, low_memory: bool) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(frame.to_csv(index=False)), low_memory=low_memory)
+
+
+def ours(pred, gold, cols, ignore_order, preset) -> bool:
+    tol, null_as_zero = PRESETS[preset]
+    selected = official.select_condition_cols(gold, cols, wrap_scalar=preset == "spider2-lite")
+    return official.compare(pred, selected, ignore_order=ignore_order, tol=tol, null_as_zero=null_as_zero).ok
+
+
+def check_all_presets(pred, gold, cols, ignore_order):
+    for preset in PRESETS:
+        want = bool(baseline.compare_frames(pred, gold, cols, ignore_order, preset))
+        assert ours(pred, gold, cols, ignore_order, preset) == want, (preset, ignore_order, cols)
+
+
+SETTINGS = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@SETTINGS
+@given(table_pair())
+def test_official_equals_baseline_in_memory(case):
+    pred, gold, cols, ignore_order = case
+    check_all_presets(pred, gold, cols, ignore_order)
+
+
+@SETTINGS
+@given(table_pair(), st.booleans())
+def test_official_equals_baseline_after_csv(case, low_memory):
+    pred, gold, cols, ignore_order = case
+    check_all_presets(via_csv(pred, low_memory), via_csv(gold, low_memory), cols, ignore_order)
+
+
+@SETTINGS
+@given(table_pair())
+def test_shared_views_give_the_same_verdicts(case):
+    """One ViewCache serving every preset (as grading does) changes no verdict."""
+    pred, gold, cols, ignore_order = case
+    views = official.ViewCache()
+    for preset, (tol, null_as_zero) in PRESETS.items():
+        selected = official.select_condition_cols(gold, cols, wrap_scalar=preset == "spider2-lite")
+        shared = official.compare(pred, selected, ignore_order=ignore_order, tol=tol, null_as_zero=null_as_zero,
+                                  views=views).ok
+        assert shared == ours(pred, gold, cols, ignore_order, preset)
+
+
+# pandas' default missing-value strings: such cells are NULL for the strict rule too.
+NA_TEXTS = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+            "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
+
+
+def strict_oracle(pred_text: str, gold_text: str, cols, ignore_order: bool) -> bool:
+    """The strict rule by brute force on CSV text: every column mapping, every row matching."""
+    import csv
+    import itertools
+    import math
+
+    from evaluators.tables.texts import _type_text
+
+    def cell(text):
+        if text in NA_TEXTS:
+            return ("NULL", None, None)
+        cls, number, value, token = _type_text(text)
+        exact = {1: value, 2: token[1] if cls == 2 else None, 3: None, 4: text}[cls]
+        return (cls, exact, number)
+
+    def typed(text):
+        rows = [r for r in list(csv.reader(io.StringIO(text)))[1:] if r]
+        return [[cell(c) for c in r] for r in rows]
+
+    def equal(a, b):
+        if a[0] == "NULL" or b[0] == "NULL":
+            return a[0] == b[0]
+        if 3 in (a[0], b[0]) and {a[0], b[0]} <= {1, 2, 3}:
+            return math.isclose(a[2], b[2], rel_tol=1e-9, abs_tol=1e-2)
+        return a[0] == b[0] and a[1] == b[1]
+
+    gold, pred = typed(gold_text), typed(pred_text)
+    width_g = len(list(csv.reader(io.StringIO(gold_text)))[0])
+    width_p = len(list(csv.reader(io.StringIO(pred_text)))[0])
+    chosen = [c % width_g for c in cols] if cols else list(range(width_g))
+    if len(gold) != len(pred) or len(chosen) > width_p:
+        return False
+    for mapping in itertools.permutations(range(width_p), len(chosen)):
+        def row_equal(gr, pr):
+            return all(equal(gr[i], pr[j]) for i, j in zip(chosen, mapping))
+        if not ignore_order:
+            if all(row_equal(g, p) for g, p in zip(gold, pred)):
+                return True
+        elif any(all(row_equal(gold[i], pred[k]) for i, k in enumerate(order))
+                 for order in itertools.permutations(range(len(pred)))):
+            return True
+    return False
+
+
+def strict_ours(pred_text: str, gold_text: str, cols, ignore_order: bool) -> bool:
+    tokens = TokenTable()
+
+    def typed(text):
+        frame = pd.read_csv(io.StringIO(text), low_memory=False)
+        return strict_columns(frame, tokens, lambda c: pd.read_csv(io.StringIO(text), dtype=object, usecols=c,
+                                                                   low_memory=False))
+    gold, pred = typed(gold_text), typed(pred_text)
+    selected = [gold[i] for i in cols] if cols else gold
+    return strict.compare(pred, selected, ignore_order=ignore_order, tol=1e-2).ok
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(table_pair())
+def test_strict_equals_brute_force(case):
+    pred, gold, cols, ignore_order = case
+    if len(gold) > 5 or pred.shape[1] > 4:
+        pred, gold = pred.iloc[:5, :4], gold.iloc[:5]
+    pred_text, gold_text = pred.to_csv(index=False), gold.to_csv(index=False)
+    assert strict_ours(pred_text, gold_text, cols, ignore_order) == \
+        strict_oracle(pred_text, gold_text, cols, ignore_order)
+
+
+def test_nullable_and_engine_dtypes_match_baseline():
+    """DuckDB hands back nullable ints, datetimes and bools: the rule must see what the scorers see."""
+    gold = pd.DataFrame({"i": pd.array([1, None, 3], dtype="Int64"), "s": ["x", "y", None],
+                         "t": pd.to_datetime(["2020-01-01", None, "2021-05-05"]), "b": [True, False, True]})
+    for pred in (gold.iloc[[2, 0, 1]].reset_index(drop=True), gold.iloc[::-1, ::-1].reset_index(drop=True),
+                 gold.assign(i=pd.array([1, 2, 3], dtype="Int64")), gold.assign(i=[1.0, np.nan, 3.0])):
+        for ignore_order in (True, False):
+            check_all_presets(pred, gold, [], ignore_order)
+
+
+def test_float_text_parsing_agrees_with_python():
+    """The strict rule types number texts in bulk; each value must be what float()/int() give."""
+    rng = np.random.default_rng(5)
+    texts = [repr(float(x)) for x in rng.normal(0, 1e5, 2000)]
+    texts += [f"{m:.{d}e}" for m, d in zip(rng.uniform(-10, 10, 2000), rng.integers(0, 25, 2000))]
+    texts += ["5", "+5", "-0", "007", "1.", ".5", "1e5", "1E-5", "-.5e+3", " 7 ", "1_0", "inf", "nan", "1e999",
+              "9223372036854775807", "9223372036854775808", "-9223372036854775809", "٣", "0x10", "", "1e", "e1"]
+    tokens = TokenTable()
+    typed = strict_columns(pd.DataFrame({"t": pd.array(texts, dtype=object)}), tokens, lambda c: None)[0]
+    for i, text in enumerate(texts):
+        want = _python_type(text)
+        got = (int(typed.cls[i]), float(typed.num[i]) if want[0] in (1, 2, 3) else None,
+               int(typed.ival[i]) if want[0] == 1 else None)
+        assert got == want, text
+
+
+def _python_type(text: str):
+    from evaluators.tables.texts import _type_text
+
+    cls, number, ival, _ = _type_text(text)
+    return (cls, number if cls in (1, 2, 3) else None, ival if cls == 1 else None)
+
+
+@pytest.mark.parametrize("permuted", [False, True])
+def test_strict_equal_columns_finish_quickly(permuted):
+    """30 columns holding the same values: the mapping search must not try permutations."""
+    from bench.gen import equal_columns_table
+
+    gold, pred = equal_columns_table(rows=2000, cols=30, permuted=permuted)
+    tokens = TokenTable()
+    g, p = strict_columns(gold, tokens, lambda c: None), strict_columns(pred, tokens, lambda c: None)
+    start = time.perf_counter()
+    verdict = strict.compare(p, g, ignore_order=True, tol=1e-2)
+    assert verdict.ok, verdict
+    scrambled = pred.copy()
+    scrambled.iloc[:, 0] = scrambled.iloc[::-1, 0].to_numpy()
+    ps = strict_columns(scrambled, tokens, lambda c: None)
+    assert strict.compare(ps, g, ignore_order=True, tol=1e-2).reason in ("value_mismatch", "column_not_found")
+    assert time.perf_counter() - start < 20
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
+
+
+@pytest.mark.parametrize("n", [7, 999, 1001, 4000])
+@pytest.mark.parametrize("null_as_zero", [False, True])
+def test_official_order_is_the_scorers_sort(n, null_as_zero):
+    """Both ways of computing the scorers' string order (Python for short columns, numpy ranks for long)."""
+    from evaluators.tables.views import _masked_column, num_column
+
+    rng = np.random.default_rng(n)
+    floats = rng.choice([0.0, -0.0, 0.1, 0.1 + 0.2, 0.3, 10.0, 9.995, np.nan, 1e16, 1e-5, -1.0, 2.5], n)
+    ints = rng.choice([-3, 0, 7, 10, 2 ** 53 + 1, 123], n)
+    masked = pd.Series(pd.array(rng.choice([1, 2, 30, None], n), dtype="Int64"))
+    for column in (num_column("f", floats, null_as_zero), num_column("i", ints, null_as_zero),
+                   num_column("b", ints > 5, null_as_zero), _masked_column("m", masked, null_as_zero)):
+        values = column.python_values()
+        want = sorted(range(n), key=lambda i: (values[i] is None, str(values[i]), isinstance(values[i], (int, float))))
+        assert list(column.official_order) == want, column.name
+
+
+def test_first_byte_screen_equals_its_pattern():
+    """The strict typing's byte-level screen gives exactly what its regular expression says."""
+    import random
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from evaluators.tables.texts import MAY_BE_NUMBER, may_be_number
+
+    rnd = random.Random(0)
+    alphabet = list("iInNfFaA+-. 0123456789xyz\t\x1c\x1f\x0b_eE") + ["é", "٣", "\u00a0", "\x7f", "\x80"]
+    texts = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 5))) for _ in range(20000)] + [None, ""]
+    for array in (pa.array(texts), pa.array(texts).cast(pa.large_string()).slice(3)):
+        want = pc.fill_null(pc.match_substring_regex(array, MAY_BE_NUMBER), False).to_numpy(zero_copy_only=False)
+        null = array.is_null().to_numpy(zero_copy_only=False)
+        assert np.array_equal(may_be_number(array) & ~null, want)
+
+
+@pytest.mark.parametrize("change", ["none", "noise", "one_cell", "scramble_column", "int_as_float", "null_one",
+                                    "text_cell", "scramble_text"])
+def test_large_tables_use_fast_paths_exactly(tmp_path, change):
+    """2000-row tables through CSV: the official presets agree with the baseline, strict with the known answer."""
+    from bench.gen import gold_table, prediction
+
+    gold = gold_table(2000, 9, seed=3)
+    pred = prediction(gold, seed=4, noise=change == "noise")
+    if change == "one_cell":
+        floats = [c for c in pred.columns if pred[c].dtype.kind == "f"]
+        pred.loc[17, floats[0]] += 0.5
+    if change == "scramble_column":
+        pred.iloc[:, 1] = pred.iloc[::-1, 1].to_numpy()
+    if change == "int_as_float":
+        ints = [c for c in pred.columns if pred[c].dtype.kind == "i"]
+        pred[ints[0]] = pred[ints[0]].astype(float) + 0.001
+    if change == "null_one":
+        pred.iloc[5, 0] = None
+    texts = [c for c in pred.columns if pred[c].dtype == "str" and pred[c].notna().all()]
+    if change == "text_cell":  # same length, so only comparing the strings themselves can tell
+        old = pred.loc[11, texts[0]]
+        pred.loc[11, texts[0]] = old[:-1] + ("x" if old[-1] != "x" else "y")
+    if change == "scramble_text":
+        pred[texts[0]] = pred[texts[0]].iloc[::-1].to_numpy()
+    gold.to_csv(tmp_path / "gold.csv", index=False)
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    g, p = pd.read_csv(tmp_path / "gold.csv"), pd.read_csv(tmp_path / "pred.csv")
+    for ignore_order in (True, False):
+        check_all_presets(p, g, [], ignore_order)
+    strict_ok = strict_ours((tmp_path / "pred.csv").read_text(), (tmp_path / "gold.csv").read_text(), [], True)
+    assert strict_ok == (change in ("none", "noise", "int_as_float"))
+    if change in ("text_cell", "scramble_text"):
+        want_official = change == "scramble_text"  # each column alone still holds the same values
+        assert ours(p, g, [], True, "spider2") == want_official
+
+
+def test_string_columns_in_several_chunks():
+    """pandas can hold a string column as several pyarrow chunks (concatenation, chunked reads)."""
+    words = [f"w{i % 37}" if i % 11 else None for i in range(1500)]
+    halves = [pd.DataFrame({"k": range(a, b), "s": pd.array(words[a:b], dtype="str")}) for a, b in ((0, 700), (700, 1500))]
+    gold = pd.concat(halves, ignore_index=True)
+    assert pa_chunks(gold["s"]) == 2
+    pred = gold.iloc[::-1].reset_index(drop=True)
+    changed = pred.copy()
+    changed.loc[3, "s"] = "w999"
+    for frame, want in ((pred, True), (changed, False)):
+        check_all_presets(frame, gold, [], True)
+        tokens = TokenTable()
+        g = strict_columns(gold, tokens, lambda c: None)
+        p = strict_columns(frame, tokens, lambda c: None)
+        assert strict.compare(p, g, ignore_order=True, tol=1e-2).ok == want
+
+
+def pa_chunks(series) -> int:
+    import pyarrow as pa
+
+    array = pa.array(series.array)
+    return array.num_chunks if isinstance(array, pa.ChunkedArray) else 1
+
+
+def test_token_codes_are_exact_across_small_and_large_batches():
+    """Equal codes exactly when equal values, whichever way (Python dict or pandas index) each batch went."""
+    import pyarrow as pa
+
+    from evaluators.tables.tokens import TokenSpace
+
+    class Item:
+        def __init__(self, space, values):
+            self.space, self.values, self.codes = space, values, None
+
+        def token_values(self):
+            return self.values
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(5000)]
+    items = [Item("str", pa.array(list(rng.choice(words, n)) + [None])) for n in (10, 3000, 50, 9000)]
+    items.append(Item("str", np.array(["w1", None, float("nan"), "w4999"], dtype=object)))
+    items += [Item(("datetime", "None"), np.array([5, 7, 5], dtype=np.int64)),
+              Item(("datetime", "None"), np.arange(3000, dtype=np.int64) + 3)]
+    space = TokenSpace()
+    for item in items[:3]:
+        space.register(item)
+    for item in items:
+        space.ensure(item)
+    seen: dict = {}
+    for item in items:
+        values = item.values.to_pylist() if isinstance(item.values, pa.Array) else item.values.tolist()
+        for value, code in zip(values, item.codes.tolist()):
+            if value is None or value != value:
+                assert code == -1
+                continue
+            assert seen.setdefault((item.space, value), code) == code
+    for space_name in ("str", ("datetime", "None")):
+        codes = [c for (s, _), c in seen.items() if s == space_name]
+        assert len(set(codes)) == len(codes)
