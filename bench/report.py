@@ -123,3 +123,30 @@ def _baseline_lines(ax, pairs, clock: str) -> None:
         ax.plot(*zip(*measured), "-x", color="tab:red", label="baseline (public scorer's loop)")
     if guessed and measured:
         ax.plot(*zip(*([measured[-1]] + guessed)), ":x", color="tab:red", label="baseline, extrapolated")
+
+
+def markdown(results: dict) -> str:
+    """The results as a markdown table (for docs/performance.md): medians and ratios to the read."""
+    clock = results["settings"].get("clock", "cpu")
+    head = ("| rows × cols | read | spider2 | spider2-2024 | spider2-lite | strict | all four | "
+            "end-to-end (all four) | baseline |")
+    lines = [head, "|" + "---:|" * 9]
+    for p in results["pairs"]:
+        if p["noise"]:
+            continue
+        read = p["read"][clock]
+        cells = [f"{p['compare'][s][clock]:.3f} ({p['compare'][s][clock] / read:.2f}×)" for s in SHORT]
+        base = p.get("baseline")
+        base_text = "–" if not base else (f"{base[clock]:.1f}{' (extrapolated)' if base['extrapolated'] else ''}"
+                                           f" ({base[clock] / read:.0f}×)")
+        lines.append(f"| {p['rows']:,} × {p['cols']} | {read:.3f} | " + " | ".join(cells) +
+                     f" | {p['all4'][clock]:.3f} ({p['all4'][clock] / read:.2f}×) | "
+                     f"{p['e2e']['all4'][clock]:.3f} ({p['e2e']['all4'][clock] / read:.2f}×) | {base_text} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(markdown(json.loads(open(sys.argv[1]).read())))

@@ -1,6 +1,6 @@
 """Benchmark: comparing table pairs under each semantics, against reading them with pandas.
 
-    python bench/run.py            # 10^4, 10^5, 10^6 rows x 10, 20, 30 columns, corpus self-grade, memory
+    python bench/run.py            # 10^3..10^6 rows x 10, 20, 30 columns, corpus self-grade, memory (~25 min)
     python bench/run.py --quick    # 10^3 and 10^4 rows x 20 columns, one repeat, no corpus, no memory
     python bench/run.py --sizes 10000,100000 --cols 20 --repeats 5 --baseline-max-rows 10000 --no-corpus
 
@@ -38,19 +38,21 @@ GENERATOR_VERSION = 1  # bump when gen.py changes what it writes, to refresh cac
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--sizes", default="10000,100000,1000000", help="row counts, comma-separated")
+    parser.add_argument("--sizes", default="1000,10000,100000,1000000", help="row counts, comma-separated")
     parser.add_argument("--cols", default="10,20,30", help="column counts, comma-separated")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--baseline-max-rows", type=int, default=10000, help="largest size the baseline runs at")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the median is kept")
+    parser.add_argument("--baseline-max-rows", type=int, default=10000,
+                        help="largest size the baseline runs at (it needs two sizes to extrapolate from)")
     parser.add_argument("--noise", action="store_true", help="also time predictions with floats nudged by 1e-12")
     parser.add_argument("--no-corpus", action="store_true", help="skip the corpus self-grade")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="a Spider2-lite corpus (holds gold/)")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory child process")
     parser.add_argument("--memory-rows", type=int, default=None, help="rows for the memory figure (largest size)")
     parser.add_argument("--quick", action="store_true", help="small and fast: a smoke run of everything cheap")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--out", type=Path, default=HERE / "results", help="where bench.json, bench.png and "
+                        "the cached tables go (git-ignored)")
     parser.add_argument("--docs", action="store_true", help="copy bench.png and bench.json to docs/")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated tables")
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                         help="what the table and plot show (both are saved): process CPU time is steadier "
                              "on a shared machine; the work measured is single-threaded")

@@ -61,16 +61,21 @@ def probe_rows(n: int) -> np.ndarray:
     return rows
 
 
-def best_pairing(pairings: list[np.ndarray], agreeing, perfect: int) -> np.ndarray | None:
-    """The pairing under which most columns agree on the probe rows; `agreeing(gold_rows, pred_rows)`
-    counts them, and a pairing with `perfect` agreeing columns is taken at once."""
+def best_pairing(pairings: list[np.ndarray], judges) -> np.ndarray | None:
+    """The pairing under which most gold columns agree with some predicted column on the probe rows.
+
+    `judges()` gives, per judging gold column, its checks: functions of (gold rows,
+    predicted rows) telling whether it agrees with one candidate partner.  They are
+    made once, and only when there is a choice; a pairing all judges accept is taken at once.
+    """
     if len(pairings) <= 1:
         return pairings[0] if pairings else None
+    checks = judges()
     probe = probe_rows(len(pairings[0]))
     best, best_score = None, -1
     for rows in pairings:
-        score = agreeing(rows[probe], probe)
-        if score >= perfect:
+        score = sum(any(check(rows[probe], probe) for check in column) for column in checks)
+        if score == len(checks):
             return rows
         if score > best_score:
             best, best_score = rows, score

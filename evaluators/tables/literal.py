@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .numeric import first_false, isclose
-from .views import Column
+from .views import SHORT, Column
 
 _WORDS_CELLS = 5000  # cells compared to find the closest column, for the message only
 _WORDS_SORT_LIMIT = 50_000  # beyond this, Python-sorting odd columns for words is not worth it
@@ -41,6 +41,8 @@ def describe_miss(g: Column, pred_cols: list[Column], ignore_order: bool, tol: f
     """Words for a gold column that found no partner: the closest candidate and a differing cell."""
     head = f"gold column {g.name!r} ({g.n} rows) matches no predicted column"
     same_len = [p for p in pred_cols if p.n == g.n]
+    if g.kind != "lit" and any(p.kind == g.kind for p in same_len):
+        same_len = [p for p in same_len if p.kind == g.kind]  # a number never equals a string: look among likes
     if not same_len:
         lengths = sorted({p.n for p in pred_cols})
         return f"{head}: the prediction has {lengths[0] if lengths else 0} row(s)" if len(lengths) <= 1 \
@@ -61,8 +63,9 @@ def _agreement(g: Column, p: Column, ignore_order: bool, tol: float):
 
 
 def _number_agreement(g: Column, p: Column, ignore_order: bool, tol: float):
-    """The same figures as the per-cell path, from arrays (official_order is the scorers' sort)."""
-    og, op = (g.official_order, p.official_order) if ignore_order else (slice(None), slice(None))
+    """The same figures as the per-cell path, from arrays (official_order is the scorers' sort; past
+    SHORT rows, where that sort costs a string per value, the words use numeric order instead)."""
+    og, op = (_words_order(g), _words_order(p)) if ignore_order else (slice(None), slice(None))
     gn, pn = g.num[og][:_WORDS_CELLS], p.num[op][:_WORDS_CELLS]
     g_null, p_null = g.null[og][:_WORDS_CELLS], p.null[op][:_WORDS_CELLS]
     close = isclose(gn, pn, tol)
@@ -71,6 +74,12 @@ def _number_agreement(g: Column, p: Column, ignore_order: bool, tol: float):
     if index is None:
         return _summary(same, [], [])
     return (float(same.mean()), index, _cell(g, og, index), _cell(p, op, index))
+
+
+def _words_order(c: Column) -> np.ndarray:
+    if c.n <= SHORT:
+        return c.official_order
+    return np.argsort(np.where(c.null & ~np.bool_(c.null_as_zero), np.inf, c.num), kind="stable")
 
 
 def _cell(c: Column, order, index: int):

@@ -21,6 +21,7 @@ identity (identical with NULL kept as NULL stays identical with NULL as 0).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -136,10 +137,9 @@ class ViewCache:
         if key not in self._pairings:
             gold_cols, pred_cols = self.columns(gold, null_as_zero), self.columns(pred, null_as_zero)
             pairings = align.row_pairings(_keys(gold_cols), _keys(pred_cols))
-            judges = gold_cols[:align.JUDGES]
-            self._pairings[key] = align.best_pairing(pairings, lambda g_rows, p_rows: sum(
-                any(_cells_identical(g, p, g_rows, p_rows) for p in _likely_partners(g, pred_cols))
-                for g in judges), perfect=len(judges))
+            self._pairings[key] = align.best_pairing(pairings, lambda: [
+                [partial(_cells_identical, g, p) for p in _likely_partners(g, pred_cols)]
+                for g in gold_cols[:align.JUDGES]])
         return self._pairings[key]
 
 

@@ -23,9 +23,9 @@ import numpy as np
 import pyarrow as pa
 
 from . import align
-from .cells import INT, NULL, StrictColumn
+from .cells import FLOAT, INT, NULL, StrictColumn
 from .numeric import first_false, isclose
-from .proofs import agree_at, equal_under, signatures_agree
+from .proofs import cheap_checks, equal_under, signatures_agree
 from .search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
 
 @dataclass(frozen=True)
@@ -69,10 +69,11 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
         return StrictVerdict(True, "match", _mapping_words(gold, pred, mapping), tuple(mapping))
     if not ignore_order:
         return _aligned_failure(gold, pred, paired, tol)
-    candidates = [[j for j, p in enumerate(pred) if column_compatible(g, p, True, tol)] for g in gold]
-    lonely = [i for i, c in enumerate(candidates) if not c]
-    if lonely:
-        return StrictVerdict(False, "column_not_found", _describe_lonely(gold[lonely[0]], pred, True, tol))
+    candidates: list = [None] * len(gold)
+    for i in sorted(range(len(gold)), key=lambda i: gold[i].raw is not None):  # text columns last: they need codes
+        candidates[i] = [j for j, p in enumerate(pred) if column_compatible(gold[i], p, True, tol)]
+        if not candidates[i]:
+            return StrictVerdict(False, "column_not_found", _describe_lonely(gold[i], pred, True, tol))
     search = MappingSearch(gold, pred, candidates, tol)
     found = search.run()
     if found is not None:
@@ -87,8 +88,8 @@ def _pairing(gold: list[StrictColumn], pred: list[StrictColumn], tol: float) -> 
     """The row pairing to try first (from a key column with distinct values), or None."""
     keys = [[c.key_values for c in cols if c.typed and c.key_values is not None] for cols in (gold, pred)]
     judges = gold[:align.JUDGES]
-    return align.best_pairing(align.row_pairings(*keys), lambda g_rows, p_rows: sum(
-        any(agree_at(g, p, g_rows, p_rows, tol, cheap=True) for p in pred) for g in judges), perfect=len(judges))
+    return align.best_pairing(align.row_pairings(*keys), lambda: [
+        [check for p in pred if p.n == g.n for check in cheap_checks(g, p, tol)] for g in judges])
 
 
 def _greedy(gold, pred, rows, tol) -> list[int] | None:
@@ -124,9 +125,9 @@ def _describe_lonely(g: StrictColumn, pred: list[StrictColumn], ignore_order: bo
     head = f"gold column {g.name!r} has no partner among the predicted columns"
     best, best_share, best_index = None, -1.0, None
     for p in pred:
-        if p.n != g.n:
+        if p.n != g.n or not _may_share(g, p):
             continue
-        ig, ip = (np.lexsort([g.num, g.key(False)]), np.lexsort([p.num, p.key(False)])) if ignore_order else (None, None)
+        ig, ip = (_words_order(g), _words_order(p)) if ignore_order else (None, None)
         eq = cells_equal(g, p, tol, ig, ip)
         share = float(eq.mean()) if len(eq) else 1.0
         if share > best_share:
@@ -142,6 +143,19 @@ def _describe_lonely(g: StrictColumn, pred: list[StrictColumn], ignore_order: bo
         text += f"; first difference at {'sorted ' if ignore_order else ''}row {best_index[0]}: " \
                 f"gold {best_index[1]} vs predicted {best_index[2]}"
     return text
+
+
+def _may_share(g: StrictColumn, p: StrictColumn) -> bool:
+    """Can any non-NULL cell of g equal a cell of p (numbers with numbers, TEXT with TEXT)?"""
+    (_, g_num, g_text), (_, p_num, p_text) = g.counts, p.counts
+    return (g_num and p_num) or (g_text and p_text) or not (g_num or g_text)
+
+
+def _words_order(c: StrictColumn) -> np.ndarray:
+    """Rows grouped by kind of cell, numbers in order (for all-number columns: just by value)."""
+    if c.uniform in (INT, FLOAT):
+        return np.argsort(c.num, kind="stable")  # what the lexsort below gives when every key is equal
+    return np.lexsort([c.num, c.key(False)])
 
 
 def _cell(c: StrictColumn, i: int) -> str:
