@@ -22,8 +22,6 @@ from pathlib import Path
 from . import checks
 from .errors import InstanceError
 from .matchers.verdicts import Verdict
-from .metrics.bird import bird_ex, outermost_has_order_by
-from .metrics.ves import score_instance
 from .semantics import PRESETS, STRICT_TOL
 from .specs import GoldInstance
 from .sqlgrading import SqlContext, read_gold_sql_text, run_answer_sql, temporal_params
@@ -60,6 +58,8 @@ def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
     gold = _run_gold(ctx, target, gold_sql)
     (_, pred_rows), (_, gold_rows) = pred.rows(), gold.rows()
     keep_llmetric_inputs(ctx, pred_rows, gold_rows, gold_sql)
+    from .metrics.bird import bird_ex, outermost_has_order_by  # metrics load only when SQL runs
+
     bird = bird_ex(pred_rows, gold_rows)
     ordered = outermost_has_order_by(gold_sql, **_lexing(pred.backend))
     strict_verdict = strict.compare(job.strict_csv(job.pred_reader, pred.csv_path),
@@ -218,6 +218,8 @@ def time_efficiency(job: TimingJob | None, iterations: int, executor) -> dict | 
     `iterations` times each.  A wrong answer is not timed and scores 0, as in BIRD."""
     if job is None or executor is None or iterations <= 0:
         return None
+    from .metrics.ves import score_instance  # metrics load only when SQL runs
+
     if not job.correct:
         return {**score_instance(False).to_dict(), "iterations": 0}
     gold_times, pred_times = [], []

@@ -6,23 +6,21 @@ from pathlib import Path
 from .errors import MissingExtra
 
 
-def _pyplot():
+def _figure(**options):
+    """A figure drawn without pyplot (whose import alone takes longer than drawing)."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError:
         raise MissingExtra("matplotlib", "plots") from None
-    return plt
+    return Figure(**options)
 
 
 def plot_report(report, path: Path) -> Path:
     """Bars of every semantics' score, then score vs strict per func."""
-    plt = _pyplot()
     s = report.summary
     funcs = s.breakdowns.get("func", {})
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1, max(1, len(funcs))]})
+    fig = _figure(figsize=(11, 4), layout="constrained")
+    axes = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, max(1, len(funcs))]})
     names = list(s.scores)
     axes[0].bar(names, [s.scores[n] * 100 for n in names], color=["#4C72B0"] * (len(names) - 1) + ["#C44E52"])
     axes[0].set_ylabel("score (%)")
@@ -35,9 +33,7 @@ def plot_report(report, path: Path) -> Path:
     axes[1].set_xticks(list(xs), [f"{k}\n(n={funcs[k]['n']})" for k in labels])
     axes[1].set_title("by func")
     axes[1].legend()
-    fig.tight_layout()
     tmp = Path(path).with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=110)
-    plt.close(fig)
     tmp.replace(path)
     return Path(path)

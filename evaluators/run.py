@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .grading import Graded, Options, grade_instance
@@ -68,6 +67,8 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, show: bool) -> li
             bar.step()
         bar.close()
         return out
+    from concurrent.futures import ProcessPoolExecutor  # only parallel runs pay for importing it
+
     size = max(1, min(32, len(work) // (jobs * 4) or 1))
     chunks = [work[i:i + size] for i in range(0, len(work), size)]
     out = []

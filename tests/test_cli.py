@@ -80,3 +80,11 @@ def test_python_api_returns_the_report(folders):
     report = grade(folders / "sub", folders / "gold", semantics="strict")
     assert report.summary.semantics == "strict"
     assert report.summary.score == report.summary.strict_score == 0.5
+
+
+def test_no_plot_writes_the_report_without_the_png(folders, tmp_path):
+    out = tmp_path / "report.json"
+    result = _run("--result-dir", folders / "sub", "--gold-dir", folders / "gold", "--output", out, "--no-plot")
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and out.with_suffix(".csv").is_file()
+    assert not out.with_suffix(".png").exists()

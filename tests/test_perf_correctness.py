@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import baseline  # noqa: E402
-from evaluators.tables import official, strict  # noqa: E402
+from evaluators.tables import official, strict, tiny  # noqa: E402
 from evaluators.tables.cells import TokenTable  # noqa: E402
 from evaluators.tables.read import strict_columns  # noqa: E402
 
@@ -107,9 +107,13 @@ def ours(pred, gold, cols, ignore_order, preset) -> bool:
 
 
 def check_all_presets(pred, gold, cols, ignore_order):
-    for preset in PRESETS:
-        want = bool(baseline.compare_frames(pred, gold, cols, ignore_order, preset))
-        assert ours(pred, gold, cols, ignore_order, preset) == want, (preset, ignore_order, cols)
+    """Both ways to the verdict agree with the baseline: the scorers' loop on small tables, and the views."""
+    for max_work in (tiny.MAX_WORK, 0):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(tiny, "MAX_WORK", max_work)
+            for preset in PRESETS:
+                want = bool(baseline.compare_frames(pred, gold, cols, ignore_order, preset))
+                assert ours(pred, gold, cols, ignore_order, preset) == want, (preset, ignore_order, cols, max_work)
 
 
 SETTINGS = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
@@ -399,3 +403,14 @@ def test_token_codes_are_exact_across_small_and_large_batches():
     for space_name in ("str", ("datetime", "None")):
         codes = [c for (s, _), c in seen.items() if s == space_name]
         assert len(set(codes)) == len(codes)
+
+
+def test_small_plain_tables_take_the_scorers_loop():
+    """A small CSV-typed pair is decided by the scorers' own loop: no column views are built for a match."""
+    gold = via_csv(pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", None], "c": [0.5, 1.5, 2.5]}), False)
+    pred = gold.iloc[::-1, ::-1].reset_index(drop=True)
+    views = official.ViewCache()
+    assert official.compare(pred, gold, ignore_order=True, tol=1e-2, views=views).ok
+    assert not views._frames
+    missed = official.compare(pred.iloc[1:].reset_index(drop=True), gold, ignore_order=True, tol=1e-2, views=views)
+    assert not missed.ok and missed.reason == "row_count_mismatch" and views._frames  # the views say why

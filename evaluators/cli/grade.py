@@ -29,6 +29,8 @@ Examples:
               help="Which semantics is the reported `score`; strict_score is always reported too.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the JSON report here, with a CSV and a PNG of the same name beside it.")
+@click.option("--plot/--no-plot", default=True, show_default=True,
+              help="With --output: also draw the PNG (matplotlib takes about half a second to start).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Grade in N processes.")
 @click.option("--fail-under", type=click.FloatRange(0, 1), help="Exit 1 when the score is below this.")
 @click.option("--max-file-mb", type=click.IntRange(1), default=2048, show_default=True,
@@ -39,7 +41,7 @@ Examples:
 @layout_option
 @execution_options
 @handle_errors
-def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb, progress, attempt_score, layout,
+def grade(result_dir, gold_dir, semantics, output, plot, jobs, fail_under, max_file_mb, progress, attempt_score, layout,
           ves_iterations, **execution):
     """Grade a submission folder against a gold folder."""
     from ..run import grade as run_grade
@@ -51,7 +53,7 @@ def grade(result_dir, gold_dir, semantics, output, jobs, fail_under, max_file_mb
                                        ves_iterations=ves_iterations))
     click.echo(report.to_text(), nl=False)
     if output:
-        _write_outputs(report, output)
+        _write_outputs(report, output, plot)
     if fail_under is not None and report.summary.score < fail_under:
         click.echo(f"score {report.summary.score:.4f} is below --fail-under {fail_under}", err=True)
         sys.exit(EXIT_BELOW_THRESHOLD)
@@ -73,14 +75,15 @@ def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_o
         snowflake_host=snowflake_host, snowflake_port=snowflake_port, snowflake_protocol=snowflake_protocol))
 
 
-def _write_outputs(report, output: Path) -> None:
+def _write_outputs(report, output: Path, plot: bool) -> None:
     write_atomic(output, report.to_json())
     write_atomic(output.with_suffix(".csv"), report.to_csv())
     written = [output, output.with_suffix(".csv")]
     try:
-        from ..plots import plot_report
+        if plot:
+            from ..plots import plot_report
 
-        written.append(plot_report(report, output.with_suffix(".png")))
+            written.append(plot_report(report, output.with_suffix(".png")))
     except MissingExtra as exc:
         click.echo(f"note: no PNG plot: {exc}", err=True)
     click.echo("wrote " + ", ".join(str(p) for p in written), err=True)

@@ -1,0 +1,66 @@
+"""Small tables under the official rule: the scorers' own loop, without column views.
+
+For a table of a few hundred cells, building typed views (tens of pandas and
+pyarrow calls per column) costs more than the scorers' Python loop itself.
+Here the loop runs on the very Python lists `frame.transpose().values.tolist()`
+would give, made column by column (the transposition alone costs more than
+the loop).  Only frames of plain CSV dtypes (numpy numbers and bools, pandas'
+NaN-string columns) take this path; their Python values are known exactly.
+Each vector is sorted once rather than once per pair: the sort is
+deterministic, so the lists compared are the ones the scorers compare.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .frames import columns_of
+from .literal import _literal_key, literal_match
+from .views import common_numeric
+
+# Past these (rows; rows x gold columns x predicted columns) the vectorised views win (bench/corpus.py).
+MAX_ROWS = 200
+MAX_WORK = 5_000
+
+
+def fits(gold_rows: int, gold_cols: int, pred_rows: int, pred_cols: int) -> bool:
+    rows = max(gold_rows, pred_rows)
+    return rows <= MAX_ROWS and rows * max(gold_cols, 1) * max(pred_cols, 1) <= MAX_WORK
+
+
+def scorer_vectors(frame: pd.DataFrame, positions: tuple, null_as_zero: bool, ignore_order: bool) -> list | None:
+    """The columns at `positions` as the scorers' lists (sorted by their key with ignore_order), or None
+    when a column's dtype is not a plain one."""
+    _, series = columns_of(frame)
+    chosen = [series[i] for i in positions]
+    dtypes = [s.dtype for s in chosen]
+    if not all(_plain(d) for d in dtypes):
+        return None
+    common = common_numeric(dtypes)
+    vectors = []
+    for s in chosen:
+        values = (s.to_numpy(dtype=common) if common is not None else
+                  s.to_numpy() if isinstance(s.dtype, np.dtype) else s.to_numpy(dtype=object)).tolist()
+        if null_as_zero:
+            values = [0 if x != x else x for x in values]  # plain values: only float NaN is NULL
+        vectors.append(_sorted(values) if ignore_order else values)
+    return vectors
+
+
+def _plain(dtype) -> bool:
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "iufb"
+    return isinstance(dtype, pd.StringDtype) and dtype.na_value is np.nan
+
+
+def _sorted(values: list) -> list | None:
+    try:
+        return sorted(values, key=_literal_key)
+    except Exception:  # the scorers' comparison raises too, and counts as a mismatch
+        return None
+
+
+def all_found(gold: list, pred: list, tol: float) -> bool:
+    """Does every gold vector equal some predicted vector (both already in the order compared)?"""
+    return all(g is not None and any(p is not None and literal_match(g, p, False, tol) for p in pred)
+               for g in gold)
