@@ -1,6 +1,7 @@
 """Grading a whole submission folder: load both jsonl files, grade each gold instance, build the report."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -12,10 +13,15 @@ from .semantics import PRESETS, get_preset
 from .specs import load_gold
 
 
-def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int = 1, progress: bool | None = None,
+AUTO_MAX_JOBS = 8
+AUTO_INSTANCES_PER_JOB = 100  # fewer per process and starting the pool costs more than it saves
+
+
+def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1, progress: bool | None = None,
           options: Options = Options()) -> Report:
     """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
 
+    `jobs`: processes to grade in, or "auto" (see `resolve_jobs`).
     `options.layout="flat"` grades a Spider2-lite style folder of `<id>.csv` / `<id>.sql` files.
     """
     get_preset(semantics)
@@ -23,7 +29,8 @@ def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int = 1, progr
     gold = load_gold(gold_dir)
     submission = load_submission_in(result_dir, options.layout)
     work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
-    graded = _grade_all(work, result_dir, gold_dir, options, jobs, _progress_enabled(progress))
+    graded = _grade_all(work, result_dir, gold_dir, options, resolve_jobs(jobs, len(work)),
+                        _progress_enabled(progress))
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]
     unknown = sorted(set(submission.records) - set(gold.records))
     problems = [str(p) for p in gold.problems + submission.problems]
@@ -51,6 +58,14 @@ def _attempt_entry(verdicts: dict, info: dict, semantics: str) -> dict:
     if info.get("validity"):  # a .sql attempt: does it compile on the instance's database (Valid@k)?
         entry.update(valid=info["validity"].get("valid"), validity=info["validity"].get("reason"))
     return entry
+
+
+def resolve_jobs(jobs: int | str, instances: int) -> int:
+    """A number of processes; "auto": one per available core, but one per 100 instances at most."""
+    if jobs != "auto":
+        return int(jobs)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, AUTO_MAX_JOBS, instances // AUTO_INSTANCES_PER_JOB))
 
 
 def _grade_chunk(args) -> list[Graded]:

@@ -88,3 +88,25 @@ def test_no_plot_writes_the_report_without_the_png(folders, tmp_path):
     assert result.exit_code == 0, result.output
     assert out.is_file() and out.with_suffix(".csv").is_file()
     assert not out.with_suffix(".png").exists()
+
+
+def test_jobs_auto_shares_out_only_enough_work(monkeypatch):
+    from evaluators import run
+
+    monkeypatch.setattr(run.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert run.resolve_jobs("auto", 11) == 1  # the example: one process, no pool to start
+    assert run.resolve_jobs("auto", 250) == 2
+    assert run.resolve_jobs("auto", 5000) == 4  # never more than the cores
+    assert run.resolve_jobs(3, 11) == 3  # a number is taken as given
+
+
+def test_jobs_auto_and_one_give_the_same_report(folders, monkeypatch):
+    from evaluators import run
+
+    monkeypatch.setattr(run, "AUTO_INSTANCES_PER_JOB", 1)  # two instances: two processes
+    monkeypatch.setattr(run.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert run.resolve_jobs("auto", 2) == 2
+    one = _run("--result-dir", folders / "sub", "--gold-dir", folders / "gold", "--jobs", "1")
+    auto = _run("--result-dir", folders / "sub", "--gold-dir", folders / "gold", "--jobs", "auto")
+    assert one.exit_code == auto.exit_code == 0
+    assert one.output == auto.output

@@ -10,7 +10,8 @@ from ..errors import EXIT_BELOW_THRESHOLD, MissingExtra
 from ..grading import Options
 from ..report import write_atomic
 from ..semantics import PRESETS
-from .options import execution_options, gold_dir_option, handle_errors, layout_option, result_dir_option
+from .options import (execution_options, gold_dir_option, handle_errors, jobs_option, layout_option,
+                      result_dir_option)
 
 GRADE_EPILOG = """\b
 Examples:
@@ -31,7 +32,7 @@ Examples:
               help="Write the JSON report here, with a CSV and a PNG of the same name beside it.")
 @click.option("--plot/--no-plot", default=True, show_default=True,
               help="With --output: also draw the PNG (matplotlib takes about half a second to start).")
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Grade in N processes.")
+@jobs_option("Grade")
 @click.option("--fail-under", type=click.FloatRange(0, 1), help="Exit 1 when the score is below this.")
 @click.option("--max-file-mb", type=click.IntRange(1), default=2048, show_default=True,
               help="Refuse predicted or gold files larger than this.")

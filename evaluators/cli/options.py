@@ -35,6 +35,29 @@ def max_file_mb_option(fn):
                         help="Refuse predicted or gold files larger than this.")(fn)
 
 
+class Jobs(click.ParamType):
+    """`auto` or a number of processes from 1 to 64."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        if value == "auto" or isinstance(value, int):
+            return value
+        try:
+            number = int(value)
+        except ValueError:
+            self.fail(f"{value!r} is neither 'auto' nor a whole number", param, ctx)
+        if not 1 <= number <= 64:
+            self.fail(f"{number} is not between 1 and 64", param, ctx)
+        return number
+
+
+def jobs_option(what: str, default="auto"):
+    return click.option("--jobs", type=Jobs(), default=default, show_default=True,
+                        help=f"{what} in N processes; auto: one per available core when there are "
+                             "enough instances to share out.")
+
+
 def handle_errors(fn):
     @functools.wraps(fn)
     def run(*args, **kwargs):
