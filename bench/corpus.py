@@ -64,12 +64,15 @@ def _timed(command: list[str]) -> tuple[float, float, str]:
     return wall, cpu, tail
 
 
-def time_self_grade(gold_dir: Path, result_dir: Path, work: Path, semantics: str = "spider2", jobs: int = 1) -> dict:
-    """Wall and CPU seconds of this project's grader and of the baseline, and whether their verdicts agree."""
+def time_self_grade(gold_dir: Path, result_dir: Path, work: Path, semantics: str = "spider2",
+                    jobs: int | str = 1) -> dict:
+    """Wall and CPU seconds of this project's grader and of the baseline, and whether their verdicts agree.
+
+    The grader writes its JSON report (to compare verdicts) but no PNG: the baseline draws no picture either."""
     python = sys.executable
     report = work / "report.json"
     ours = _timed([python, "evaluate.py", "--result_dir", str(result_dir), "--gold_dir", str(gold_dir),
-                   "--semantics", semantics, "--output", str(report), "--jobs", str(jobs)])
+                   "--semantics", semantics, "--output", str(report), "--no-plot", "--jobs", str(jobs)])
     scores = work / "baseline.json"
     base = _timed([python, "bench/baseline.py", str(gold_dir), str(result_dir), "--semantics", semantics,
                    "--output", str(scores)])

@@ -76,9 +76,10 @@ def summary(results: dict) -> str:
     c = results.get("corpus")
     if c:
         lines.append(f"corpus self-grade, {c['instances']} instances, wall (process start included): evaluate.py "
-                     f"{c['ours_wall']:.2f} s (--jobs {c['jobs']}: {c['ours_jobs_wall']:.2f} s), baseline "
-                     f"{c['baseline_wall']:.2f} s, ratio {c['ours_wall'] / c['baseline_wall']:.2f} "
-                     f"({c['ours_jobs_wall'] / c['baseline_wall']:.2f} with --jobs); CPU: evaluate.py "
+                     f"(default --jobs auto = {c['jobs']}) {c['ours_jobs_wall']:.2f} s, --jobs 1 "
+                     f"{c['ours_wall']:.2f} s; baseline {c['baseline_wall']:.2f} s; ratio "
+                     f"{c['ours_jobs_wall'] / c['baseline_wall']:.2f} (--jobs 1: "
+                     f"{c['ours_wall'] / c['baseline_wall']:.2f}); CPU (--jobs 1): evaluate.py "
                      f"{c['ours_cpu']:.2f} s, baseline {c['baseline_cpu']:.2f} s, "
                      f"ratio {c['ours_cpu'] / c['baseline_cpu']:.2f}; "
                      f"matches: ours {c['matched_ours']}, baseline {c['matched_baseline']}; "

@@ -31,6 +31,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from bench import gen, measure, report  # noqa: E402
 from bench.corpus import CORPUS, build_self_grade, time_self_grade  # noqa: E402
+from evaluators.run import resolve_jobs  # noqa: E402
 
 GENERATOR_VERSION = 1  # bump when gen.py changes what it writes, to refresh cached tables
 
@@ -133,9 +134,10 @@ def corpus(args) -> dict:
         result = {k: sorted(r[k] for r in runs)[len(runs) // 2] if isinstance(runs[0][k], float) else runs[-1][k]
                   for k in runs[0]}
         result["runs"] = len(runs)
-        result["jobs"] = os.cpu_count()
-        jobs = [time_self_grade(gold_dir, result_dir, work, jobs=os.cpu_count()) for _ in range(len(runs))]
+        result["jobs"] = resolve_jobs("auto", n)  # what the CLI's default --jobs auto uses here
+        jobs = [time_self_grade(gold_dir, result_dir, work, jobs="auto") for _ in range(len(runs))]
         result["ours_jobs_wall"] = sorted(r["ours_wall"] for r in jobs)[len(jobs) // 2]
+        result["ours_jobs_cpu"] = sorted(r["ours_cpu"] for r in jobs)[len(jobs) // 2]
         return result
     finally:
         shutil.rmtree(work, ignore_errors=True)
