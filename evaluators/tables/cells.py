@@ -112,12 +112,17 @@ class StrictColumn:
     bigints = property(lambda self: self.cells.bigints)
 
     @cached_property
+    def class_counts(self) -> np.ndarray:
+        """Cells per class (NULL, INT, BIGINT, FLOAT, TEXT), counted in one pass."""
+        return np.bincount(self.cls, minlength=TEXT + 1)
+
+    @cached_property
     def has_float(self) -> bool:
-        return bool((self.cls == FLOAT).any())
+        return bool(self.class_counts[FLOAT])
 
     @cached_property
     def has_text(self) -> bool:
-        return bool((self.cls == TEXT).any())
+        return bool(self.class_counts[TEXT])
 
     @cached_property
     def code(self) -> np.ndarray:
@@ -168,7 +173,7 @@ class StrictColumn:
     def uniform(self) -> int | None:
         """The class shared by every cell (INT, FLOAT or TEXT), else None."""
         for cls in (INT, FLOAT, TEXT):
-            if self.n and (self.cls == cls).all():
+            if self.n and self.class_counts[cls] == self.n:
                 return cls
         return None
 
@@ -184,8 +189,14 @@ class StrictColumn:
     @cached_property
     def span(self) -> tuple | None:
         """(smallest, largest, largest magnitude) of the numeric cells, None without any."""
-        numeric = self.num[(self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)]
-        return (float(numeric.min()), float(numeric.max()), float(np.abs(numeric).max())) if len(numeric) else None
+        _, numbers, _ = self.counts
+        if not numbers:
+            return None
+        numeric = self.num
+        if numbers < self.n:
+            numeric = numeric[(self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)]
+        low, high = float(numeric.min()), float(numeric.max())
+        return low, high, max(abs(low), abs(high))
 
     @cached_property
     def text_bytes(self) -> int | None:
@@ -200,8 +211,8 @@ class StrictColumn:
     @cached_property
     def counts(self) -> tuple:
         """Cells per class: a cheap signature every partner shares (FLOAT may stand for any number)."""
-        numeric = int(np.count_nonzero((self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)))
-        return int(np.count_nonzero(self.cls == NULL)), numeric, int(np.count_nonzero(self.cls == TEXT))
+        c = self.class_counts
+        return int(c[NULL]), int(c[INT] + c[BIGINT] + c[FLOAT]), int(c[TEXT])
 
 
 def column(name: str, cls, num, ival, texts=(), bigints=None, tokens=None, source=None) -> StrictColumn:
