@@ -5,6 +5,7 @@ without `low_memory=False`).  Both ways give the same frame unless pandas
 warns about mixed types, so one read serves both in the common case.  The
 strict rule types cells from the same frame and goes back to the text only
 for columns where pandas' types hide it (booleans, huge or infinite floats).
+Small files skip pandas: `quickcsv` gives the same frame in a fraction of the time.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InstanceError
+from . import quickcsv
 from .align import arrow_strings
 from .cells import INT64_SAFE, StrictColumn, TokenTable, from_numbers
 from .engine import engine_column
@@ -23,6 +25,8 @@ from .frames import columns_of
 from .texts import from_text
 
 DEFAULT_MAX_BYTES = 2 * 1024 ** 3
+# Endings for which pandas decompresses the file before reading it (compression="infer").
+COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
 
 
 class TableReader:
@@ -54,6 +58,10 @@ class TableReader:
         return self._frames[key]
 
     def _read_csv(self, path: Path) -> None:
+        frame = _read_small(path)
+        if frame is not None:  # one low_memory chunk: no DtypeWarning, both ways read alike
+            self._frames[(str(path), True)] = self._frames[(str(path), False)] = frame
+            return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", pd.errors.DtypeWarning)
             frame = _read(path, self.reason, low_memory=True)
@@ -96,6 +104,18 @@ class TableReader:
         for con in self._connections.values():
             con.close()
         self._connections.clear()
+
+
+def _read_small(path: Path) -> pd.DataFrame | None:
+    """The fast reading of a small file, or None to let pandas read it and report any problem."""
+    if str(path).lower().endswith(COMPRESSED):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(quickcsv.MAX_BYTES + 1)  # a byte more tells a larger file
+    except OSError:
+        return None
+    return quickcsv.read_small(data)
 
 
 def _read(path: Path, reason: str, **options) -> pd.DataFrame:
