@@ -79,6 +79,8 @@ def compare(pred: pd.DataFrame, gold, *, ignore_order: bool, tol: float, null_as
     views = views or ViewCache()
     if views.tiny_match(pred, gold, ignore_order, tol, null_as_zero):
         return _all_found(gold.positions if isinstance(gold, Selection) else gold.columns)
+    if null_as_zero and not (views.has_nulls(pred) or views.has_nulls(gold)):
+        null_as_zero = False  # nothing to read as 0: share the views and proofs of the other presets
     gold_cols = views.columns(gold, null_as_zero)
     pred_cols = views.columns(pred, null_as_zero)
     rows = views.pairing(pred, gold, null_as_zero) if ignore_order else None
@@ -119,6 +121,8 @@ class ViewCache:
         self._pairings: dict = {}
         self._proven: set = set()
         self._vectors_cache: dict = {}
+        self._lists_cache: dict = {}
+        self._nulls: dict = {}
 
     def frame(self, frame: pd.DataFrame) -> FrameViews:
         key = id(frame)
@@ -146,9 +150,23 @@ class ViewCache:
     def _vectors(self, frame: pd.DataFrame, positions: tuple, null_as_zero: bool, ignore_order: bool):
         key = (id(frame), positions, null_as_zero, ignore_order)
         if key not in self._vectors_cache:
-            # The frame is kept beside its vectors so that its id is not reused while cached.
-            self._vectors_cache[key] = (frame, tiny.scorer_vectors(frame, positions, null_as_zero, ignore_order))
-        return self._vectors_cache[key][1]
+            lists = self._lists(frame, positions)
+            self._vectors_cache[key] = None if lists is None else tiny.scorer_vectors(lists, null_as_zero, ignore_order)
+        return self._vectors_cache[key]
+
+    def _lists(self, frame: pd.DataFrame, positions: tuple):
+        key = (id(frame), positions)
+        if key not in self._lists_cache:
+            # The frame is kept beside its lists so that its id is not reused while cached.
+            self._lists_cache[key] = (frame, tiny.python_lists(frame, positions))
+        return self._lists_cache[key][1]
+
+    def has_nulls(self, table) -> bool:
+        frame = table.frame if isinstance(table, Selection) else table
+        key = id(frame)
+        if key not in self._nulls:
+            self._nulls[key] = (frame, bool(frame.isna().to_numpy().any()))  # the frame keeps its id unique
+        return self._nulls[key][1]
 
     def proven(self, g: Column, pred: pd.DataFrame, ignore_order: bool) -> bool:
         """Has g been shown identical to a column of pred?  Shown without NULL-as-zero, it holds with it too."""

@@ -28,8 +28,8 @@ def fits(gold_rows: int, gold_cols: int, pred_rows: int, pred_cols: int) -> bool
     return rows <= MAX_ROWS and rows * max(gold_cols, 1) * max(pred_cols, 1) <= MAX_WORK
 
 
-def scorer_vectors(frame: pd.DataFrame, positions: tuple, null_as_zero: bool, ignore_order: bool) -> list | None:
-    """The columns at `positions` as the scorers' lists (sorted by their key with ignore_order), or None
+def python_lists(frame: pd.DataFrame, positions: tuple) -> list | None:
+    """The columns at `positions` as the Python lists the scorers' transposition gives, or None
     when a column's dtype is not a plain one."""
     _, series = columns_of(frame)
     chosen = [series[i] for i in positions]
@@ -37,10 +37,14 @@ def scorer_vectors(frame: pd.DataFrame, positions: tuple, null_as_zero: bool, ig
     if not all(_plain(d) for d in dtypes):
         return None
     common = common_numeric(dtypes)
+    return [(s.to_numpy(dtype=common) if common is not None else
+             s.to_numpy() if isinstance(s.dtype, np.dtype) else s.to_numpy(dtype=object)).tolist() for s in chosen]
+
+
+def scorer_vectors(lists: list, null_as_zero: bool, ignore_order: bool) -> list:
+    """The lists as the scorers compare them: NULL read as 0 first if asked, then sorted by their key."""
     vectors = []
-    for s in chosen:
-        values = (s.to_numpy(dtype=common) if common is not None else
-                  s.to_numpy() if isinstance(s.dtype, np.dtype) else s.to_numpy(dtype=object)).tolist()
+    for values in lists:
         if null_as_zero:
             values = [0 if x != x else x for x in values]  # plain values: only float NaN is NULL
         vectors.append(_sorted(values) if ignore_order else values)
