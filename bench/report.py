@@ -127,7 +127,8 @@ def _baseline_lines(ax, pairs, clock: str) -> None:
 
 
 def markdown(results: dict) -> str:
-    """The results as a markdown table (for docs/performance.md): medians and ratios to the read."""
+    """The results as a markdown table (`python bench/report.py bench/results/bench.json` prints it for the
+    README): medians and ratios to the read."""
     clock = results["settings"].get("clock", "cpu")
     head = ("| rows × cols | read | spider2 | spider2-2024 | spider2-lite | strict | all four | "
             "end-to-end (all four) | baseline |")
