@@ -16,8 +16,8 @@ from evaluators.backends import worker
 from evaluators.execution import ExecConfig, Executor, run_sql
 from evaluators.specs import GoldInstance, Spec
 from evaluators.errors import Location
+from endless import DUCKDB_ENDLESS as LONG_QUERY
 
-LONG_QUERY = "SELECT count(*) FROM range(10000000000)"
 TIMEOUT_S = 2.0
 
 

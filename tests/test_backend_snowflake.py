@@ -27,7 +27,7 @@ from evaluators.specs import GoldInstance, Spec
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 2.0
-LONG_QUERY = "SELECT SUM(MOD(a.range * b.range, 7)) AS s FROM range(40000) a CROSS JOIN range(40000) b"
+LONG_QUERY = "SELECT SUM(MOD(a.range * b.range, 7)) AS s FROM range(1000000) a CROSS JOIN range(1000000) b"
 PASSWORD = "Sn0wy-pa55word-for-tests"
 
 
