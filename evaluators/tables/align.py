@@ -82,9 +82,9 @@ def best_pairing(pairings: list[np.ndarray], judges) -> np.ndarray | None:
     return best
 
 
-def arrow_strings(series) -> pa.Array:
-    """A pandas string column as one pyarrow array (pandas may hold several chunks)."""
-    array = pa.array(series.array)
+def arrow_strings(column) -> pa.Array:
+    """A pandas string column (Series or array) as one pyarrow array (pandas may hold several chunks)."""
+    array = pa.array(getattr(column, "array", column))
     return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 

@@ -1,29 +1,57 @@
-"""A frame's columns as Series, made once per frame and shared by both rules.
+"""A frame's columns, made once per frame and shared by both rules.
 
-Making a Series costs tens of microseconds, which adds up over thousands of
-small tables when the official views and the strict cells each made their
-own.  Entries live exactly as long as their frame (a weak reference removes
-them), so an id is never confused with a later frame's.
+Two forms: the column arrays (numpy arrays or pandas extension arrays, a few
+microseconds a frame) for code that needs only dtypes and values, and Series
+(tens of microseconds each) for code that needs pandas' methods.  Over
+thousands of small tables the difference is a good part of the grading time.
+Entries live exactly as long as their frame (a weak reference removes them),
+so an id is never confused with a later frame's.
 """
 from __future__ import annotations
 
 import weakref
 
+import numpy as np
 import pandas as pd
 
-_COLUMNS: dict = {}  # id(frame) -> (weak reference, names, series)
+_COLUMNS: dict = {}  # id(frame) -> [weak reference, names, arrays, series or None]
+
+
+def column_arrays(frame: pd.DataFrame) -> tuple[list[str], list]:
+    """(column names as str, column arrays), by position.  The arrays are views: never write to them."""
+    entry = _entry(frame)
+    return entry[1], entry[2]
 
 
 def columns_of(frame: pd.DataFrame) -> tuple[list[str], list[pd.Series]]:
     """(column names as str, column Series), by position."""
+    entry = _entry(frame)
+    if entry[3] is None:
+        entry[3] = [s for _, s in frame.items()]
+    return entry[1], entry[3]
+
+
+def to_objects(array) -> np.ndarray:
+    """A column array as Python objects, as `Series.to_numpy(dtype=object)` gives them."""
+    return array.astype(object) if isinstance(array, np.ndarray) else array.to_numpy(dtype=object)
+
+
+def _entry(frame: pd.DataFrame) -> list:
     key = id(frame)
     hit = _COLUMNS.get(key)
     if hit is not None and hit[0]() is frame:
-        return hit[1], hit[2]
+        return hit
     names = [str(c) for c in frame.columns.tolist()]
-    series = [s for _, s in frame.items()]
-    _COLUMNS[key] = (weakref.ref(frame, lambda ref, key=key: _forget(key, ref)), names, series)
-    return names, series
+    entry = [weakref.ref(frame, lambda ref, key=key: _forget(key, ref)), names, _arrays(frame), None]
+    _COLUMNS[key] = entry
+    return entry
+
+
+def _arrays(frame: pd.DataFrame) -> list:
+    get = getattr(frame, "_get_column_array", None)  # private, but it skips making a Series per column
+    if get is not None:
+        return [get(i) for i in range(frame.shape[1])]
+    return [s.to_numpy() if isinstance(s.dtype, np.dtype) else s.array for _, s in frame.items()]
 
 
 def _forget(key: int, ref) -> None:

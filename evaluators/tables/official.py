@@ -123,6 +123,7 @@ class ViewCache:
         self._vectors_cache: dict = {}
         self._lists_cache: dict = {}
         self._nulls: dict = {}
+        self._exact: dict = {}
 
     def frame(self, frame: pd.DataFrame) -> FrameViews:
         key = id(frame)
@@ -144,14 +145,24 @@ class ViewCache:
             return False
         gold_vectors = self._vectors(frame, positions, null_as_zero, ignore_order)
         pred_vectors = self._vectors(pred, tuple(range(pred.shape[1])), null_as_zero, ignore_order)
-        return gold_vectors is not None and pred_vectors is not None and \
-            tiny.all_found(gold_vectors, pred_vectors, tol)
+        if gold_vectors is None or pred_vectors is None:
+            return False
+        # Vectors are cached, so their ids name them; an exact match holds for every preset's tolerance.
+        key = (id(gold_vectors), id(pred_vectors))
+        if key not in self._exact:
+            self._exact[key] = tiny.all_found_exactly(gold_vectors, pred_vectors)
+        return self._exact[key] or tiny.all_found(gold_vectors, pred_vectors, tol)
 
     def _vectors(self, frame: pd.DataFrame, positions: tuple, null_as_zero: bool, ignore_order: bool):
         key = (id(frame), positions, null_as_zero, ignore_order)
         if key not in self._vectors_cache:
             lists = self._lists(frame, positions)
-            self._vectors_cache[key] = None if lists is None else tiny.scorer_vectors(lists, null_as_zero, ignore_order)
+            if lists is None:
+                self._vectors_cache[key] = None
+            elif null_as_zero and not tiny.has_null(lists):  # nothing to read as 0: the other presets' vectors
+                self._vectors_cache[key] = self._vectors(frame, positions, False, ignore_order)
+            else:
+                self._vectors_cache[key] = tiny.scorer_vectors(lists, null_as_zero, ignore_order)
         return self._vectors_cache[key]
 
     def _lists(self, frame: pd.DataFrame, positions: tuple):

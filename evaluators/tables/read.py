@@ -21,7 +21,7 @@ from . import quickcsv
 from .align import arrow_strings
 from .cells import INT64_SAFE, StrictColumn, TokenTable, from_numbers
 from .engine import engine_column
-from .frames import columns_of
+from .frames import column_arrays, columns_of, to_objects
 from .texts import from_text
 
 DEFAULT_MAX_BYTES = 2 * 1024 ** 3
@@ -153,14 +153,14 @@ def strict_columns(frame: pd.DataFrame, tokens: TokenTable, text_of=None) -> lis
 
     Without `text_of` the frame is engine-typed (DuckDB) and each column's dtype is its cells' type.
     """
-    names, all_series = columns_of(frame)
+    names, all_columns = columns_of(frame) if text_of is None else column_arrays(frame)
     columns: list[StrictColumn | None] = []
     need_text = []
-    for position, series in enumerate(all_series):
+    for position, column in enumerate(all_columns):
         if text_of is None:
-            columns.append(engine_column(names[position], series, tokens))
+            columns.append(engine_column(names[position], column, tokens))
         else:
-            columns.append(_csv_column(names[position], series, tokens) or _later(need_text, position))
+            columns.append(_csv_column(names[position], column, tokens) or _later(need_text, position))
     if need_text:
         text = text_of(need_text)
         for k, position in enumerate(need_text):
@@ -168,20 +168,20 @@ def strict_columns(frame: pd.DataFrame, tokens: TokenTable, text_of=None) -> lis
     return columns
 
 
-def _csv_column(name: str, series: pd.Series, tokens: TokenTable) -> StrictColumn | None:
-    """A column typed from pandas' reading, or None when its text must be read again."""
-    dtype = series.dtype
+def _csv_column(name: str, array, tokens: TokenTable) -> StrictColumn | None:
+    """A column (its array) typed from pandas' reading, or None when its text must be read again."""
+    dtype = array.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "iu":
-        return _ints(name, series.to_numpy())
+        return _ints(name, array)
     if isinstance(dtype, np.dtype) and dtype.kind == "f":
-        values = series.to_numpy()
+        values = array
         finite = values[~np.isnan(values)]
         safe = np.isfinite(finite).all() and (len(finite) == 0 or np.abs(finite).max() < INT64_SAFE)
         return from_numbers(name, values) if safe else None  # huge or infinite: pandas may hide the text
     if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
-        return from_text(name, arrow_strings(series), tokens)
+        return from_text(name, arrow_strings(array), tokens)
     if dtype == object or isinstance(dtype, pd.StringDtype):
-        return from_text(name, series.to_numpy(dtype=object), tokens)
+        return from_text(name, to_objects(array), tokens)
     return None  # booleans and the like: their text decides
 
 

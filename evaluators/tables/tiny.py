@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .frames import columns_of
+from .frames import column_arrays, to_objects
 from .literal import _literal_key, literal_match
 from .views import common_numeric
 
@@ -31,14 +31,14 @@ def fits(gold_rows: int, gold_cols: int, pred_rows: int, pred_cols: int) -> bool
 def python_lists(frame: pd.DataFrame, positions: tuple) -> list | None:
     """The columns at `positions` as the Python lists the scorers' transposition gives, or None
     when a column's dtype is not a plain one."""
-    _, series = columns_of(frame)
-    chosen = [series[i] for i in positions]
-    dtypes = [s.dtype for s in chosen]
+    _, arrays = column_arrays(frame)
+    chosen = [arrays[i] for i in positions]
+    dtypes = [a.dtype for a in chosen]
     if not all(_plain(d) for d in dtypes):
         return None
     common = common_numeric(dtypes)
-    return [(s.to_numpy(dtype=common) if common is not None else
-             s.to_numpy() if isinstance(s.dtype, np.dtype) else s.to_numpy(dtype=object)).tolist() for s in chosen]
+    return [(a.astype(common, copy=False) if common is not None else
+             a if isinstance(a, np.ndarray) else to_objects(a)).tolist() for a in chosen]
 
 
 def scorer_vectors(lists: list, null_as_zero: bool, ignore_order: bool) -> list:
@@ -64,7 +64,19 @@ def _sorted(values: list) -> list | None:
         return None
 
 
+def has_null(lists: list) -> bool:
+    """Does any of these plain lists hold a NULL (for plain dtypes, only float NaN)?"""
+    return any(x != x for values in lists for x in values)
+
+
 def all_found(gold: list, pred: list, tol: float) -> bool:
     """Does every gold vector equal some predicted vector (both already in the order compared)?"""
     return all(g is not None and any(p is not None and literal_match(g, p, False, tol) for p in pred)
                for g in gold)
+
+
+def all_found_exactly(gold: list, pred: list) -> bool:
+    """Does every gold vector equal some predicted vector value for value?  Then it also does under the
+    scorers' loop at any tolerance: equal plain values are equal numbers, equal texts or the same NaN
+    (Python's list equality takes an object as equal to itself), each of which the loop accepts."""
+    return all(g is not None and any(p is not None and g == p for p in pred) for g in gold)
