@@ -58,7 +58,14 @@ def _plain(dtype) -> bool:
 
 
 def _sorted(values: list) -> list | None:
+    kinds = set(map(type, values))
     try:
+        # Over numbers alone (NaN included) or texts alone the key's first and last parts are constant,
+        # so its middle part orders alone, and a stable sort keeps ties alike; a text is its own str.
+        if kinds == {str}:
+            return sorted(values)
+        if kinds <= {int, float, bool}:
+            return sorted(values, key=str)
         return sorted(values, key=_literal_key)
     except Exception:  # the scorers' comparison raises too, and counts as a mismatch
         return None
