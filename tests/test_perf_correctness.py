@@ -414,3 +414,43 @@ def test_small_plain_tables_take_the_scorers_loop():
     assert not views._frames
     missed = official.compare(pred.iloc[1:].reset_index(drop=True), gold, ignore_order=True, tol=1e-2, views=views)
     assert not missed.ok and missed.reason == "row_count_mismatch" and views._frames  # the views say why
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(table_pair())
+def test_plain_rows_show_a_match_only_where_the_strict_rule_has_one(case):
+    """The quick strict look on Python values may miss a match, never invent one."""
+    from evaluators.tables import plainrows
+
+    pred, gold, cols, ignore_order = case
+    pred_text, gold_text = pred.to_csv(index=False), gold.to_csv(index=False)
+    p = plainrows.plain_columns(pd.read_csv(io.StringIO(pred_text), low_memory=False))
+    g = plainrows.plain_columns(pd.read_csv(io.StringIO(gold_text), low_memory=False))
+    if p is None or g is None:
+        return
+    chosen = [g[i] for i in cols] if cols else g
+    if plainrows.matching_columns(chosen, p, ignore_order) is not None:
+        assert strict_ours(pred_text, gold_text, cols, ignore_order)
+
+
+@pytest.mark.parametrize("ignore_order", [True, False])
+def test_small_plain_tables_skip_typed_cells_when_they_match(tmp_path, ignore_order):
+    """A small plain match is shown on Python values (no typed cells); a miss gets the full rule's words."""
+    from evaluators.matchers.tables import TableJob, table_match
+    from evaluators.semantics import PRESETS as ALL
+    from evaluators.tables.read import TableReader
+
+    gold = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", None], "c": [0.5, 1.5, 2.5]})
+    (tmp_path / "g.csv").write_text(gold.to_csv(index=False))
+    pred = gold.iloc[:, ::-1] if not ignore_order else gold.iloc[::-1, ::-1]
+    (tmp_path / "p.csv").write_text(pred.rename(columns=str.upper).to_csv(index=False))
+    scrambled = pred.assign(a=pred["a"].to_numpy()[::-1])  # each column's values kept, rows broken
+    (tmp_path / "s.csv").write_text(scrambled.to_csv(index=False))
+    params = {"gold": "g.csv", "condition_cols": [], "ignore_order": ignore_order}
+    job = TableJob(tmp_path, (ALL["strict"],), TableReader("unreadable_prediction"))
+    verdict = table_match(job, tmp_path / "p.csv", params)["strict"]
+    assert verdict.passed and verdict.detail == "rows equal under the column mapping a->A, b->B, c->C"
+    assert not any(key[0] == "csv" for key in job._strict_cache)  # no typed cells were made
+    missed = table_match(job, tmp_path / "s.csv", params)["strict"]
+    assert not missed.passed and missed.reason in ("value_mismatch", "column_not_found")
+    assert any(key[0] == "csv" for key in job._strict_cache)  # the full rule judged the miss

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from ..errors import InstanceError
 from ..semantics import STRICT_TOL, Preset
-from ..tables import official, strict
+from ..tables import official, plainrows, strict
 from ..tables.cells import TokenTable
+from ..tables.frames import column_arrays
 from ..tables.read import TableReader, strict_columns
 from .verdicts import Verdict
 
@@ -40,6 +41,15 @@ class TableJob:
         if key not in self._strict_cache:
             frame = reader.csv(path, low_memory=False)
             self._strict_cache[key] = strict_columns(frame, self.tokens, lambda cols: reader.csv_text(path, cols))
+        return self._strict_cache[key]
+
+    def plain_columns(self, reader: TableReader, path: Path):
+        """(names, Python values per column) of a small plain CSV table, or None (`plainrows`)."""
+        key = ("plain", str(path))
+        if key not in self._strict_cache:
+            frame = reader.csv(path, low_memory=False)
+            values = plainrows.plain_columns(frame)
+            self._strict_cache[key] = None if values is None else (column_arrays(frame)[0], values)
         return self._strict_cache[key]
 
     def strict_frame(self, key, frame):
@@ -112,9 +122,12 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
 
 
 def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
-    pred_cols = job.strict_csv(job.pred_reader, pred)
     failures = []
     for name, cols in zip(golds, _strict_cols(golds, cond)):
+        shown = _plain_match(job, pred, job.gold_path(name), cols, ignore_order)
+        if shown:
+            return Verdict(1.0, "match", _variant(name, golds) + shown)
+        pred_cols = job.strict_csv(job.pred_reader, pred)
         gold_cols = job.strict_csv(job.gold_reader, job.gold_path(name))
         selected = [gold_cols[i] for i in cols] if cols else gold_cols
         verdict = strict.compare(pred_cols, selected, ignore_order=ignore_order, tol=STRICT_TOL)
@@ -122,6 +135,20 @@ def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
             return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
         failures.append((name, verdict))
     return _first_failure(failures, golds)
+
+
+def _plain_match(job, pred: Path, gold: Path, cols, ignore_order) -> str | None:
+    """The strict rule's words for a match shown on Python values (small plain tables), else None."""
+    pred_table, gold_table = job.plain_columns(job.pred_reader, pred), job.plain_columns(job.gold_reader, gold)
+    if pred_table is None or gold_table is None:
+        return None
+    (pred_names, pred_values), (gold_names, gold_values) = pred_table, gold_table
+    chosen = [gold_values[i] for i in cols] if cols else gold_values
+    names = [gold_names[i] for i in cols] if cols else gold_names
+    mapping = plainrows.matching_columns(chosen, pred_values, ignore_order)
+    if mapping is None:
+        return None
+    return strict.mapping_words(names, [pred_names[j] for j in mapping])
 
 
 def _variant(name: str, golds: list) -> str:
@@ -168,6 +195,9 @@ def _one_pair(job, preset, pred, gold, cols, ignore_order) -> Verdict:
         v = official.compare(frame, selected, ignore_order=ignore_order, tol=preset.tol,
                              null_as_zero=preset.null_as_zero, views=job.views)
     else:
+        shown = _plain_match(job, pred, gold, cols, ignore_order)
+        if shown:
+            return Verdict(1.0, "match", shown)
         gold_cols = job.strict_csv(job.gold_reader, gold)
         v = strict.compare(job.strict_csv(job.pred_reader, pred), [gold_cols[i] for i in cols] if cols else gold_cols,
                            ignore_order=ignore_order, tol=STRICT_TOL)

@@ -14,6 +14,8 @@ import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+from pandas.arrays import ArrowStringArray
 from pandas._libs.parsers import STR_NA_VALUES
 
 # Measured over the corpus files: Python reads a 100-byte file in 0.2 ms to pandas'
@@ -49,6 +51,14 @@ def _reference():
 
 
 TEXT_DTYPE, NAMES_DTYPE = _reference()
+
+
+def _text_array(values: list):
+    """`pd.array(values, dtype=TEXT_DTYPE)`, built directly when pandas stores text in pyarrow (twice
+    as fast: pandas' own path checks each value again)."""
+    if getattr(TEXT_DTYPE, "storage", None) != "pyarrow":
+        return pd.array(values, dtype=TEXT_DTYPE)
+    return ArrowStringArray(pa.array(values, type=pa.large_string(), from_pandas=True), dtype=TEXT_DTYPE)
 
 
 def read_small(data: bytes) -> pd.DataFrame | None:
@@ -127,7 +137,7 @@ def _column(fields: tuple[str, ...]) -> np.ndarray | pd.api.extensions.Extension
     if not _plain_text(present, joined):
         return None
     values = [np.nan if field in NA else field for field in fields] if has_na else list(fields)
-    return pd.array(values, dtype=TEXT_DTYPE)
+    return _text_array(values)
 
 
 def _beyond_int64(field: str) -> bool:

@@ -117,7 +117,12 @@ def _aligned_failure(gold, pred, paired, tol) -> StrictVerdict:
 
 
 def _mapping_words(gold, pred, mapping) -> str:
-    pairs = ", ".join(f"{gold[i].name}->{pred[j].name}" for i, j in enumerate(mapping))
+    return mapping_words([g.name for g in gold], [pred[j].name for j in mapping])
+
+
+def mapping_words(gold_names: list[str], partner_names: list[str]) -> str:
+    """Words for a match: which predicted column each gold column maps onto."""
+    pairs = ", ".join(f"{g}->{p}" for g, p in zip(gold_names, partner_names))
     return f"rows equal under the column mapping {pairs}" if pairs else "no columns to compare"
 
 
