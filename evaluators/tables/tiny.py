@@ -47,7 +47,7 @@ def scorer_vectors(lists: list, null_as_zero: bool, ignore_order: bool) -> list:
     for values in lists:
         if null_as_zero:
             values = [0 if x != x else x for x in values]  # plain values: only float NaN is NULL
-        vectors.append(_sorted(values) if ignore_order else values)
+        vectors.append(sorted_values(values) if ignore_order else values)
     return vectors
 
 
@@ -57,7 +57,8 @@ def _plain(dtype) -> bool:
     return isinstance(dtype, pd.StringDtype) and dtype.na_value is np.nan
 
 
-def _sorted(values: list) -> list | None:
+def sorted_values(values: list) -> list | None:
+    """The values in the scorers' sorted order, or None when that sort raises (a mismatch for them)."""
     kinds = set(map(type, values))
     try:
         # Over numbers alone (NaN included) or texts alone the key's first and last parts are constant,
