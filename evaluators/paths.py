@@ -32,9 +32,9 @@ def answer_path(result_dir: Path, instance_id: str, relative, flat: bool = False
     if problem:
         raise InstanceError("unsafe_path", problem)
     folder = "the submission folder" if flat else f"{instance_id}/"
-    if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute():
+    if _absolute(relative):
         raise InstanceError("unsafe_path", f"{_shown(relative)} is absolute; paths are relative to {folder}")
-    if ".." in PurePosixPath(relative.replace("\\", "/")).parts:
+    if ".." in relative.replace("\\", "/").split("/"):
         raise InstanceError("unsafe_path", f"{_shown(relative)} leaves {folder} with '..'")
     base = Path(result_dir) if flat else Path(result_dir) / instance_id
     path = base / relative
@@ -54,6 +54,13 @@ def answer_path(result_dir: Path, instance_id: str, relative, flat: bool = False
         shown = relative if flat else f"{instance_id}/{relative}"
         raise InstanceError("missing_prediction", f"{shown[:200]}: file not found")
     return path
+
+
+def _absolute(relative: str) -> bool:
+    """Absolute on POSIX or Windows (a drive or a root); most names are settled without a path object."""
+    if not relative.startswith(("/", "\\")) and ":" not in relative:
+        return False
+    return PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute()
 
 
 def _plain_file_in(base: Path, relative: str) -> bool:

@@ -298,3 +298,15 @@ def _check_gold(folder: Path, content: bytes) -> None:
             assert all(v.reason in REASONS and v.reason != "internal_error" for v in verdicts.values()), verdicts
         errors, _ = lint_instance(gold, folder)
         assert not any("internal error" in p.message for p in errors), errors
+
+
+@pytest.mark.parametrize("relative", ["/etc/passwd", "C:\\secret.csv", "C:/secret.csv", "\\\\server\\share\\x.csv",
+                                      "//server/share/x.csv"])
+def test_absolute_answer_paths_of_either_system_are_refused(tmp_path, relative):
+    from evaluators.errors import InstanceError
+    from evaluators.paths import answer_path
+
+    (tmp_path / "t1").mkdir()
+    with pytest.raises(InstanceError) as caught:
+        answer_path(tmp_path, "t1", relative)
+    assert caught.value.reason == "unsafe_path" and "is absolute" in caught.value.detail

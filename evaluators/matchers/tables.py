@@ -28,13 +28,17 @@ class TableJob:
     views: official.ViewCache = field(default_factory=official.ViewCache)
     tokens: TokenTable = field(default_factory=TokenTable)
     _strict_cache: dict = field(default_factory=dict)
+    _gold_paths: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.gold_reader is None:
             self.gold_reader = TableReader("unreadable_gold", self.pred_reader.max_bytes)
 
     def gold_path(self, name: str) -> Path:
-        return self.gold_dir / name
+        # One Path per name: every preset asks, and a Path keeps its string once made.
+        if name not in self._gold_paths:
+            self._gold_paths[name] = self.gold_dir / name
+        return self._gold_paths[name]
 
     def strict_csv(self, reader: TableReader, path: Path):
         key = ("csv", str(path))

@@ -36,6 +36,15 @@ def to_objects(array) -> np.ndarray:
     return array.astype(object) if isinstance(array, np.ndarray) else array.to_numpy(dtype=object)
 
 
+def arrow_texts(array) -> list | None:
+    """A pyarrow-backed text column as a list of str and None (for NULL), or None for any other column.
+    pyarrow makes the list several times faster than pandas' object conversion."""
+    chunks = getattr(array, "_pa_array", None)
+    if chunks is None or not isinstance(array.dtype, pd.StringDtype):
+        return None
+    return chunks.to_pylist()
+
+
 def _entry(frame: pd.DataFrame) -> list:
     key = id(frame)
     hit = _COLUMNS.get(key)

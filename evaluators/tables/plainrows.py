@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .cells import INT64_SAFE
-from .frames import column_arrays, to_objects
+from .frames import arrow_texts, column_arrays, to_objects
 
 MAX_ROWS = 200  # past this, the vectorised typed cells are as cheap
 
@@ -48,7 +48,8 @@ def _plain_values(array) -> list | None:
             return None  # infinities and huge floats: their texts decide their cells
         return [None if x != x else x for x in array.tolist()]
     if isinstance(dtype, pd.StringDtype) and dtype.na_value is np.nan:
-        return [x if isinstance(x, str) else None for x in to_objects(array).tolist()]
+        texts = arrow_texts(array)
+        return texts if texts is not None else [x if isinstance(x, str) else None for x in to_objects(array).tolist()]
     return None  # booleans, objects, dates: typed from their text by the full rule
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .frames import column_arrays, to_objects
+from .frames import arrow_texts, column_arrays, to_objects
 from .literal import _literal_key, literal_match
 from .views import common_numeric
 
@@ -37,8 +37,16 @@ def python_lists(frame: pd.DataFrame, positions: tuple) -> list | None:
     if not all(_plain(d) for d in dtypes):
         return None
     common = common_numeric(dtypes)
-    return [(a.astype(common, copy=False) if common is not None else
-             a if isinstance(a, np.ndarray) else to_objects(a)).tolist() for a in chosen]
+    return [(a.astype(common, copy=False) if common is not None else a).tolist() if isinstance(a, np.ndarray)
+            else _texts(a) for a in chosen]
+
+
+def _texts(array) -> list:
+    """A NaN-string column as the transposition gives it: str, and NaN for NULL."""
+    texts = arrow_texts(array)
+    if texts is None:
+        return to_objects(array).tolist()
+    return [np.nan if x is None else x for x in texts]
 
 
 def scorer_vectors(lists: list, null_as_zero: bool, ignore_order: bool) -> list:
