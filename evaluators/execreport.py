@@ -9,9 +9,6 @@ from __future__ import annotations
 import statistics
 from dataclasses import fields
 
-from .metrics.attempts import UNGROUPED
-from .metrics.ves import VesInstance, aggregate_ves, score_instance
-from .metrics.validity import ValidityResult, summarize_validity
 
 TIMING_NOTE = ("VES timings are machine-dependent: {how}, {n} alternating run(s) of gold and prediction per "
                "BIRD-correct answer (BIRD uses 100); compare VES only between runs on the same machine")
@@ -19,7 +16,6 @@ VES_OFF_NOTE = "VES not measured (--ves-iterations 0, or SQL was not executed)"
 # R-VES rewards (metrics.ves.rves_reward) and the time ratios that earn them; 0 is a wrong or untimed answer.
 RVES_BUCKETS = {1.25: "ratio >= 2", 1.0: "1 <= ratio < 2", 0.75: "0.5 <= ratio < 1", 0.5: "0.25 <= ratio < 0.5",
                 0.25: "ratio < 0.25", 0.0: "wrong or not timed"}
-_VES_FIELDS = tuple(f.name for f in fields(VesInstance))
 
 
 def execution_metrics(instances: list, ves_iterations: int) -> dict | None:
@@ -42,6 +38,8 @@ def _ex_and_ves(instances: list, iterations: int) -> dict:
            "ves_iterations": iterations}
     if iterations <= 0:
         return {**out, "ves": None, "r_ves": None, "timing_note": VES_OFF_NOTE}
+    from .metrics.ves import aggregate_ves  # the metrics load only for reports that have such figures
+
     scored = [_ves_instance(i.execution.get("ves")) for i in matched]
     summary = aggregate_ves(scored)
     ratios = [s.ratio for s in scored if s.correct and s.ratio is not None]
@@ -54,10 +52,12 @@ def _ex_and_ves(instances: list, iterations: int) -> dict:
             "r_ves_buckets": _buckets(scored), "timing_note": TIMING_NOTE.format(how=how, n=iterations)}
 
 
-def _ves_instance(ves: dict | None) -> VesInstance:
+def _ves_instance(ves: dict | None):
+    from .metrics.ves import VesInstance, score_instance
+
     if not ves:
         return score_instance(False)  # not submitted, failed, or not BIRD-correct: VES 0
-    return VesInstance(**{name: ves.get(name) for name in _VES_FIELDS})
+    return VesInstance(**{f.name: ves.get(f.name) for f in fields(VesInstance)})
 
 
 def _buckets(scored: list) -> dict:
@@ -81,6 +81,8 @@ def validity_runs(instances: list) -> dict:
             found = i.execution.get("validity")
             entries = [(found.get("valid"), found.get("reason"))] if found else []
         if any(reason for _, reason in entries):
+            from .metrics.validity import ValidityResult
+
             runs[i.instance_id] = [ValidityResult(valid, reason or "not_checked") for valid, reason in entries]
     return runs
 
@@ -89,6 +91,8 @@ def _validity_overall(instances: list) -> dict:
     runs = validity_runs(instances)
     if not runs:
         return {}
+    from .metrics.validity import summarize_validity
+
     summary = summarize_validity(runs)
     return {"valid_at_1": summary.valid_at_1, "valid_at_k": summary.valid_at_k,
             "validity_instances": summary.n_instances, "validity_undetermined_at_k": summary.n_undetermined_at_k,
@@ -100,6 +104,9 @@ def validity_section(instances: list, groups: dict) -> dict | None:
     runs = validity_runs(instances)
     if not runs:
         return None
+    from .metrics.attempts import UNGROUPED
+    from .metrics.validity import summarize_validity
+
     out = {"overall": summarize_validity(runs).to_dict()}
     for name, labels in groups.items():
         members: dict = {}
