@@ -454,3 +454,18 @@ def test_small_plain_tables_skip_typed_cells_when_they_match(tmp_path, ignore_or
     missed = table_match(job, tmp_path / "s.csv", params)["strict"]
     assert not missed.passed and missed.reason in ("value_mismatch", "column_not_found")
     assert any(key[0] == "csv" for key in job._strict_cache)  # the full rule judged the miss
+
+
+@pytest.mark.parametrize("values", [[10, 9, 1, 100, -3, 0, 12, 120, -12, 2 ** 52], [5, 5, 50, 500, 55, -5, -50]])
+def test_ints_line_up_with_the_same_whole_floats_under_the_scorers_sort(values):
+    """An int gold column against a predicted column transposed to floats (a float column beside it):
+    decided without the string sort, with the verdict of the baseline, and a near miss still fails."""
+    rng = np.random.default_rng(len(values))
+    rows = 300  # past the small-table loop, so the column views decide
+    gold_values = rng.choice(values, rows)
+    gold = pd.DataFrame({"i": gold_values})
+    pred = pd.DataFrame({"f": rng.permutation(gold_values).astype(float), "x": rng.random(rows)})
+    check_all_presets(pred, gold, [], True)
+    assert official.compare(pred, gold, ignore_order=True, tol=1e-2).ok
+    shifted = pred.assign(f=np.where(pred["f"] == values[0], values[0] + 1.0, pred["f"]))
+    check_all_presets(shifted, gold, [], True)

@@ -255,11 +255,28 @@ def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:
         if not ignore_order:
             return _identical(g, p, None)
         return bool(np.array_equal(g.sorted_codes, p.sorted_codes))
+    if ignore_order and {g.key_type, p.key_type} == {"int", "float"}:
+        return _ints_as_floats(g, p) and bool(np.array_equal(g.sorted_exact, p.sorted_exact))
     if g.key_type != p.key_type or (g.null_count and not g.null_as_zero and g.null_text != p.null_text):
         return False
     if ignore_order:
         return np.array_equal(g.sorted_exact, p.sorted_exact) and g.negative_zeros == p.negative_zeros
     return np.array_equal(g.null, p.null) and np.array_equal(g.exact[~g.null], p.exact[~p.null])
+
+
+def _ints_as_floats(g: Column, p: Column) -> bool:
+    """Sorting by str(x) puts ints and the same values as floats in one order when the floats are whole,
+    below 2**53 (so printed as the int plus ".0", never in exponent form) and not -0.0: where one int's
+    text is a prefix of another's, the float texts differ first at ".", which sorts before any digit.
+    Then equal multisets line up value for value, as the scorers compare them."""
+    if g.null_count or p.null_count:
+        return False
+    floats = p if p.key_type == "float" else g
+    if "whole_floats" not in floats.__dict__:  # kept: a column meets many candidates
+        values = floats.exact
+        floats.__dict__["whole_floats"] = bool(len(values) and not floats.negative_zeros and
+                                               np.abs(values).max() < 2 ** 53 and (values == np.trunc(values)).all())
+    return floats.__dict__["whole_floats"]
 
 
 def _vectors_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool:
