@@ -26,6 +26,13 @@ from .tokens import TokenSpace
 
 NULL, INT, BIGINT, FLOAT, TEXT = 0, 1, 2, 3, 4
 INT64_SAFE = 2 ** 53  # beyond this a float64 column may have lost integer digits
+
+
+def floats_tell_their_text(values: np.ndarray) -> bool:
+    """Do these floats (NaN aside) stand for their texts as strict cells: finite, below INT64_SAFE?
+    Otherwise pandas may have hidden the text ('inf' or 'Infinity', lost integer digits)."""
+    present = values[~np.isnan(values)]
+    return not len(present) or bool(np.abs(present).max() < INT64_SAFE)
 _CLASS_SALT = np.uint64(0xD6E8FEB86659FD93)
 OBJECT_SPACE = "obj"  # TEXT from engine objects other than strings, keyed by type and repr
 

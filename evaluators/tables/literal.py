@@ -7,21 +7,19 @@ import numpy as np
 import pandas as pd
 
 from .numeric import first_false, isclose
-from .views import SHORT, Column
+from .views import SHORT, Column, scorer_key, sort_as_scorers
 
 _WORDS_CELLS = 5000  # cells compared to find the closest column, for the message only
 _WORDS_SORT_LIMIT = 50_000  # beyond this, Python-sorting odd columns for words is not worth it
-
-
-def _literal_key(x):
-    return (x is None, str(x), isinstance(x, (int, float)))
 
 
 def literal_match(v1: list, v2: list, ignore_order: bool, tol: float) -> bool:
     """The scorers' per-cell loop, for columns holding unusual Python objects."""
     try:
         if ignore_order:
-            v1, v2 = sorted(v1, key=_literal_key), sorted(v2, key=_literal_key)
+            v1, v2 = sort_as_scorers(v1), sort_as_scorers(v2)
+            if v1 is None or v2 is None:
+                return False  # the scorers' own sort raised
         if len(v1) != len(v2):
             return False
         for a, b in zip(v1, v2):
@@ -99,7 +97,7 @@ def _summary(same: np.ndarray, a, b):
 def _display_values(c: Column, ignore_order: bool) -> list:
     values = list(c.base.items) if c.kind == "tok" else c.python_values()
     if ignore_order and len(values) <= _WORDS_SORT_LIMIT:
-        return sorted(values, key=_literal_key)
+        return sorted(values, key=scorer_key)
     return values
 
 

@@ -266,17 +266,11 @@ def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:
 
 def _ints_as_floats(g: Column, p: Column) -> bool:
     """Sorting by str(x) puts ints and the same values as floats in one order when the floats are whole,
-    below 2**53 (so printed as the int plus ".0", never in exponent form) and not -0.0: where one int's
+    below WHOLE_FLOAT_LIMIT (so printed as the int plus ".0", never in exponent form) and not -0.0: where one int's
     text is a prefix of another's, the float texts differ first at ".", which sorts before any digit.
     Then equal multisets line up value for value, as the scorers compare them."""
-    if g.null_count or p.null_count:
-        return False
-    floats = p if p.key_type == "float" else g
-    if "whole_floats" not in floats.__dict__:  # kept: a column meets many candidates
-        values = floats.exact
-        floats.__dict__["whole_floats"] = bool(len(values) and not floats.negative_zeros and
-                                               np.abs(values).max() < 2 ** 53 and (values == np.trunc(values)).all())
-    return floats.__dict__["whole_floats"]
+    ints, floats = (g, p) if p.key_type == "float" else (p, g)
+    return not ints.null_count and floats.whole_floats
 
 
 def _vectors_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool:
@@ -287,20 +281,13 @@ def _vectors_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool
     if g.kind == "lit" or p.kind == "lit" or _mixed_datetimes(g, p):
         if not ignore_order:
             return literal_match(g.python_values(), p.python_values(), False, tol)
-        a, b = _scorer_sorted(g), _scorer_sorted(p)  # each column sorted once, not once per pair
+        a, b = g.scorer_sorted, p.scorer_sorted  # each column sorted once, not once per pair
         return a is not None and b is not None and literal_match(a, b, False, tol)
     if g.kind != p.kind:
         return False  # a string or timestamp never equals a number or NULL
     if g.kind == "tok":
         return _tokens_match(g, p, ignore_order)
     return _numbers_match(g, p, ignore_order, tol)
-
-
-def _scorer_sorted(c: Column) -> list | None:
-    """The column's Python values in the scorers' sorted order (None when that sort raises), kept."""
-    if "scorer_sorted" not in c.__dict__:
-        c.__dict__["scorer_sorted"] = tiny.sorted_values(c.python_values())
-    return c.__dict__["scorer_sorted"]
 
 
 def _mixed_datetimes(g: Column, p: Column) -> bool:

@@ -19,7 +19,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from .cells import INT64_SAFE
+from .cells import floats_tell_their_text
 from .frames import arrow_texts, column_arrays, to_objects
 
 MAX_ROWS = 200  # past this, the vectorised typed cells are as cheap
@@ -43,8 +43,7 @@ def _plain_values(array) -> list | None:
     if isinstance(dtype, np.dtype) and dtype.kind == "i":
         return array.tolist()
     if isinstance(dtype, np.dtype) and dtype.kind == "f":
-        present = array[~np.isnan(array)]
-        if len(present) and not np.abs(present).max() < INT64_SAFE:
+        if not floats_tell_their_text(array):
             return None  # infinities and huge floats: their texts decide their cells
         return [None if x != x else x for x in array.tolist()]
     if isinstance(dtype, pd.StringDtype) and dtype.na_value is np.nan:

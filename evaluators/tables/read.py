@@ -19,7 +19,7 @@ import pandas as pd
 from ..errors import InstanceError
 from . import quickcsv
 from .align import arrow_strings
-from .cells import INT64_SAFE, StrictColumn, TokenTable, from_numbers
+from .cells import StrictColumn, TokenTable, floats_tell_their_text, from_numbers
 from .engine import engine_column
 from .frames import column_arrays, columns_of, to_objects
 from .texts import from_text
@@ -174,10 +174,7 @@ def _csv_column(name: str, array, tokens: TokenTable) -> StrictColumn | None:
     if isinstance(dtype, np.dtype) and dtype.kind in "iu":
         return _ints(name, array)
     if isinstance(dtype, np.dtype) and dtype.kind == "f":
-        values = array
-        finite = values[~np.isnan(values)]
-        safe = np.isfinite(finite).all() and (len(finite) == 0 or np.abs(finite).max() < INT64_SAFE)
-        return from_numbers(name, values) if safe else None  # huge or infinite: pandas may hide the text
+        return from_numbers(name, array) if floats_tell_their_text(array) else None
     if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
         return from_text(name, arrow_strings(array), tokens)
     if dtype == object or isinstance(dtype, pd.StringDtype):

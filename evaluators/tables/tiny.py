@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .frames import arrow_texts, column_arrays, to_objects
-from .literal import _literal_key, literal_match
-from .views import common_numeric
+from .literal import literal_match
+from .views import common_numeric, sort_as_scorers
 
 # Past these (rows; rows x gold columns x predicted columns) the vectorised views win (bench/corpus.py).
 MAX_ROWS = 200
@@ -55,7 +55,7 @@ def scorer_vectors(lists: list, null_as_zero: bool, ignore_order: bool) -> list:
     for values in lists:
         if null_as_zero:
             values = [0 if x != x else x for x in values]  # plain values: only float NaN is NULL
-        vectors.append(sorted_values(values) if ignore_order else values)
+        vectors.append(sort_as_scorers(values) if ignore_order else values)
     return vectors
 
 
@@ -63,21 +63,6 @@ def _plain(dtype) -> bool:
     if isinstance(dtype, np.dtype):
         return dtype.kind in "iufb"
     return isinstance(dtype, pd.StringDtype) and dtype.na_value is np.nan
-
-
-def sorted_values(values: list) -> list | None:
-    """The values in the scorers' sorted order, or None when that sort raises (a mismatch for them)."""
-    kinds = set(map(type, values))
-    try:
-        # Over numbers alone (NaN included) or texts alone the key's first and last parts are constant,
-        # so its middle part orders alone, and a stable sort keeps ties alike; a text is its own str.
-        if kinds == {str}:
-            return sorted(values)
-        if kinds <= {int, float, bool}:
-            return sorted(values, key=str)
-        return sorted(values, key=_literal_key)
-    except Exception:  # the scorers' comparison raises too, and counts as a mismatch
-        return None
 
 
 def has_null(lists: list) -> bool:

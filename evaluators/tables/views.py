@@ -32,6 +32,27 @@ from .tokens import TokenSpace
 NAN_CODE, NONE_CODE, NAT_CODE, ZERO_CODE, NA_CODE = -1, -2, -3, -4, -5
 SHORT = 1000  # columns up to this long are sorted by Python rather than by numpy's string ranking
 MASKED = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)} | {"boolean"}
+WHOLE_FLOAT_LIMIT = 2 ** 53  # below this a whole float prints as its int plus ".0", never in exponent form
+
+
+def scorer_key(x):
+    """The public scorers' sort key for one value."""
+    return (x is None, str(x), isinstance(x, (int, float)))
+
+
+def sort_as_scorers(values: list) -> list | None:
+    """The values in the scorers' sorted order, or None when that sort raises (a mismatch for them)."""
+    kinds = set(map(type, values))
+    try:
+        # Over numbers alone (NaN included) or texts alone the key's first and last parts are constant,
+        # so its middle part orders alone, and a stable sort keeps ties alike; a text is its own str.
+        if kinds == {str}:
+            return sorted(values)
+        if kinds <= {int, float, bool}:
+            return sorted(values, key=str)
+        return sorted(values, key=scorer_key)
+    except Exception:  # the scorers' comparison raises too, and counts as a mismatch
+        return None
 
 
 @dataclass(eq=False)
@@ -104,6 +125,18 @@ class Column:
         if self.key_type != "float":
             return 0
         return int(np.count_nonzero((self.exact == 0) & np.signbit(self.exact) & ~self.null))
+
+    @cached_property
+    def whole_floats(self) -> bool:
+        """num, float: no NULL, and every value whole, not -0.0 and below WHOLE_FLOAT_LIMIT."""
+        values = self.exact
+        return bool(self.key_type == "float" and len(values) and not self.null_count and not self.negative_zeros
+                    and np.abs(values).max() < WHOLE_FLOAT_LIMIT and (values == np.trunc(values)).all())
+
+    @cached_property
+    def scorer_sorted(self) -> list | None:
+        """The Python values in the scorers' sorted order (None when that sort raises)."""
+        return sort_as_scorers(self.python_values())
 
     @cached_property
     def sorted_codes(self) -> np.ndarray:
