@@ -83,7 +83,7 @@ def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path
         if gold.problem:
             raise InstanceError("invalid_gold", f"{gold.location}: {gold.problem}")
         if line is None:
-            raise InstanceError("missing_prediction", "no line for this instance in results_metadata.jsonl")
+            raise InstanceError("missing_prediction", _missing_words(gold.instance_id, options.layout))
         specs = _checked_specs(gold)
         if line.answer_type == "answer":
             verdicts = _grade_answer(_with_trajectory(line, Path(result_dir), options), specs, ctx)
@@ -95,6 +95,13 @@ def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path
         verdicts = same_for_all(NAMES, 0.0, "internal_error", f"{type(exc).__name__}: {exc} (please report this)")
     execmatch.add_llmetric_q(ctx, verdicts["strict"])  # a failed run still has a validity and a text score
     return Graded(verdicts, funcs, info=ctx.info, timing=ctx.timing)
+
+
+def _missing_words(instance_id: str, layout: str) -> str:
+    """What is missing, said in the layout the user chose."""
+    if layout == "flat":
+        return f"no {instance_id}.csv or {instance_id}.sql in the submission folder"
+    return "no line for this instance in results_metadata.jsonl"
 
 
 def _checked_specs(gold: GoldInstance) -> list:
