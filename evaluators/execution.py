@@ -43,6 +43,7 @@ class ExecConfig:
     snowflake_host: str | None = None
     snowflake_port: int | None = None
     snowflake_protocol: str | None = None
+    sqlite_decode_errors: str = "strict"  # "ignore": undecodable text is dropped, as test-suite-sql-eval reads it
 
     def settings(self) -> dict:
         """The JSON-safe fields a backend reads, paths made absolute for the worker."""

@@ -209,6 +209,8 @@ def render_text(report: Report, width: int = 100) -> str:
     for name, value in s.scores.items():
         mark = " <- score" if name == s.semantics else (" <- strict_score" if name == "strict" else "")
         lines.append(f"  {name:<16}{value:>10.2%}{round(value * s.gold_instances):>10}{mark}")
+    if s.semantics == "spider2-lite":
+        lines += _lite_headline(report)
     for key, buckets in s.breakdowns.items():
         lines += ["", f"  by {key}:"]
         for label, b in buckets.items():
@@ -233,6 +235,17 @@ def render_text(report: Report, width: int = 100) -> str:
     if s.problems:
         lines += ["", f"  Input problems ({len(s.problems)}):"] + [f"    {p}"[:width] for p in s.problems[:20]]
     return "\n".join(lines) + "\n"
+
+
+def _lite_headline(report: Report) -> list[str]:
+    """The Spider2-lite/snow scorer's own two lines: over the instances it graded, and over every gold instance."""
+    s = report.summary
+    correct = sum(i.score for i in report.instances)
+    graded = s.graded or 1
+    total = s.gold_instances or 1
+    return ["", "  As Spider2-lite's evaluate.py prints it:",
+            f"    Final score: {correct / graded:.4f}, Correct examples: {correct:g}, Total examples: {s.graded}",
+            f"    Real score: {correct / total:.4f}, Correct examples: {correct:g}, Total examples: {s.gold_instances}"]
 
 
 def _attempt_lines(attempts: dict) -> list[str]:

@@ -15,9 +15,12 @@ opening fence that is never closed (a cut-off answer) is dropped too.
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 from .errors import InstanceError
+
+_IMPORT_LOCK = threading.Lock()
 
 SQL_TAGS = {"sql", "sqlite", "duckdb", "bigquery", "googlesql", "snowflake", "postgresql", "postgres", "mysql",
             "tsql", "plsql", "ansi"}
@@ -116,3 +119,19 @@ def _closing(sql: str, start: int) -> int:
 def writing_statements(sql: str) -> list[str]:
     """The statements that would change data or the catalog (judged by their leading keywords)."""
     return [s for s in split_statements(sql) if _WRITES.match(s)]
+
+
+def keyword_spans(sql: str, keyword: str, dialect: str | None = None) -> list[tuple[int, int]]:
+    """(start, end) character spans of every `keyword` token in `sql` (not inside quotes or comments).
+
+    sqlglot's tokenizer decides what is a token; text it cannot tokenize falls back to whole words."""
+    with _IMPORT_LOCK:  # sqlglot's modules import each other: two threads importing it at once can fail
+        from sqlglot.errors import SqlglotError
+        from sqlglot.tokens import Tokenizer
+
+    try:
+        tokens = Tokenizer(dialect=dialect).tokenize(sql) if dialect else Tokenizer().tokenize(sql)
+    except SqlglotError:
+        return [m.span() for m in re.finditer(rf"\b{re.escape(keyword)}\b", sql, re.IGNORECASE)]
+    word = keyword.upper()
+    return [(t.start, t.end + 1) for t in tokens if t.text.upper() == word and sql[t.start:t.end + 1].upper() == word]

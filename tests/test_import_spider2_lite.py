@@ -113,6 +113,9 @@ def test_flat_submission_grades_against_imported_gold(tmp_path):
     report = grade(flat, gold, options=Options(layout="flat"))
     reasons = {i.instance_id: i.reason for i in report.instances}
     assert reasons == {"one": "match", "var": "match", "bad": "needs_execution", "gone": "missing_prediction"}
+    lite = grade(flat, gold, semantics="spider2-lite", options=Options(layout="flat"))
+    assert "Final score: 0.6667, Correct examples: 2, Total examples: 3" in lite.to_text(), "over the graded"
+    assert "Real score: 0.5000, Correct examples: 2, Total examples: 4" in lite.to_text(), "over all gold instances"
     gone = next(i for i in report.instances if i.instance_id == "gone")
     assert gone.detail == "no gone.csv or gone.sql in the submission folder", "said in the layout the user chose"
     assert validate(flat, gold, layout="flat").missing_ids == ("gone",)

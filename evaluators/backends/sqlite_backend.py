@@ -23,6 +23,8 @@ class SQLiteBackend(Backend):
         if request.db_ref is None:
             raise QueryFailed("no_database", "a SQLite instance needs a database file (--db-dir)")
         con = _connect(request.db_ref)
+        if request.setting("sqlite_decode_errors") == "ignore":  # test-suite-sql-eval's text_factory
+            con.text_factory = lambda raw: raw.decode(errors="ignore")
         try:
             return _execute(con, request, notify)
         finally:

@@ -11,6 +11,7 @@ import click
 
 from .gold import gold
 from .grade import GRADE_EPILOG, grade
+from .testsuite import test_suite
 from .validate import validate
 
 
@@ -32,3 +33,4 @@ def main():
 main.add_command(grade)
 main.add_command(validate)
 main.add_command(gold)
+main.add_command(test_suite)
