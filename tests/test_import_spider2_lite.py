@@ -226,3 +226,32 @@ def test_real_corpus_import_routes_all_instances_and_brings_every_gold_sql(tmp_p
     assert all(line["type"] in ("BigQuery", "SQLite", "Snowflake") for line in lines)
     assert result.sqls == len(os.listdir(source / "sql"))
     assert not [p for p in result.problems if p.message.endswith("not imported")]
+
+
+def test_imported_routes_grade_each_instance_on_its_own_engine(tmp_path, monkeypatch):
+    import sqlite3
+
+    from evaluators.execution import ExecConfig, Executor
+
+    for name in ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_USER", "SNOWFLAKE_PASSWORD", "SNOWFLAKE_ACCOUNT"):
+        monkeypatch.delenv(name, raising=False)
+    gold_src = _routed_folder(tmp_path)
+    gold = tmp_path / "gold"
+    import_spider2_lite(gold_src, gold)
+    dbs = tmp_path / "dbs"
+    dbs.mkdir()
+    con = sqlite3.connect(dbs / "db_local003.sqlite")
+    con.execute("CREATE TABLE t (a INTEGER, b TEXT, c REAL)")
+    con.executemany("INSERT INTO t VALUES (?,?,?)", [(1, "x", 2.5), (2, "y", 3.5)])
+    con.commit()
+    con.close()
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for iid in ("local003", "bq001", "sf_bq004"):
+        (flat / f"{iid}.sql").write_text("SELECT a, b, c FROM t")
+    executor = Executor(ExecConfig(output_dir=tmp_path / "work", db_dir=dbs, credentials_dir=tmp_path / "nocreds"))
+    report = grade(flat, gold, options=Options(layout="flat", executor=executor))
+    reasons = {i.instance_id: (i.reason, i.execution.get("backend")) for i in report.instances}
+    assert reasons["local003"] == ("match", "sqlite")
+    assert reasons["bq001"][0] in ("credentials_missing", "missing_extra")
+    assert reasons["sf_bq004"][0] in ("credentials_missing", "missing_extra")
