@@ -22,6 +22,7 @@ from .backends.rowfile import read_rows, rows_path
 from .errors import InstanceError
 from .goldcache import GoldCache, compare_csv, first_cell_of, safe_name
 from .specs import GoldInstance
+from .backends.opener import DEFAULT_MEMORY_LIMIT_MB
 from .sqltext import read_sql_file, unwrap_fences
 
 GOLD_SQL = "gold.sql"
@@ -44,10 +45,14 @@ class ExecConfig:
     snowflake_port: int | None = None
     snowflake_protocol: str | None = None
     sqlite_decode_errors: str = "strict"  # "ignore": undecodable text is dropped, as test-suite-sql-eval reads it
+    memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB  # per query, for the local engines (backends/opener.py)
 
     def settings(self) -> dict:
-        """The JSON-safe fields a backend reads, paths made absolute for the worker."""
-        return {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+        """The JSON-safe fields a backend reads, paths made absolute for the worker; engines spill into
+        the work folder (`temp_dir`), never beside a database."""
+        out = {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+        out["temp_dir"] = str(Path(self.output_dir).resolve() / "engine_tmp")
+        return out
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,7 @@ def failure(reason: str, detail: str, backend: str = "") -> ExecResult:
 
 
 def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_csv: Path,
-            collect: str = "csv") -> ExecResult:
+            collect: str = "csv", trusted: bool = False) -> ExecResult:
     """Run `sql` on `backend` in a worker process; the result table goes to `out_csv`.
 
     `collect="rows"` also keeps the driver's rows beside the CSV (`ExecResult.rows()`); `collect="time"`
@@ -108,7 +113,8 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
         out_csv.unlink(missing_ok=True)  # a CSV left from an earlier run must never be graded as this one
         rows_file.unlink(missing_ok=True)
     environment = {} if name in LOCAL else credential_environment()  # local engines need no credentials
-    event = worker.execute(Request(name, sql, str(out_csv), database, config.settings(), environment, collect))
+    event = worker.execute(Request(name, sql, str(out_csv), database, config.settings(), environment, collect,
+                                   trusted))
     ok = event.get("reason") == "ok"
     kept = ok and collect != "time"
     return ExecResult(ok, out_csv if kept else None, event.get("first_cell") if ok else None, event["reason"],
@@ -162,19 +168,19 @@ class Executor:
 
     def run_prediction(self, gold: GoldInstance, sql_text: str, collect: str = "csv") -> ExecResult:
         """Run a predicted SQL answer; the CSV goes to output_dir/predictions/<instance_id>.csv."""
-        return self._run(gold, sql_text, "predictions", collect)
+        return self._run(gold, sql_text, "predictions", collect, trusted=False)
 
     def run_gold_query(self, gold: GoldInstance, sql_text: str, collect: str = "rows") -> ExecResult:
         """Run a gold query now, uncached (execution_match); the CSV goes to output_dir/gold_queries/."""
-        return self._run(gold, sql_text, "gold_queries", collect)
+        return self._run(gold, sql_text, "gold_queries", collect, trusted=True)
 
-    def _run(self, gold: GoldInstance, sql_text: str, folder: str, collect: str) -> ExecResult:
+    def _run(self, gold: GoldInstance, sql_text: str, folder: str, collect: str, trusted: bool) -> ExecResult:
         try:
             name, db = self.backend_for(gold)
         except InstanceError as exc:
             return failure(exc.reason, exc.detail)
         out = Path(self.config.output_dir) / folder / f"{safe_name(gold.instance_id)}.csv"
-        return run_sql(name, db, unwrap_fences(sql_text), self.config, out, collect)
+        return run_sql(name, db, unwrap_fences(sql_text), self.config, out, collect, trusted)
 
     def run_predictions(self, items, jobs: int = 1) -> list[ExecResult]:
         """run_prediction for each (gold, sql_text), at most `jobs` at a time; results in order."""
@@ -195,7 +201,7 @@ class Executor:
         entry = None if self.config.refresh_gold else cache.load()
         source = "cached" if entry else "live"
         if entry is None:
-            live = run_sql(name, db, sql, self.config, cache.scratch_path())
+            live = run_sql(name, db, sql, self.config, cache.scratch_path(), trusted=True)
             if not live.ok:
                 return _stored_or_failure(live, stored)
             entry = cache.store(live.csv_path, backend=name, db=db, instance_id=gold.instance_id,
@@ -243,3 +249,58 @@ def run_parallel(function, items: list, jobs: int = 1) -> list:
 def total_bytes(results) -> int:
     """Bytes processed over all results (BigQuery); unknown counts as 0."""
     return sum(r.bytes_processed or 0 for r in results)
+
+
+@dataclass(frozen=True)
+class DuckDBTables:
+    """Tables of a DuckDB file, read in a worker: every table's name, the frames asked for, and why others failed."""
+
+    names: tuple[str, ...]
+    frames: dict
+    errors: dict
+
+
+def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig) -> DuckDBTables:
+    """Read `tables` (all when None) of the DuckDB file at `path` through the opener, in a killable worker
+    under `config.timeout_s`; InstanceError(timeout / exec_error / no_database) when it cannot."""
+    import pickle
+    import shutil
+    import uuid
+
+    from .backends import worker
+
+    folder = Path(config.output_dir).resolve() / "duckdb_tables" / uuid.uuid4().hex
+    request = Request("duckdb", "", str(folder), str(Path(path).resolve()), config.settings(), {}, "csv")
+    try:
+        event = worker.execute(request, "read_tables", tables=tables)
+        if event.get("reason") != "ok":
+            raise InstanceError(event.get("reason", "exec_error"), event.get("detail", ""))
+        frames = {}
+        for table, file in event["files"].items():
+            with open(file, "rb") as handle:  # written by our own worker a moment ago
+                frames[table] = pickle.load(handle)
+        return DuckDBTables(tuple(event["tables"]), frames, dict(event["errors"]))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def duckdb_loader(config: ExecConfig | None = None):
+    """The function `tables.read.TableReader` reads DuckDB files with: `loader(path, tables)`."""
+    config = config or scratch_config()
+    return lambda path, tables: read_duckdb_tables(path, tables, config)
+
+
+_scratch: list[ExecConfig] = []
+
+
+def scratch_config() -> ExecConfig:
+    """An ExecConfig whose work folder is a private temporary folder, removed at exit (API use without --work-dir)."""
+    if not _scratch:
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="spider-grade-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _scratch.append(ExecConfig(output_dir=folder))
+    return _scratch[0]

@@ -166,10 +166,19 @@ def _reward_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
                         detail)
 
 
+def _duckdb_loader(options: Options):
+    """DuckDB answers and golds are read in workers, under the run's timeout and in its work folder."""
+    if options.executor is None:
+        return None  # the reader then uses a scratch work folder and the default timeout
+    from .execution import duckdb_loader
+
+    return duckdb_loader(options.executor.config)
+
+
 def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Options) -> dict:
     flat = options.layout == "flat"
     job = tables.TableJob(ctx.gold_root / ctx.gold.instance_id, ALL_PRESETS,
-                          TableReader("unreadable_prediction", options.max_file_bytes))
+                          TableReader("unreadable_prediction", options.max_file_bytes, _duckdb_loader(options)))
     if line.answer_type == "files":
         return _grade_file_list(line, checks.fitting_specs(line.answer_type, specs), result_dir, job, flat, ctx)
     sql = isinstance(line.answer, str) and line.answer.lower().endswith(".sql")

@@ -114,7 +114,7 @@ def test_write_statements_are_refused(tmp_path, bigquery_emulator, dataset, no_g
     config = make_config(tmp_path, bigquery_emulator)
     for sql in ("DROP TABLE orders", "SELECT 1; DROP TABLE orders", "DELETE FROM orders WHERE TRUE"):
         result = Executor(config).run_prediction(gold("bqw", dataset), sql)
-        assert result.reason == "exec_error" and "only queries" in result.detail
+        assert result.reason == "exec_error" and "only one read-only query" in result.detail
     assert bigquery_emulator.client().get_table(f"{dataset}.orders").num_rows == 2
 
 

@@ -131,7 +131,7 @@ def test_write_statements_are_refused(tmp_path, snowflake_emulator, database, sn
     config = make_config(tmp_path, snowflake_emulator)
     for sql in ("DROP TABLE ORDERS", "SELECT 1; DROP TABLE ORDERS", "DELETE FROM ORDERS"):
         result = Executor(config).run_prediction(gold("sfw", database), sql)
-        assert result.reason == "exec_error" and "only queries" in result.detail
+        assert result.reason == "exec_error" and "only one read-only query" in result.detail
     assert count_rows(snowflake_emulator, database) == 2
 
 

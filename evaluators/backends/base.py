@@ -43,6 +43,9 @@ class Request:
     # Credential variables as the caller sees them now: a reused worker's own environment may be older.
     environment: dict = field(default_factory=dict, repr=False)
     collect: str = "csv"  # one of COLLECT
+    # A gold query is trusted; a prediction is not: engines without a read-only session refuse anything
+    # but one read-only query before it reaches them (sqltext.read_only_problem).
+    trusted: bool = False
 
     @property
     def timeout_s(self) -> float:
@@ -262,3 +265,14 @@ def empty_frame():
     import pandas as pd
 
     return pd.DataFrame()
+
+
+def refuse_unless_one_query(request: Request, dialect: str, unparsed_ok: bool = False) -> None:
+    """An untrusted request runs only if it is exactly one read-only query; QueryFailed before any connection."""
+    if request.trusted:
+        return
+    from ..sqltext import read_only_problem
+
+    problem = read_only_problem(request.sql, dialect, unparsed_ok)
+    if problem:
+        raise QueryFailed("exec_error", f"not run: only one read-only query is graded, and this is {problem}")

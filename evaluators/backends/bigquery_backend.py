@@ -19,14 +19,14 @@ import time
 import uuid
 from pathlib import Path
 
-from ..sqltext import writing_statements
 from .base import (Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, read_json_file,
-                   secret_values)
+                   refuse_unless_one_query, secret_values)
 
 CREDENTIAL_FILE = "bigquery_credential.json"
 ENV_CREDENTIALS = "GOOGLE_APPLICATION_CREDENTIALS"
 SCOPES = ("https://www.googleapis.com/auth/bigquery",)
-QUERY_TYPES = {"SELECT", "SCRIPT"}  # statement types the dry run may report for SQL we run
+QUERY_TYPES = {"SELECT", "SCRIPT"}  # statement types the dry run may report for trusted (gold) SQL
+UNTRUSTED_TYPES = {"SELECT"}  # and for a prediction: one query only
 _HTTP_PREFIX = re.compile(r"^(GET|POST|PUT|PATCH|DELETE) \S+: ")  # the client puts the request's URL first
 
 
@@ -48,7 +48,7 @@ class BigQueryBackend(Backend):
     def run(self, request: Request, notify) -> Outcome:
         bigquery = import_driver("google.cloud.bigquery", "google-cloud-bigquery", "bigquery")
         import_driver("db_dtypes", "db-dtypes", "bigquery")  # to_dataframe needs it for DATE/TIME columns
-        _refuse_writes(request.sql)
+        refuse_unless_one_query(request, "bigquery", unparsed_ok=True)  # the dry run confirms SELECT
         client = _client(bigquery, request)
         notify({"event": "started"})
         deadline = time.monotonic() + request.timeout_s
@@ -70,13 +70,6 @@ class BigQueryBackend(Backend):
         job = client.cancel_job(handle["job_id"], project=handle.get("project"), location=handle.get("location"),
                                 timeout=request.timeout_s)
         return f"cancel sent for job {handle['job_id']} (state now {job.state})"
-
-
-def _refuse_writes(sql: str) -> None:
-    """Only queries run: the grader's credentials may be allowed to change data, the submitted SQL is not."""
-    writes = writing_statements(sql)
-    if writes:
-        raise QueryFailed("exec_error", f"not run: only queries are graded, and {writes[0][:60]!r} is not one")
 
 
 def _credential_info(request: Request) -> dict | None:
@@ -143,7 +136,9 @@ def _job_config(bigquery, client, request: Request, **options):
 def _dry_run(bigquery, client, request: Request) -> int:
     job = client.query(request.sql, job_config=_job_config(bigquery, client, request, dry_run=True,
                                                             use_query_cache=False))
-    if job.statement_type and job.statement_type not in QUERY_TYPES:
+    allowed = QUERY_TYPES if request.trusted else UNTRUSTED_TYPES
+    # An empty statement type (the emulator gives none) is not a confirmation of anything for a prediction.
+    if (job.statement_type or not request.trusted) and job.statement_type not in allowed:
         raise QueryFailed("exec_error", f"not run: only queries are graded, and this is a {job.statement_type}")
     return int(job.total_bytes_processed or 0)
 

@@ -1,8 +1,6 @@
-"""SQLite: the database file opened read-only, so submitted SQL cannot change it.
+"""SQLite: the database file opened read-only and immutable (opener.py), so submitted SQL cannot change it.
 
-`mode=ro` refuses writes to the file; no attached databases are allowed, which also
-stops `ATTACH` and `VACUUM INTO` from creating files elsewhere.  The timeout is a
-progress handler that aborts the running statement inside SQLite itself.
+The timeout is a progress handler that aborts the running statement inside SQLite itself.
 """
 from __future__ import annotations
 
@@ -10,6 +8,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from .opener import open_sqlite
 from .base import Backend, Outcome, QueryFailed, Request, first_line, keep_result, records_frame
 
 _PROGRESS_EVERY = 10_000  # virtual-machine instructions between deadline checks (well under a millisecond)
@@ -22,23 +21,20 @@ class SQLiteBackend(Backend):
     def run(self, request: Request, notify) -> Outcome:
         if request.db_ref is None:
             raise QueryFailed("no_database", "a SQLite instance needs a database file (--db-dir)")
-        con = _connect(request.db_ref)
-        if request.setting("sqlite_decode_errors") == "ignore":  # test-suite-sql-eval's text_factory
-            con.text_factory = lambda raw: raw.decode(errors="ignore")
+        con = connect(request)
         try:
             return _execute(con, request, notify)
         finally:
             con.close()
 
 
-def _connect(path: str) -> sqlite3.Connection:
+def connect(request: Request) -> sqlite3.Connection:
+    """The read-only, immutable connection (opener.py)."""
+    path = str(request.db_ref)
     try:
-        con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
-        con.execute("SELECT count(*) FROM sqlite_master").fetchone()  # fails here if it is not a database
+        return open_sqlite(path, request.setting("memory_limit_mb"), request.setting("sqlite_decode_errors", "strict"))
     except sqlite3.Error as exc:
         raise QueryFailed("no_database", f"cannot open {Path(path).name}: {first_line(exc)}") from None
-    con.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    return con
 
 
 def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:

@@ -66,6 +66,11 @@ def serve(message: dict, send) -> dict:
         backend = get_backend(request.backend)
         if message.get("action") == "cancel":
             return {"event": "result", "reason": "ok", "detail": backend.cancel(request, message["handle"])}
+        if message.get("action") == "read_tables":
+            from .duckdb_backend import read_tables
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **read_tables(request, message.get("tables"), send)}
         outcome = backend.run(request, send)
         return {"event": "result", "reason": "ok", "detail": "", "first_cell": outcome.first_cell,
                 "rows": outcome.rows, "columns": outcome.columns, "bytes_processed": outcome.bytes_processed,
@@ -199,10 +204,10 @@ def _shutdown() -> None:
         _pool.shutdown()
 
 
-def execute(request: Request) -> dict:
+def execute(request: Request, action: str = "run", **extra) -> dict:
     """Run the request in a worker and return its result event; timeouts kill the worker."""
     backend = get_backend(request.backend)
-    worker = _start(pool(), {"action": "run", "request": request.to_dict()})
+    worker = _start(pool(), {"action": action, "request": request.to_dict(), **extra})
     begun = time.monotonic()
     deadline = begun + request.timeout_s + STARTUP_ALLOWANCE_S
     handle = None
