@@ -113,13 +113,26 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
         out_csv.unlink(missing_ok=True)  # a CSV left from an earlier run must never be graded as this one
         rows_file.unlink(missing_ok=True)
     environment = {} if name in LOCAL else credential_environment()  # local engines need no credentials
-    event = worker.execute(Request(name, sql, str(out_csv), database, config.settings(), environment, collect,
-                                   trusted))
+    event: dict = {}
+    try:
+        event = worker.execute(Request(name, sql, str(out_csv), database, config.settings(), environment, collect,
+                                       trusted))
+    finally:
+        if event.get("reason") != "ok":  # a killed worker (timeout, Ctrl-C) leaves its half-written files
+            remove_partial_files(out_csv)
     ok = event.get("reason") == "ok"
     kept = ok and collect != "time"
     return ExecResult(ok, out_csv if kept else None, event.get("first_cell") if ok else None, event["reason"],
                       event.get("detail", ""), name, event.get("bytes_processed"), event.get("seconds"),
                       event.get("query_seconds"), rows_file if kept and collect == "rows" else None)
+
+
+def remove_partial_files(out_csv: Path) -> None:
+    """The temporary files a worker writes before renaming them into place (`.<name>.XXXX`), for this result."""
+    rows_file = rows_path(out_csv)
+    for name in (out_csv.name, rows_file.name):
+        for partial in out_csv.parent.glob(f".{name}.*"):
+            partial.unlink(missing_ok=True)
 
 
 def resolve_database(backend: str, db_ref: str | None, db_dir: Path | None) -> str | None:
@@ -282,6 +295,11 @@ def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig)
         return DuckDBTables(tuple(event["tables"]), frames, dict(event["errors"]))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        for empty in (folder.parent, folder.parent.parent):  # leave no work folder behind that nothing else made
+            try:
+                empty.rmdir()
+            except OSError:
+                break
 
 
 def duckdb_loader(config: ExecConfig | None = None):

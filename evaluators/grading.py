@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import checks, execmatch, registry
-from .errors import InstanceError
+from .errors import InstanceError, MissingExtra
 from .matchers import answers, tables
 from .matchers.verdicts import Verdict, same_for_all
 from .paths import answer_path
@@ -91,6 +91,8 @@ def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path
             verdicts = _grade_files(line, specs, Path(result_dir), ctx, options)
     except InstanceError as exc:
         verdicts = same_for_all(NAMES, 0.0, exc.reason, exc.detail)
+    except MissingExtra as exc:  # the operator's environment, not the answer: said with the pip command
+        verdicts = same_for_all(NAMES, 0.0, "missing_extra", str(exc))
     except Exception as exc:  # a bug of ours must not stop the run; it is reported, never hidden
         verdicts = same_for_all(NAMES, 0.0, "internal_error", f"{type(exc).__name__}: {exc} (please report this)")
     execmatch.add_llmetric_q(ctx, verdicts["strict"])  # a failed run still has a validity and a text score
@@ -123,6 +125,10 @@ def _with_trajectory(line: SubmissionLine, result_dir: Path, options: Options) -
     if not isinstance(named, str):
         return line
     path = answer_path(result_dir, line.instance_id, named, options.layout == "flat")
+    size = path.stat().st_size
+    if size > options.max_file_bytes:
+        raise InstanceError("unreadable_prediction", f"{named}: {size:,} bytes, over the limit of "
+                            f"{options.max_file_bytes:,} (raise it with --max-file-mb)")
     try:
         messages = json.loads(path.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

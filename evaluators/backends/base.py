@@ -21,7 +21,8 @@ from ..errors import MissingExtra
 from .rowfile import rows_path, write_rows
 
 # Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
-REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "missing_extra", "no_database")
+REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "network_error", "missing_extra",
+           "no_database")
 # What a run keeps: the result CSV; the CSV and the typed rows beside it (rowfile.py); or only the
 # time of executing and fetching every row (VES timing runs, which write nothing).
 COLLECT = ("csv", "rows", "time")
@@ -136,14 +137,34 @@ def redact(text: str, secrets) -> str:
 
 
 def _expanded(secrets) -> set:
-    """A secret can reach a message verbatim, JSON-escaped, repr-escaped, or one line at a time."""
+    """A secret can reach a message verbatim, JSON-escaped, repr-escaped, one line at a time, URL-encoded
+    (a connection string, a query parameter) or base64-encoded (an auth header), on its own or inside a
+    longer base64 text."""
+    from urllib.parse import quote, quote_plus
+
     out = set()
     for secret in secrets or ():
         if not isinstance(secret, str) or not secret:
             continue
-        out.update({secret, json.dumps(secret)[1:-1], repr(secret)[1:-1]})
+        out.update({secret, json.dumps(secret)[1:-1], repr(secret)[1:-1], quote(secret, safe=""), quote(secret),
+                    quote_plus(secret)})
         out.update(line.strip() for line in secret.splitlines() if len(line.strip()) >= 8)
+        out.update(_base64_forms(secret.encode("utf-8")))
     return {s for s in out if s}
+
+
+def _base64_forms(secret: bytes) -> set:
+    """The base64 text of `secret` at each of the three byte alignments it can have inside a longer value
+    (only the characters that depend on the secret alone), standard and URL-safe alphabets."""
+    import base64
+
+    forms = {base64.b64encode(secret).decode("ascii")}
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + secret).decode("ascii")
+        start, end = -(-offset // 3) * 4, ((offset + len(secret)) // 3) * 4
+        if end - start >= 8:
+            forms.add(encoded[start:end])
+    return forms | {f.replace("+", "-").replace("/", "_") for f in forms}
 
 
 def secret_values(mapping: dict | None) -> list[str]:

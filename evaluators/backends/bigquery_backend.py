@@ -52,6 +52,7 @@ class BigQueryBackend(Backend):
         client = _client(bigquery, request)
         notify({"event": "started"})
         deadline = time.monotonic() + request.timeout_s
+        _fetch_token(client, request)
         try:
             estimate = _dry_run(bigquery, client, request)
             cap = int(request.setting("max_bytes_billed", 10 * 1024**3))
@@ -107,6 +108,34 @@ def _credentials(request: Request):
         return AnonymousCredentials(), None
     raise QueryFailed("credentials_missing", f"no BigQuery credentials: put a service-account key in "
                       f"{CREDENTIAL_FILE} under the credentials folder or set {ENV_CREDENTIALS}")
+
+
+def _fetch_token(client, request: Request) -> None:
+    """Get the access token before any query, with a bounded wait, so an unreachable token endpoint is said
+    as what it is (a network or credentials problem, naming the endpoint), not as a query that timed out."""
+    credentials = client._credentials
+    token_uri = getattr(credentials, "_token_uri", None) or getattr(credentials, "token_uri", None)
+    if token_uri is None or getattr(credentials, "valid", False):
+        return  # anonymous (an emulator) or already valid
+    import google.auth.exceptions as auth_errors
+    from google.auth.transport.requests import Request as Transport
+
+    transport = Transport()
+    limit = max(1.0, min(30.0, request.timeout_s))
+
+    def bounded(*args, **kwargs):
+        kwargs["timeout"] = limit
+        return transport(*args, **kwargs)
+
+    try:
+        credentials.refresh(bounded)
+    except auth_errors.TransportError as exc:
+        raise QueryFailed("network_error", f"cannot reach the BigQuery token endpoint {token_uri}: "
+                          f"{first_line(exc)}") from None
+    except auth_errors.RefreshError as exc:
+        transient = getattr(exc, "retryable", False) or "connect" in str(exc).lower()
+        raise QueryFailed("network_error" if transient else "credentials_missing",
+                          f"the BigQuery token endpoint {token_uri} did not give a token: {first_line(exc)}") from None
 
 
 def _environment_credentials(path: str):

@@ -44,8 +44,7 @@ def duckdb_config(temp_dir: str | None, memory_limit_mb: int | None) -> dict:
         "autoload_known_extensions": False,
         "memory_limit": f"{memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB}MB",
     }
-    if temp_dir:
-        Path(temp_dir).mkdir(parents=True, exist_ok=True)
+    if temp_dir:  # DuckDB creates it when it first spills (and removes its files when the connection closes)
         config["temp_directory"] = str(temp_dir)
     config["lock_configuration"] = True
     return config

@@ -10,7 +10,7 @@ from ..errors import EXIT_BELOW_THRESHOLD, MissingExtra
 from ..grading import Options
 from ..report import write_atomic
 from ..semantics import PRESETS
-from .options import (execution_options, gold_dir_option, handle_errors, jobs_option, layout_option,
+from .options import (check_writable_outside, execution_options, gold_dir_option, handle_errors, jobs_option, layout_option,
                       result_dir_option)
 
 GRADE_EPILOG = """\b
@@ -48,6 +48,8 @@ def grade(result_dir, gold_dir, semantics, output, plot, jobs, fail_under, max_f
     from ..run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
+    check_writable_outside({"--output": output, "--work-dir": executor.config.output_dir},
+                           {"submission": result_dir, "gold": gold_dir})
     report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress,
                        options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout,
                                        attempt_score=attempt_score, executor=executor,

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import functools
 import sys
+import tempfile
 from pathlib import Path
 
 import click
 
-from ..errors import EvalError
+from ..errors import EXIT_INTERRUPTED, EvalError, UsageError
 
 
 def result_dir_option(fn):
@@ -66,7 +67,17 @@ def handle_errors(fn):
         except EvalError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            _stop_workers()
+            click.echo("interrupted: every query was stopped and no report was written", err=True)
+            sys.exit(EXIT_INTERRUPTED)
     return run
+
+
+def _stop_workers() -> None:
+    worker = sys.modules.get("evaluators.backends.worker")  # loaded only if some SQL ran
+    if worker is not None:
+        worker.kill_all()
 
 
 def execution_options(fn):
@@ -97,3 +108,31 @@ def execution_options(fn):
     for option in reversed(options):
         fn = option(fn)
     return fn
+
+
+def check_writable_outside(targets: dict, protected: dict) -> None:
+    """Before any grading: every place we will write ({flag: path}) is writable and outside the folders we only
+    read ({name: folder}); UsageError (exit 2) otherwise."""
+    for flag, path in targets.items():
+        if path is None:
+            continue
+        resolved = Path(path).resolve()
+        for name, folder in protected.items():
+            if folder is not None and resolved.is_relative_to(Path(folder).resolve()):
+                raise UsageError(f"{flag} {path} is inside the {name} folder {folder}, which is never written to",
+                                 hint=f"choose a {flag} outside {folder}")
+    output = targets.get("--output")
+    if output is not None:
+        _check_writable(Path(output))
+
+
+def _check_writable(output: Path) -> None:
+    if output.is_dir():
+        raise UsageError(f"--output {output} is a folder; name the report file", hint="e.g. out/report.json")
+    parent = output.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{output.name}.check."):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--output {output}: cannot write there ({exc.strerror or exc})") from None

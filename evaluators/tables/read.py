@@ -9,6 +9,7 @@ Small files skip pandas: `quickcsv` gives the same frame in a fraction of the ti
 """
 from __future__ import annotations
 
+import io
 import os
 import warnings
 from pathlib import Path
@@ -57,7 +58,7 @@ class TableReader:
             self._check_size(path)
             self._read_csv(path)
             if key not in self._frames:
-                self._frames[key] = _read(path, self.reason, low_memory=low_memory)
+                self._frames[key] = _read(path, self.reason, self.max_bytes, low_memory=low_memory)
         return self._frames[key]
 
     def _read_csv(self, path: Path) -> None:
@@ -67,7 +68,7 @@ class TableReader:
             return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", pd.errors.DtypeWarning)
-            frame = _read(path, self.reason, low_memory=True)
+            frame = _read(path, self.reason, self.max_bytes, low_memory=True)
         self._frames[(str(path), True)] = frame
         if not any(issubclass(w.category, pd.errors.DtypeWarning) for w in caught):
             self._frames[(str(path), False)] = frame  # no chunk disagreed: both ways read the same
@@ -75,7 +76,8 @@ class TableReader:
     def csv_text(self, path: Path, columns: list[int]) -> pd.DataFrame:
         key = (str(path), tuple(columns))
         if key not in self._texts:
-            self._texts[key] = _read(path, self.reason, dtype=object, usecols=columns, low_memory=False)
+            self._texts[key] = _read(path, self.reason, self.max_bytes, dtype=object, usecols=columns,
+                                     low_memory=False)
         return self._texts[key]
 
     def duckdb_tables(self, path: Path) -> list[str]:
@@ -136,9 +138,78 @@ def _read_small(path: Path) -> pd.DataFrame | None:
     return quickcsv.read_small(data)
 
 
-def _read(path: Path, reason: str, **options) -> pd.DataFrame:
+class _TooLarge(Exception):
+    def __init__(self, count: int):
+        super().__init__(count)
+        self.count = count
+
+
+class _Limited(io.RawIOBase):
+    """A decompressing stream that counts what it gives out: a few MB of .gz must not become 17 GB."""
+
+    def __init__(self, raw, limit: int):
+        self.raw, self.limit, self.count = raw, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.raw.readinto(buffer)
+        self.count += n or 0
+        if self.count > self.limit:
+            raise _TooLarge(self.count)
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def _decompressed(path: Path, limit: int, reason: str):
+    """A binary stream of the file's decompressed bytes, cut off past `limit`."""
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    name = path.name.lower()
     try:
-        return pd.read_csv(path, **options)
+        if name.endswith(".gz"):
+            raw = gzip.open(path, "rb")
+        elif name.endswith(".bz2"):
+            raw = bz2.open(path, "rb")
+        elif name.endswith(".xz"):
+            raw = lzma.open(path, "rb")
+        elif name.endswith(".zip"):
+            archive = zipfile.ZipFile(path)
+            members = archive.namelist()
+            if len(members) != 1:
+                raise InstanceError(reason, f"{path.name}: a zip answer holds exactly one file, not {len(members)}")
+            raw = archive.open(members[0])
+        else:
+            raise InstanceError(reason, f"{path.name}: {name.rsplit('.', 1)[-1]} compression is not read "
+                                "(use .gz, .bz2, .xz or .zip)")
+    except (OSError, zipfile.BadZipFile, lzma.LZMAError) as exc:
+        raise InstanceError(reason, f"{path.name}: {_first_line(exc)}") from None
+    return io.BufferedReader(_Limited(raw, limit))
+
+
+def _read(path: Path, reason: str, max_bytes: int = DEFAULT_MAX_BYTES, **options) -> pd.DataFrame:
+    if str(path).lower().endswith(COMPRESSED):
+        stream = _decompressed(path, max_bytes, reason)
+        try:
+            return _read_frame(stream, path, reason, **options)
+        except _TooLarge as exc:
+            raise InstanceError(reason, f"{path.name} decompresses to more than {max_bytes:,} bytes (stopped at "
+                                f"{exc.count:,}; raise the limit with --max-file-mb)") from None
+        finally:
+            stream.close()
+    return _read_frame(path, path, reason, **options)
+
+
+def _read_frame(source, path: Path, reason: str, **options) -> pd.DataFrame:
+    try:
+        return pd.read_csv(source, **options)
     except FileNotFoundError:
         raise InstanceError(reason, f"{path.name}: file not found") from None
     except pd.errors.EmptyDataError:
