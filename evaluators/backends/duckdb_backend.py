@@ -22,6 +22,12 @@ class DuckDBBackend(Backend):
 
     def run(self, request: Request, notify) -> Outcome:
         duckdb = import_driver("duckdb", "duckdb", "duckdb")
+        if not request.trusted:  # DuckDB runs every statement of a script; a prediction is one query
+            from .inspect import one_statement_problem
+
+            problem = one_statement_problem(request.sql, "duckdb")
+            if problem:
+                raise QueryFailed("exec_error", f"not run: {problem}; one query is graded")
         con = connect(duckdb, request)
         try:
             return _execute(duckdb, con, request, notify)

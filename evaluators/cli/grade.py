@@ -62,7 +62,8 @@ def grade(result_dir, gold_dir, semantics, output, plot, jobs, fail_under, max_f
         sys.exit(EXIT_BELOW_THRESHOLD)
 
 
-def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_override, timeout, max_gb_billed,
+def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_override, timeout, memory_limit_mb,
+                   max_gb_billed,
                    refresh_gold, work_dir, credentials_dir, bigquery_endpoint, bigquery_project, snowflake_host,
                    snowflake_port, snowflake_protocol):
     from ..execution import ExecConfig, Executor
@@ -73,7 +74,8 @@ def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_o
         db_dir = Path(gold_dir) / "databases"
     return Executor(ExecConfig(
         output_dir=work_dir, db_dir=db_dir, credentials_dir=credentials_dir, backend_override=backend,
-        db_override=db_override, timeout_s=timeout, max_bytes_billed=int(max_gb_billed * 1024 ** 3),
+        db_override=db_override, timeout_s=timeout, memory_limit_mb=memory_limit_mb,
+        max_bytes_billed=int(max_gb_billed * 1024 ** 3),
         refresh_gold=refresh_gold, bigquery_endpoint=bigquery_endpoint, bigquery_project=bigquery_project,
         snowflake_host=snowflake_host, snowflake_port=snowflake_port, snowflake_protocol=snowflake_protocol))
 

@@ -90,6 +90,8 @@ def execution_options(fn):
         click.option("--db", "db_override", help="Run every instance on this database reference."),
         click.option("--timeout", type=click.FloatRange(0.1), default=60.0, show_default=True,
                      help="Seconds a query may run before it is stopped."),
+        click.option("--memory-limit-mb", type=click.IntRange(16), default=4096, show_default=True,
+                     help="Memory one DuckDB/SQLite query may use (DuckDB spills to the work folder past it)."),
         click.option("--max-gb-billed", type=click.FloatRange(0), default=10.0, show_default=True,
                      help="BigQuery cost cap per query, in GiB (checked by a dry run first)."),
         click.option("--refresh-gold", is_flag=True, help="Re-run temporal gold queries instead of using the cache."),
