@@ -44,6 +44,8 @@ class ExecConfig:
     snowflake_host: str | None = None
     snowflake_port: int | None = None
     snowflake_protocol: str | None = None
+    postgres_dsn: str | None = None  # a libpq string or postgresql:// URL; PG* variables and ~/.pgpass apply too
+    mysql_dsn: str | None = None  # mysql://user:password@host:port/database; MYSQL_* variables and ~/.my.cnf too
     sqlite_decode_errors: str = "strict"  # "ignore": undecodable text is dropped, as test-suite-sql-eval reads it
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB  # per query, for the local engines (backends/opener.py)
 

@@ -27,7 +27,9 @@ REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "
 # time of executing and fetching every row (VES timing runs, which write nothing).
 COLLECT = ("csv", "rows", "time")
 REDACTED = "[redacted]"
-CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_")  # names, or prefixes ending in "_"
+CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_", "MYSQL_", "PGHOST", "PGHOSTADDR", "PGPORT",
+                        "PGUSER", "PGPASSWORD", "PGDATABASE", "PGPASSFILE", "PGSERVICE", "PGSERVICEFILE", "PGSSLMODE",
+                        "PGCONNECT_TIMEOUT")  # names, or prefixes ending in "_"
 _SECRET_WORDS = ("password", "passcode", "passphrase", "secret", "private_key", "token", "key")
 _PEM_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from .db import db
 from .gold import gold
 from .grade import GRADE_EPILOG, grade
 from .testsuite import test_suite
@@ -34,3 +35,4 @@ main.add_command(grade)
 main.add_command(validate)
 main.add_command(gold)
 main.add_command(test_suite)
+main.add_command(db)

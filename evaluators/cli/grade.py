@@ -65,7 +65,7 @@ def grade(result_dir, gold_dir, semantics, output, plot, jobs, fail_under, max_f
 def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_override, timeout, memory_limit_mb,
                    max_gb_billed,
                    refresh_gold, work_dir, credentials_dir, bigquery_endpoint, bigquery_project, snowflake_host,
-                   snowflake_port, snowflake_protocol):
+                   snowflake_port, snowflake_protocol, postgres_dsn=None, mysql_dsn=None):
     from ..execution import ExecConfig, Executor
 
     if work_dir is None:
@@ -77,7 +77,8 @@ def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_o
         db_override=db_override, timeout_s=timeout, memory_limit_mb=memory_limit_mb,
         max_bytes_billed=int(max_gb_billed * 1024 ** 3),
         refresh_gold=refresh_gold, bigquery_endpoint=bigquery_endpoint, bigquery_project=bigquery_project,
-        snowflake_host=snowflake_host, snowflake_port=snowflake_port, snowflake_protocol=snowflake_protocol))
+        snowflake_host=snowflake_host, snowflake_port=snowflake_port, snowflake_protocol=snowflake_protocol,
+        postgres_dsn=postgres_dsn, mysql_dsn=mysql_dsn))
 
 
 def _write_outputs(report, output: Path, plot: bool) -> None:

@@ -85,7 +85,7 @@ def execution_options(fn):
     options = [
         click.option("--db-dir", type=click.Path(file_okay=False, path_type=Path),
                      help="Folder of DuckDB/SQLite files named by the gold's `db` (default: GOLD/databases)."),
-        click.option("--backend", type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake"]),
+        click.option("--backend", type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake", "postgres", "mysql"]),
                      help="Run every instance on this backend, whatever the gold's `type` says."),
         click.option("--db", "db_override", help="Run every instance on this database reference."),
         click.option("--timeout", type=click.FloatRange(0.1), default=60.0, show_default=True,
@@ -106,6 +106,10 @@ def execution_options(fn):
         click.option("--bigquery-project", help="BigQuery project for unqualified datasets."),
         click.option("--snowflake-host"), click.option("--snowflake-port", type=int),
         click.option("--snowflake-protocol", type=click.Choice(["https", "http"])),
+        click.option("--postgres-dsn", help="PostgreSQL connection (libpq string or URL); PG* variables and "
+                     "~/.pgpass apply too. Never printed."),
+        click.option("--mysql-dsn", help="MySQL/MariaDB URL mysql://user:password@host:port/db; MYSQL_* variables "
+                     "and ~/.my.cnf apply too. Never printed."),
     ]
     for option in reversed(options):
         fn = option(fn)
