@@ -69,9 +69,12 @@ class ExecResult:
     seconds: float | None = None  # the whole request in the worker: connecting, running, writing the CSV
     query_seconds: float | None = None  # executing and fetching every row only (local engines, Snowflake: None)
     rows_path: Path | None = None  # typed rows beside the CSV, when run with collect="rows" (backends/rowfile.py)
+    inline: tuple | None = None  # (columns, rows) when run with collect="inline": typed, no file at all
 
     def rows(self) -> tuple[list[str], list[tuple]]:
-        """(column names, rows as the driver's Python values); needs a run with collect="rows"."""
+        """(column names, rows as the driver's Python values); needs a run with collect="rows" or "inline"."""
+        if self.inline is not None:
+            return self.inline
         if self.rows_path is None:
             raise ValueError("this result was run without collect='rows'")
         return read_rows(self.rows_path)
@@ -111,7 +114,7 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
         return failure(exc.reason, exc.detail, name)
     out_csv = Path(out_csv).resolve()
     rows_file = rows_path(out_csv)
-    if collect != "time":  # a timing run writes nothing, so the last result stays in place
+    if collect not in ("time", "inline"):  # these write nothing, so the last result stays in place
         out_csv.unlink(missing_ok=True)  # a CSV left from an earlier run must never be graded as this one
         rows_file.unlink(missing_ok=True)
     environment = {} if name in LOCAL else credential_environment()  # local engines need no credentials
@@ -123,10 +126,15 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
         if event.get("reason") != "ok":  # a killed worker (timeout, Ctrl-C) leaves its half-written files
             remove_partial_files(out_csv)
     ok = event.get("reason") == "ok"
-    kept = ok and collect != "time"
+    kept = ok and collect not in ("time", "inline")
+    inline = None
+    if ok and "data" in event:
+        from .backends.rowfile import decode
+
+        inline = (event["data"]["columns"], [tuple(decode(v) for v in row) for row in event["data"]["rows"]])
     return ExecResult(ok, out_csv if kept else None, event.get("first_cell") if ok else None, event["reason"],
                       event.get("detail", ""), name, event.get("bytes_processed"), event.get("seconds"),
-                      event.get("query_seconds"), rows_file if kept and collect == "rows" else None)
+                      event.get("query_seconds"), rows_file if kept and collect == "rows" else None, inline)
 
 
 def remove_partial_files(out_csv: Path) -> None:

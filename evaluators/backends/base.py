@@ -18,14 +18,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..errors import MissingExtra
-from .rowfile import rows_path, write_rows
+from .rowfile import encode, rows_path, write_rows
 
 # Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
 REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "network_error", "missing_extra",
            "no_database")
 # What a run keeps: the result CSV; the CSV and the typed rows beside it (rowfile.py); or only the
 # time of executing and fetching every row (VES timing runs, which write nothing).
-COLLECT = ("csv", "rows", "time")
+COLLECT = ("csv", "rows", "time", "inline")  # inline: typed rows come back in the result itself, no file
 REDACTED = "[redacted]"
 CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_", "MYSQL_", "PGHOST", "PGHOSTADDR", "PGPORT",
                         "PGUSER", "PGPASSWORD", "PGDATABASE", "PGPASSFILE", "PGSERVICE", "PGSERVICEFILE", "PGSSLMODE",
@@ -114,6 +114,7 @@ class Outcome:
     columns: int
     bytes_processed: int | None = None
     query_seconds: float | None = None  # executing and fetching every row, timed inside the worker
+    data: dict | None = None  # collect="inline": {"columns": [...], "rows": [[encoded cell, ...], ...]}
 
 
 def first_line(text: str) -> str:
@@ -255,6 +256,14 @@ def keep_result(request: Request, frame_of, columns: list | None = None, rows: l
     written); `rows` are the driver's Python rows, read from the frame when a driver gives none."""
     if request.collect == "time":
         return Outcome(None, len(rows or ()), len(columns or ()), bytes_processed, query_seconds)
+    if request.collect == "inline":  # typed values over the pipe: no file
+        if rows is None:  # a driver that gives a frame (BigQuery)
+            frame = frame_of()
+            columns, rows = [str(c) for c in frame.columns], _frame_rows(frame)
+        encoded = [[encode(v) for v in row] for row in rows]
+        first = json_safe(rows[0][0]) if rows and columns else None
+        return Outcome(first, len(rows), len(columns or ()), bytes_processed, query_seconds,
+                       {"columns": [str(c) for c in columns or []], "rows": encoded})
     frame = frame_of()
     outcome = replace(save_frame(frame, request.out_csv, bytes_processed), query_seconds=query_seconds)
     if request.collect == "rows":

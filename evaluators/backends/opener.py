@@ -73,3 +73,19 @@ def open_sqlite(path: str, memory_limit_mb: int | None = None, decode_errors: st
     if decode_errors == "ignore":  # test-suite-sql-eval's reading of undecodable text
         con.text_factory = lambda raw: raw.decode(errors="ignore")
     return con
+
+
+def sqlite_private_copy(path: str, copy: str) -> sqlite3.Connection:
+    """A writable connection to a private copy of `path` made in the work folder, for reproducing a scorer
+    that runs predictions on a writable connection (BIRD).  The original is only read; the caller rolls
+    back and deletes the copy.  ATTACH is denied: it would create files wherever the SQL names."""
+    import shutil
+
+    shutil.copyfile(path, copy)
+    con = sqlite3.connect(copy)
+
+    def authorize(action, *_):
+        return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
+
+    con.set_authorizer(authorize)
+    return con

@@ -61,3 +61,36 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
         raise QueryFailed("exec_error", first_line(exc)) from None
     # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
     return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+
+
+def official_pair(request: Request, gold_sql: str, notify) -> dict:
+    """BIRD's own sequence on a private copy: the prediction, then the gold, on one writable connection, never
+    committed; both results inline.  `request.out_csv` names the copy (in the work folder), removed after."""
+    from .opener import sqlite_private_copy
+    from .rowfile import encode
+
+    copy = Path(request.out_csv)
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = sqlite_private_copy(str(request.db_ref), str(copy))
+        deadline = time.monotonic() + request.timeout_s
+        con.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_EVERY)
+        notify({"event": "started"})
+        try:
+            cursor = con.cursor()
+            outcome = {}
+            for label, sql in (("pred", request.sql), ("gold", gold_sql)):
+                try:
+                    cursor.execute(sql)
+                    outcome[label] = [[encode(v) for v in row] for row in cursor.fetchall()]
+                except (sqlite3.Error, sqlite3.Warning, ValueError) as exc:
+                    reason = "timeout" if time.monotonic() > deadline else "exec_error"
+                    raise QueryFailed(reason, f"{label}: {first_line(exc)}") from None
+            return outcome
+        finally:
+            con.rollback()
+            con.close()
+    finally:
+        for leftover in (copy, copy.with_name(copy.name + "-journal"), copy.with_name(copy.name + "-wal"),
+                         copy.with_name(copy.name + "-shm")):
+            leftover.unlink(missing_ok=True)

@@ -61,7 +61,6 @@ def main() -> None:
     os.dup2(2, 1)  # a driver that prints must not corrupt the protocol: stdout now goes to stderr
     sys.stdout = sys.stderr
     lock = threading.Lock()
-    import pandas  # noqa: F401  every result goes through pandas; load it before any query's clock starts
 
     def send(event: dict) -> None:
         with lock:
@@ -81,6 +80,11 @@ def serve(message: dict, send) -> dict:
         backend = get_backend(request.backend)
         if message.get("action") == "cancel":
             return {"event": "result", "reason": "ok", "detail": backend.cancel(request, message["handle"])}
+        if message.get("action") == "official_pair":
+            from .sqlite_backend import official_pair
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **official_pair(request, message["gold_sql"], send)}
         if message.get("action") == "inspect":
             from .inspect import inspect
 
@@ -94,7 +98,8 @@ def serve(message: dict, send) -> dict:
         outcome = backend.run(request, send)
         return {"event": "result", "reason": "ok", "detail": "", "first_cell": outcome.first_cell,
                 "rows": outcome.rows, "columns": outcome.columns, "bytes_processed": outcome.bytes_processed,
-                "seconds": time.monotonic() - started, "query_seconds": outcome.query_seconds}
+                "seconds": time.monotonic() - started, "query_seconds": outcome.query_seconds,
+                **({"data": outcome.data} if outcome.data is not None else {})}
     except QueryFailed as exc:
         return {"event": "result", "reason": exc.reason, "detail": _clean(exc.detail, request),
                 "bytes_processed": exc.bytes_processed, "seconds": time.monotonic() - started}

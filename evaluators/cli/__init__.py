@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from .bird import bird
 from .db import db
 from .gold import gold
 from .grade import GRADE_EPILOG, grade
@@ -36,3 +37,4 @@ main.add_command(validate)
 main.add_command(gold)
 main.add_command(test_suite)
 main.add_command(db)
+main.add_command(bird)
