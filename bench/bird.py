@@ -92,11 +92,36 @@ def timed(command: list[str]) -> tuple[float, str]:
     return time.perf_counter() - started, done.stdout
 
 
+def plot(result: dict, path: Path) -> None:
+    """Each run's wall time, both scorers, from zero: the bars are the medians, the dots every run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    names = [f"official loop\n({result['num_cpus']} processes)", "evaluate.py bird"]
+    medians = [result["official_s"], result["ours_s"]]
+    ax.bar(names, medians, color=["#999999", "#3a7bd5"], width=0.5)
+    for x, runs in enumerate((result["official_runs"], result["ours_runs"])):
+        ax.scatter([x] * len(runs), runs, color="black", s=12, zorder=3)
+    for x, value in enumerate(medians):
+        ax.text(x, value, f"{value:.1f} s", ha="center", va="bottom")
+    ax.set_ylim(0, max(max(result["official_runs"]), max(result["ours_runs"])) * 1.2)
+    ax.set_ylabel("wall time, whole process (s)")
+    ax.set_title(f"BIRD EX on {result['n']} predictions (verdicts {result['agreement']} equal)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--num-cpus", type=int, default=16)
+    parser.add_argument("--docs", action="store_true", help="also write docs/bird_bench.png")
     args = parser.parse_args(argv)
     work = HERE / "results" / "bird"
     (work / "dbs").mkdir(parents=True, exist_ok=True)
@@ -121,6 +146,9 @@ def main(argv=None) -> None:
               "agreement": f"{agree}/{len(official_verdicts)}"}
     result["ratio"] = result["ours_s"] / result["official_s"]
     (HERE / "results" / "bird.json").write_text(json.dumps(result, indent=2))
+    plot(result, HERE / "results" / "bird.png")
+    if args.docs:
+        plot(result, ROOT / "docs" / "bird_bench.png")
     print(f"| {args.n} predictions | official loop {result['official_s']:.2f} s | ours {result['ours_s']:.2f} s | "
           f"ratio {result['ratio']:.2f} | verdicts {result['agreement']} |")
 
