@@ -24,6 +24,14 @@ def _figure(**options):
 
 
 def plot_report(report, path: Path) -> Path:
+    fig = report_figure(report)
+    tmp = Path(path).with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    tmp.replace(path)
+    return Path(path)
+
+
+def report_figure(report):
     s = report.summary
     panels = [("semantics", semantics_bars(report), False)]
     breakdowns = breakdown_bars(report)
@@ -36,10 +44,7 @@ def plot_report(report, path: Path) -> Path:
     for ax, (title, bars, paired) in zip(axes[:, 0], panels, strict=True):
         _panel(ax, title, bars, paired, s.semantics)
     fig.suptitle(f"{s.gold_instances} gold instances; score under {s.semantics}, strict beside it")
-    tmp = Path(path).with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    tmp.replace(path)
-    return Path(path)
+    return fig
 
 
 def _panel(ax, title: str, bars: list[Bar], paired: bool, semantics: str) -> None:

@@ -184,3 +184,26 @@ def test_comparison_html_renders_in_chromium_with_the_flips(two_runs, tmp_path):
     assert result.exit_code == 0
     dom = render(page, tmp_path / "cmp.png")
     assert "Baseline vs Candidate" in dom and dom.count("fixed (0 → 1)") == 10 and dom.count("broken (1 → 0)") == 3
+
+
+def test_plot_axes_are_0_to_100_and_40_labels_do_not_overlap(tmp_path):
+    pytest.importorskip("matplotlib")
+    from evaluators.plots import report_figure
+
+    for k in range(80):
+        write_instance(tmp_path, f"i{k:02d}", SPEC, "file", "r.csv", {"g.csv": TABLE},
+                       {"r.csv": TABLE if k % 3 else "a,b\n0,q\n"}, {"db": f"database_number_{k % 40:02d}"})
+    report = grade(tmp_path / "sub", tmp_path / "gold")
+    fig = report_figure(report)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    axes = fig.get_axes()
+    assert all(ax.get_xlim() == (0.0, 100.0) for ax in axes)
+    by_db = next(ax for ax in axes if ax.get_title(loc="left") == "by db")
+    labels = [t for t in by_db.get_yticklabels() if t.get_text()]
+    assert len(labels) == 40 and all("(n=2)" in t.get_text() for t in labels)
+    boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.y0)
+    assert all(a.y1 <= b.y0 + 0.5 for a, b in zip(boxes, boxes[1:])), "labels overlap"
