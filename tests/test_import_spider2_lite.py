@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import SHARED
+from conftest import SHARED, requires_shared
 from helpers_io import TABLE, run_cli, tree_hash, write_lines
 from evaluators import grade
 from evaluators.goldtools.lint import lint_gold
@@ -142,7 +142,7 @@ def _inconsistent(line, files, exec_dir) -> bool:
     return any(i >= _width(exec_dir / name) for name, c in zip(files, per_file) for i in c or [])
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpora/spider2-lite is not beside the project")
+@requires_shared(CORPUS)
 def test_real_corpus_import_and_lint_flag_exactly_the_broken_specs(tmp_path):
     source = CORPUS / "gold"
     imported = import_spider2_lite(source, tmp_path / "gold")
@@ -214,7 +214,7 @@ def test_import_snow_routes_everything_to_snowflake(tmp_path):
     assert {(x["type"], x["db"]) for x in lines} == {("Snowflake", "GA4"), ("Snowflake", "F1")}
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpora/spider2-lite is not beside the project")
+@requires_shared(CORPUS)
 def test_real_corpus_import_routes_all_instances_and_brings_every_gold_sql(tmp_path):
     source = CORPUS / "gold"
     result = import_spider2_lite(source, tmp_path / "gold")
