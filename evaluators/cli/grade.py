@@ -7,8 +7,6 @@ from pathlib import Path
 import click
 
 from ..errors import EXIT_BELOW_THRESHOLD, EXIT_USAGE, MissingExtra
-from ..grading import Options
-from ..report import write_atomic
 from ..semantics import PRESETS
 from .options import (check_writable_outside, execution_options, gold_dir_option, handle_errors, jobs_option, layout_option,
                       result_dir_option)
@@ -51,6 +49,7 @@ Examples:
 def grade(result_dir, gold_dir, semantics, output, with_html, output_format, allow_gold_errors, plot, jobs, fail_under,
           max_file_mb, progress, attempt_score, layout, ves_iterations, **execution):
     """Grade a submission folder against a gold folder."""
+    from ..grading import Options
     from ..run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
@@ -128,6 +127,8 @@ class _Bar:
 
 
 def _write_outputs(report, output: Path, plot: bool, with_html: bool = False) -> None:
+    from ..report import write_atomic
+
     if output.suffix.lower() in (".html", ".htm"):
         write_atomic(output, report.to_html())
         click.echo(f"wrote {output}", err=True)
