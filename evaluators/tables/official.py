@@ -31,15 +31,9 @@ from .literal import describe_miss, literal_match
 from .numeric import isclose
 from .tokens import TokenSpace
 from .views import Column, FrameViews
+from ..matchers.verdicts import Verdict
 
 _SAMPLE = 33  # positions checked before a full comparison, to reject most pairs cheaply
-
-
-@dataclass(frozen=True)
-class Verdict:
-    ok: bool
-    reason: str  # "match", "column_not_found", "row_count_mismatch", ...
-    detail: str
 
 
 @dataclass(frozen=True)
@@ -89,18 +83,18 @@ def compare(pred: pd.DataFrame, gold, *, ignore_order: bool, tol: float, null_as
             views.prove(g, pred, ignore_order)
             continue
         if not any(_vectors_match(g, p, ignore_order, tol) for p in _candidates(g, pred_cols, ignore_order)):
-            return Verdict(False, _failure_reason(g, pred_cols), describe_miss(g, pred_cols, ignore_order, tol))
+            return Verdict(0.0, _failure_reason(g, pred_cols), describe_miss(g, pred_cols, ignore_order, tol))
     return _all_found(gold_cols)
 
 
 def _all_found(gold_cols) -> Verdict:
-    return Verdict(True, "match", f"all {len(gold_cols)} gold column(s) found a matching predicted column")
+    return Verdict(1.0, "match", f"all {len(gold_cols)} gold column(s) found a matching predicted column")
 
 
 def _series_quirk(gold: pd.Series) -> Verdict:
     if len(gold) == 0:
-        return Verdict(True, "match", "scalar condition_cols on an empty gold: nothing to compare")
-    return Verdict(False, "invalid_spec", "condition_cols is a single number, not a list: the suite fails "
+        return Verdict(1.0, "match", "scalar condition_cols on an empty gold: nothing to compare")
+    return Verdict(0.0, "invalid_spec", "condition_cols is a single number, not a list: the suite fails "
                    "every comparison for such a spec")
 
 

@@ -17,7 +17,6 @@ permutations.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -27,14 +26,7 @@ from .cells import FLOAT, INT, NULL, StrictColumn
 from .numeric import first_false, isclose
 from .proofs import cheap_checks, equal_under, signatures_agree
 from .search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
-
-@dataclass(frozen=True)
-class StrictVerdict:
-    ok: bool
-    reason: str
-    detail: str
-    mapping: tuple = ()
-
+from ..matchers.verdicts import Verdict
 
 def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol: float) -> bool:
     """Necessary for g to map onto p (and sufficient without ignore_order)."""
@@ -51,13 +43,13 @@ def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol:
     return bool(isclose(gv, pv, tol).all())  # sorted order is the best alignment under a tolerance
 
 
-def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order: bool, tol: float) -> StrictVerdict:
+def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order: bool, tol: float) -> Verdict:
     n_gold = gold[0].n if gold else 0
     n_pred = pred[0].n if pred else 0
     if gold and n_gold != n_pred:
-        return StrictVerdict(False, "row_count_mismatch", f"gold has {n_gold} row(s), prediction has {n_pred}")
+        return Verdict(0.0, "row_count_mismatch", f"gold has {n_gold} row(s), prediction has {n_pred}")
     if len(pred) < len(gold):
-        return StrictVerdict(False, "column_not_found",
+        return Verdict(0.0, "column_not_found",
                              f"gold needs {len(gold)} distinct column(s), prediction has {len(pred)}")
     rows = _pairing(gold, pred, tol) if ignore_order else None
     mapping = _greedy(gold, pred, rows, tol)
@@ -66,21 +58,21 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
         paired = [[j for j, p in enumerate(pred) if equal_under(g, p, rows, tol)] for g in gold]
         mapping = bipartite(paired, len(pred)) if all(paired) else None
     if mapping is not None:
-        return StrictVerdict(True, "match", _mapping_words(gold, pred, mapping), tuple(mapping))
+        return Verdict(1.0, "match", _mapping_words(gold, pred, mapping), tuple(mapping))
     if not ignore_order:
         return _aligned_failure(gold, pred, paired, tol)
     candidates: list = [None] * len(gold)
     for i in sorted(range(len(gold)), key=lambda i: gold[i].raw is not None):  # text columns last: they need codes
         candidates[i] = [j for j, p in enumerate(pred) if column_compatible(gold[i], p, True, tol)]
         if not candidates[i]:
-            return StrictVerdict(False, "column_not_found", _describe_lonely(gold[i], pred, True, tol))
+            return Verdict(0.0, "column_not_found", _describe_lonely(gold[i], pred, True, tol))
     search = MappingSearch(gold, pred, candidates, tol)
     found = search.run()
     if found is not None:
-        return StrictVerdict(True, "match", _mapping_words(gold, pred, found), found)
+        return Verdict(1.0, "match", _mapping_words(gold, pred, found), found)
     if search.budget <= 0:
-        return StrictVerdict(False, "mapping_search_exhausted", f"gave up after {SEARCH_BUDGET} partial column mappings")
-    return StrictVerdict(False, "value_mismatch", "every column has a partner with the same values, but no mapping "
+        return Verdict(0.0, "mapping_search_exhausted", f"gave up after {SEARCH_BUDGET} partial column mappings")
+    return Verdict(0.0, "value_mismatch", "every column has a partner with the same values, but no mapping "
                          "keeps the rows whole: values are right column by column but scrambled across rows")
 
 
@@ -108,11 +100,11 @@ def _greedy(gold, pred, rows, tol) -> list[int] | None:
     return None if None in mapping else mapping  # None: maybe another assignment works
 
 
-def _aligned_failure(gold, pred, paired, tol) -> StrictVerdict:
+def _aligned_failure(gold, pred, paired, tol) -> Verdict:
     lonely = [i for i, c in enumerate(paired) if not c]
     if lonely:
-        return StrictVerdict(False, "column_not_found", _describe_lonely(gold[lonely[0]], pred, False, tol))
-    return StrictVerdict(False, "column_not_found", "no one-to-one mapping: several gold columns "
+        return Verdict(0.0, "column_not_found", _describe_lonely(gold[lonely[0]], pred, False, tol))
+    return Verdict(0.0, "column_not_found", "no one-to-one mapping: several gold columns "
                          "can only map onto the same predicted column")
 
 
