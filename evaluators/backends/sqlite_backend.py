@@ -10,6 +10,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from .readonly import WRITE_REFUSED, read_only_authorizer
 from .base import Backend, Outcome, QueryFailed, Request, first_line, keep_result, records_frame
 
 _PROGRESS_EVERY = 10_000  # virtual-machine instructions between deadline checks (well under a millisecond)
@@ -39,6 +40,13 @@ def _connect(path: str) -> sqlite3.Connection:
     return con
 
 
+def _guard(con: sqlite3.Connection) -> list:
+    """Refuse every statement that would write (readonly.py); the refused actions are listed."""
+    refused: list = []
+    con.set_authorizer(read_only_authorizer(refused))
+    return refused
+
+
 def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
     deadline = time.monotonic() + request.timeout_s
     expired = []
@@ -50,6 +58,7 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
         return 0
 
     con.set_progress_handler(past_deadline, _PROGRESS_EVERY)
+    refused = _guard(con)
     notify({"event": "started"})
     try:
         started = time.perf_counter()
@@ -60,6 +69,8 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
     except sqlite3.Error as exc:
         if expired:
             raise QueryFailed("timeout", f"interrupted after {request.timeout_s:g} s") from None
+        if refused:
+            raise QueryFailed("exec_error", f"{WRITE_REFUSED}: {', '.join(refused)}") from None
         raise QueryFailed("exec_error", first_line(exc)) from None
     # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
     return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
