@@ -11,6 +11,7 @@ from dataclasses import dataclass
 EXIT_GRADED = 0
 EXIT_BELOW_THRESHOLD = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,9 @@ class BelowThreshold(EvalError):
     exit_code = EXIT_BELOW_THRESHOLD
 
 
-class MissingExtra(EvalError):
-    """An optional dependency is needed for this instance but not installed."""
+class MissingExtra(EvalError, ImportError):
+    """An optional dependency is needed for this instance but not installed (an ImportError too, so code
+    that guards an optional import keeps working); graded instances get the reason `missing_extra`."""
 
     def __init__(self, package: str, extra: str):
         super().__init__(f"{package} is not installed", hint=f"pip install '.[{extra}]'")

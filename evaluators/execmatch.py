@@ -31,7 +31,7 @@ from .tables import strict
 # Failures of the prediction's own run; after one of them the gold still runs, for LLMetric-Q's rows.
 PREDICTION_FAILURES = ("exec_error", "timeout", "cost_limit")
 # Failures of the environment, not of the gold query: reported as they are, not as unreadable_gold.
-ENVIRONMENT_FAILURES = ("no_database", "credentials_missing", "missing_extra")
+ENVIRONMENT_FAILURES = ("no_database", "credentials_missing", "network_error", "missing_extra")
 TIMED = "executing and fetching every row, timed inside the worker"
 
 

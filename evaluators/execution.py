@@ -22,6 +22,7 @@ from .backends.rowfile import read_rows, rows_path
 from .errors import InstanceError
 from .goldcache import GoldCache, compare_csv, first_cell_of, safe_name
 from .specs import GoldInstance
+from .backends.opener import DEFAULT_MEMORY_LIMIT_MB
 from .sqltext import read_sql_file, unwrap_fences
 
 GOLD_SQL = "gold.sql"
@@ -43,10 +44,17 @@ class ExecConfig:
     snowflake_host: str | None = None
     snowflake_port: int | None = None
     snowflake_protocol: str | None = None
+    postgres_dsn: str | None = None  # a libpq string or postgresql:// URL; PG* variables and ~/.pgpass apply too
+    mysql_dsn: str | None = None  # mysql://user:password@host:port/database; MYSQL_* variables and ~/.my.cnf too
+    sqlite_decode_errors: str = "strict"  # "ignore": undecodable text is dropped, as test-suite-sql-eval reads it
+    memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB  # per query, for the local engines (backends/opener.py)
 
     def settings(self) -> dict:
-        """The JSON-safe fields a backend reads, paths made absolute for the worker."""
-        return {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+        """The JSON-safe fields a backend reads, paths made absolute for the worker; engines spill into
+        the work folder (`temp_dir`), never beside a database."""
+        out = {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+        out["temp_dir"] = str(Path(self.output_dir).resolve() / "engine_tmp")
+        return out
 
 
 @dataclass(frozen=True)
@@ -61,9 +69,12 @@ class ExecResult:
     seconds: float | None = None  # the whole request in the worker: connecting, running, writing the CSV
     query_seconds: float | None = None  # executing and fetching every row only (local engines, Snowflake: None)
     rows_path: Path | None = None  # typed rows beside the CSV, when run with collect="rows" (backends/rowfile.py)
+    inline: tuple | None = None  # (columns, rows) when run with collect="inline": typed, no file at all
 
     def rows(self) -> tuple[list[str], list[tuple]]:
-        """(column names, rows as the driver's Python values); needs a run with collect="rows"."""
+        """(column names, rows as the driver's Python values); needs a run with collect="rows" or "inline"."""
+        if self.inline is not None:
+            return self.inline
         if self.rows_path is None:
             raise ValueError("this result was run without collect='rows'")
         return read_rows(self.rows_path)
@@ -85,7 +96,7 @@ def failure(reason: str, detail: str, backend: str = "") -> ExecResult:
 
 
 def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_csv: Path,
-            collect: str = "csv") -> ExecResult:
+            collect: str = "csv", trusted: bool = False) -> ExecResult:
     """Run `sql` on `backend` in a worker process; the result table goes to `out_csv`.
 
     `collect="rows"` also keeps the driver's rows beside the CSV (`ExecResult.rows()`); `collect="time"`
@@ -103,16 +114,35 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
         return failure(exc.reason, exc.detail, name)
     out_csv = Path(out_csv).resolve()
     rows_file = rows_path(out_csv)
-    if collect != "time":  # a timing run writes nothing, so the last result stays in place
+    if collect not in ("time", "inline"):  # these write nothing, so the last result stays in place
         out_csv.unlink(missing_ok=True)  # a CSV left from an earlier run must never be graded as this one
         rows_file.unlink(missing_ok=True)
     environment = {} if name in LOCAL else credential_environment()  # local engines need no credentials
-    event = worker.execute(Request(name, sql, str(out_csv), database, config.settings(), environment, collect))
+    event: dict = {}
+    try:
+        event = worker.execute(Request(name, sql, str(out_csv), database, config.settings(), environment, collect,
+                                       trusted))
+    finally:
+        if event.get("reason") != "ok":  # a killed worker (timeout, Ctrl-C) leaves its half-written files
+            remove_partial_files(out_csv)
     ok = event.get("reason") == "ok"
-    kept = ok and collect != "time"
+    kept = ok and collect not in ("time", "inline")
+    inline = None
+    if ok and "data" in event:
+        from .backends.rowfile import decode
+
+        inline = (event["data"]["columns"], [tuple(decode(v) for v in row) for row in event["data"]["rows"]])
     return ExecResult(ok, out_csv if kept else None, event.get("first_cell") if ok else None, event["reason"],
                       event.get("detail", ""), name, event.get("bytes_processed"), event.get("seconds"),
-                      event.get("query_seconds"), rows_file if kept and collect == "rows" else None)
+                      event.get("query_seconds"), rows_file if kept and collect == "rows" else None, inline)
+
+
+def remove_partial_files(out_csv: Path) -> None:
+    """The temporary files a worker writes before renaming them into place (`.<name>.XXXX`), for this result."""
+    rows_file = rows_path(out_csv)
+    for name in (out_csv.name, rows_file.name):
+        for partial in out_csv.parent.glob(f".{name}.*"):
+            partial.unlink(missing_ok=True)
 
 
 def resolve_database(backend: str, db_ref: str | None, db_dir: Path | None) -> str | None:
@@ -161,19 +191,19 @@ class Executor:
 
     def run_prediction(self, gold: GoldInstance, sql_text: str, collect: str = "csv") -> ExecResult:
         """Run a predicted SQL answer; the CSV goes to output_dir/predictions/<instance_id>.csv."""
-        return self._run(gold, sql_text, "predictions", collect)
+        return self._run(gold, sql_text, "predictions", collect, trusted=False)
 
     def run_gold_query(self, gold: GoldInstance, sql_text: str, collect: str = "rows") -> ExecResult:
         """Run a gold query now, uncached (execution_match); the CSV goes to output_dir/gold_queries/."""
-        return self._run(gold, sql_text, "gold_queries", collect)
+        return self._run(gold, sql_text, "gold_queries", collect, trusted=True)
 
-    def _run(self, gold: GoldInstance, sql_text: str, folder: str, collect: str) -> ExecResult:
+    def _run(self, gold: GoldInstance, sql_text: str, folder: str, collect: str, trusted: bool) -> ExecResult:
         try:
             name, db = self.backend_for(gold)
         except InstanceError as exc:
             return failure(exc.reason, exc.detail)
         out = Path(self.config.output_dir) / folder / f"{safe_name(gold.instance_id)}.csv"
-        return run_sql(name, db, unwrap_fences(sql_text), self.config, out, collect)
+        return run_sql(name, db, unwrap_fences(sql_text), self.config, out, collect, trusted)
 
     def run_predictions(self, items, jobs: int = 1) -> list[ExecResult]:
         """run_prediction for each (gold, sql_text), at most `jobs` at a time; results in order."""
@@ -194,7 +224,7 @@ class Executor:
         entry = None if self.config.refresh_gold else cache.load()
         source = "cached" if entry else "live"
         if entry is None:
-            live = run_sql(name, db, sql, self.config, cache.scratch_path())
+            live = run_sql(name, db, sql, self.config, cache.scratch_path(), trusted=True)
             if not live.ok:
                 return _stored_or_failure(live, stored)
             entry = cache.store(live.csv_path, backend=name, db=db, instance_id=gold.instance_id,
@@ -242,3 +272,63 @@ def run_parallel(function, items: list, jobs: int = 1) -> list:
 def total_bytes(results) -> int:
     """Bytes processed over all results (BigQuery); unknown counts as 0."""
     return sum(r.bytes_processed or 0 for r in results)
+
+
+@dataclass(frozen=True)
+class DuckDBTables:
+    """Tables of a DuckDB file, read in a worker: every table's name, the frames asked for, and why others failed."""
+
+    names: tuple[str, ...]
+    frames: dict
+    errors: dict
+
+
+def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig) -> DuckDBTables:
+    """Read `tables` (all when None) of the DuckDB file at `path` through the opener, in a killable worker
+    under `config.timeout_s`; InstanceError(timeout / exec_error / no_database) when it cannot."""
+    import pickle
+    import shutil
+    import uuid
+
+    from .backends import worker
+
+    folder = Path(config.output_dir).resolve() / "duckdb_tables" / uuid.uuid4().hex
+    request = Request("duckdb", "", str(folder), str(Path(path).resolve()), config.settings(), {}, "csv")
+    try:
+        event = worker.execute(request, "read_tables", tables=tables)
+        if event.get("reason") != "ok":
+            raise InstanceError(event.get("reason", "exec_error"), event.get("detail", ""))
+        frames = {}
+        for table, file in event["files"].items():
+            with open(file, "rb") as handle:  # written by our own worker a moment ago
+                frames[table] = pickle.load(handle)
+        return DuckDBTables(tuple(event["tables"]), frames, dict(event["errors"]))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        for empty in (folder.parent, folder.parent.parent):  # leave no work folder behind that nothing else made
+            try:
+                empty.rmdir()
+            except OSError:
+                break
+
+
+def duckdb_loader(config: ExecConfig | None = None):
+    """The function `tables.read.TableReader` reads DuckDB files with: `loader(path, tables)`."""
+    config = config or scratch_config()
+    return lambda path, tables: read_duckdb_tables(path, tables, config)
+
+
+_scratch: list[ExecConfig] = []
+
+
+def scratch_config() -> ExecConfig:
+    """An ExecConfig whose work folder is a private temporary folder, removed at exit (API use without --work-dir)."""
+    if not _scratch:
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="spider-grade-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _scratch.append(ExecConfig(output_dir=folder))
+    return _scratch[0]

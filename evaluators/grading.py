@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import checks, execmatch, registry
-from .errors import InstanceError
+from .errors import InstanceError, MissingExtra
 from .matchers import answers, tables
 from .matchers.verdicts import Verdict, same_for_all
 from .paths import answer_path
@@ -83,7 +83,7 @@ def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path
         if gold.problem:
             raise InstanceError("invalid_gold", f"{gold.location}: {gold.problem}")
         if line is None:
-            raise InstanceError("missing_prediction", "no line for this instance in results_metadata.jsonl")
+            raise InstanceError("missing_prediction", _missing_words(gold.instance_id, options.layout))
         specs = _checked_specs(gold)
         if line.answer_type == "answer":
             verdicts = _grade_answer(_with_trajectory(line, Path(result_dir), options), specs, ctx)
@@ -91,10 +91,19 @@ def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path
             verdicts = _grade_files(line, specs, Path(result_dir), ctx, options)
     except InstanceError as exc:
         verdicts = same_for_all(NAMES, 0.0, exc.reason, exc.detail)
+    except MissingExtra as exc:  # the operator's environment, not the answer: said with the pip command
+        verdicts = same_for_all(NAMES, 0.0, "missing_extra", str(exc))
     except Exception as exc:  # a bug of ours must not stop the run; it is reported, never hidden
         verdicts = same_for_all(NAMES, 0.0, "internal_error", f"{type(exc).__name__}: {exc} (please report this)")
     execmatch.add_llmetric_q(ctx, verdicts["strict"])  # a failed run still has a validity and a text score
     return Graded(verdicts, funcs, info=ctx.info, timing=ctx.timing)
+
+
+def _missing_words(instance_id: str, layout: str) -> str:
+    """What is missing, said in the layout the user chose."""
+    if layout == "flat":
+        return f"no {instance_id}.csv or {instance_id}.sql in the submission folder"
+    return "no line for this instance in results_metadata.jsonl"
 
 
 def _checked_specs(gold: GoldInstance) -> list:
@@ -116,6 +125,10 @@ def _with_trajectory(line: SubmissionLine, result_dir: Path, options: Options) -
     if not isinstance(named, str):
         return line
     path = answer_path(result_dir, line.instance_id, named, options.layout == "flat")
+    size = path.stat().st_size
+    if size > options.max_file_bytes:
+        raise InstanceError("unreadable_prediction", f"{named}: {size:,} bytes, over the limit of "
+                            f"{options.max_file_bytes:,} (raise it with --max-file-mb)")
     try:
         messages = json.loads(path.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -159,10 +172,19 @@ def _reward_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
                         detail)
 
 
+def _duckdb_loader(options: Options):
+    """DuckDB answers and golds are read in workers, under the run's timeout and in its work folder."""
+    if options.executor is None:
+        return None  # the reader then uses a scratch work folder and the default timeout
+    from .execution import duckdb_loader
+
+    return duckdb_loader(options.executor.config)
+
+
 def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Options) -> dict:
     flat = options.layout == "flat"
     job = tables.TableJob(ctx.gold_root / ctx.gold.instance_id, ALL_PRESETS,
-                          TableReader("unreadable_prediction", options.max_file_bytes))
+                          TableReader("unreadable_prediction", options.max_file_bytes, _duckdb_loader(options)))
     if line.answer_type == "files":
         return _grade_file_list(line, checks.fitting_specs(line.answer_type, specs), result_dir, job, flat, ctx)
     sql = isinstance(line.answer, str) and line.answer.lower().endswith(".sql")

@@ -38,10 +38,15 @@ def answer_path(result_dir: Path, instance_id: str, relative, flat: bool = False
         raise InstanceError("unsafe_path", f"{_shown(relative)} leaves {folder} with '..'")
     base = Path(result_dir) if flat else Path(result_dir) / instance_id
     path = base / relative
+    if not flat and os.path.islink(base):  # the instance folder itself must not lead elsewhere
+        raise InstanceError("unsafe_path", f"{instance_id}/ is a symbolic link; answers must live in the submission")
     if _plain_file_in(base, relative):
         return path
+    # Every component is resolved and must stay inside the submission's own folder for this instance
+    # (the operator's result_dir may itself be a link: it is resolved first, as the root).
+    allowed = Path(result_dir).resolve() if flat else Path(result_dir).resolve() / instance_id
     try:
-        inside = path.resolve().is_relative_to(base.resolve())
+        inside = path.resolve().is_relative_to(allowed)
         exists = path.is_file()
     except RuntimeError:  # a symbolic link loop
         inside = exists = False

@@ -38,6 +38,7 @@ REASONS = {
     "timeout": "the SQL ran past the timeout and was stopped",
     "cost_limit": "BigQuery: the query would process more bytes than --max-bytes-billed allows",
     "credentials_missing": "no credentials for the BigQuery/Snowflake backend this instance needs",
+    "network_error": "a server the backend needs (a token endpoint, the warehouse) could not be reached",
     "missing_extra": "the driver for this instance's backend is not installed (pip install '.[extra]')",
     "no_database": "no database to run the SQL on (unknown backend, or no file under --db-dir)",
 }
@@ -209,6 +210,8 @@ def render_text(report: Report, width: int = 100) -> str:
     for name, value in s.scores.items():
         mark = " <- score" if name == s.semantics else (" <- strict_score" if name == "strict" else "")
         lines.append(f"  {name:<16}{value:>10.2%}{round(value * s.gold_instances):>10}{mark}")
+    if s.semantics == "spider2-lite":
+        lines += _lite_headline(report)
     for key, buckets in s.breakdowns.items():
         lines += ["", f"  by {key}:"]
         for label, b in buckets.items():
@@ -228,11 +231,31 @@ def render_text(report: Report, width: int = 100) -> str:
         lines += [f"    {i}" for i in s.likely_false_positives[:20]]
         if len(s.likely_false_positives) > 20:
             lines.append(f"    ... and {len(s.likely_false_positives) - 20} more (see the JSON report)")
+    extras = sorted({_pip_hint(i.detail) for i in report.instances if i.reason == "missing_extra"} - {None})
+    if extras:
+        count = sum(i.reason == "missing_extra" for i in report.instances)
+        lines += ["", f"  {count} instance(s) need an optional extra that is not installed: " + "; ".join(extras)]
     if s.missing:
         lines += ["", f"  Missing predictions ({len(s.missing)}, scored 0): " + _short(s.missing)]
     if s.problems:
         lines += ["", f"  Input problems ({len(s.problems)}):"] + [f"    {p}"[:width] for p in s.problems[:20]]
     return "\n".join(lines) + "\n"
+
+
+def _lite_headline(report: Report) -> list[str]:
+    """The Spider2-lite/snow scorer's own two lines: over the instances it graded, and over every gold instance."""
+    s = report.summary
+    correct = sum(i.score for i in report.instances)
+    graded = s.graded or 1
+    total = s.gold_instances or 1
+    return ["", "  As Spider2-lite's evaluate.py prints it:",
+            f"    Final score: {correct / graded:.4f}, Correct examples: {correct:g}, Total examples: {s.graded}",
+            f"    Real score: {correct / total:.4f}, Correct examples: {correct:g}, Total examples: {s.gold_instances}"]
+
+
+def _pip_hint(detail: str) -> str | None:
+    start = detail.find("pip install")
+    return detail[start:].rstrip(")") if start >= 0 else None
 
 
 def _attempt_lines(attempts: dict) -> list[str]:

@@ -82,15 +82,22 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, show: bool) -> li
             bar.step()
         bar.close()
         return out
-    from concurrent.futures import ProcessPoolExecutor  # only parallel runs pay for importing it
+    import multiprocessing  # only parallel runs pay for importing it
 
     size = max(1, min(32, len(work) // (jobs * 4) or 1))
     chunks = [work[i:i + size] for i in range(0, len(work), size)]
     out = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for results in pool.map(_grade_chunk, [(c, result_dir, gold_dir, options) for c in chunks]):
+    pool = multiprocessing.get_context("fork").Pool(jobs)
+    try:
+        for results in pool.imap(_grade_chunk, [(c, result_dir, gold_dir, options) for c in chunks]):
             out.extend(results)
             bar.step(len(results))
+        pool.close()
+    except BaseException:  # Ctrl-C: the processes go at once (their SQL workers follow them, see worker.py)
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
     bar.close()
     return out
 

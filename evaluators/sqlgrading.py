@@ -113,6 +113,6 @@ def _add_similarity(pred_sql: str, ctx: SqlContext, gold_sql: str | None = None)
         gold_text = gold_sql if gold_sql is not None else gold_path.read_text(encoding="utf-8-sig")
         ctx.info["similarity"] = query_similarity(pred_sql, unwrap_fences(gold_text))
     except ImportError as exc:
-        ctx.info["similarity"] = {"error": f"{exc} (pip install '.[rewards]')"}
+        ctx.info["similarity"] = {"error": str(exc) if "pip install" in str(exc) else f"{exc} (pip install '.[rewards]')"}
     except (OSError, UnicodeDecodeError) as exc:
         ctx.info["similarity"] = {"error": f"gold.sql unreadable: {exc}"}

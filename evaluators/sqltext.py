@@ -15,9 +15,12 @@ opening fence that is never closed (a cut-off answer) is dropped too.
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 from .errors import InstanceError
+
+_IMPORT_LOCK = threading.Lock()
 
 SQL_TAGS = {"sql", "sqlite", "duckdb", "bigquery", "googlesql", "snowflake", "postgresql", "postgres", "mysql",
             "tsql", "plsql", "ansi"}
@@ -59,60 +62,86 @@ def read_sql_file(path: Path, max_bytes: int = DEFAULT_MAX_SQL_BYTES,
     return sql
 
 
-# A statement that changes data or the catalog, judged by its leading keyword.  Anything else goes to the
-# engine, so a typo still gets the engine's own syntax error.  Session-local set-up (temp functions and
-# tables) is allowed: BigQuery scripts need it.
-_WRITES = re.compile(r"\(*\s*(INSERT|UPDATE|DELETE|MERGE|UPSERT|TRUNCATE|DROP|UNDROP|ALTER|RENAME|REPLACE|COMMENT|"
-                     r"GRANT|REVOKE|COPY|PUT|REMOVE|UNLOAD|LOAD|EXPORT|CALL|EXECUTE|VACUUM|ATTACH|DETACH|"
-                     r"CREATE(?!\s+(OR\s+REPLACE\s+)?TEMP(ORARY)?\s+(FUNCTION|TABLE)\b))\b", re.I)
-_QUOTES = {"'": "'", '"': '"', "`": "`"}
+def split_statements(sql: str, dialect: str | None = None) -> list[str]:
+    """The statements of a script as they are written, split at the semicolons sqlglot's tokenizer sees
+    (not those inside quotes, comments or dollar-quoted blocks)."""
+    from sqlglot.tokens import TokenType
+
+    try:
+        tokens = tokenize(sql, dialect)
+    except ValueError:
+        return [sql.strip()] if sql.strip() else []
+    statements, first, last = [], None, None
+    for token in tokens:
+        if token.token_type == TokenType.SEMICOLON:
+            if first is not None:
+                statements.append(sql[first:last + 1])
+            first = last = None
+            continue
+        first = token.start if first is None else first
+        last = token.end
+    if first is not None:
+        statements.append(sql[first:last + 1])
+    return statements
 
 
-def split_statements(sql: str) -> list[str]:
-    """The statements of a script, split at semicolons outside quotes, comments and $$ blocks; comments dropped."""
-    statements, current, i = [], [], 0
-    while i < len(sql):
-        two = sql[i:i + 2]
-        if two == "--" or sql[i] == "#":
-            end = sql.find("\n", i)
-            i = len(sql) if end < 0 else end
-        elif two == "/*":
-            end = sql.find("*/", i + 2)
-            current.append(" ")
-            i = len(sql) if end < 0 else end + 2
-        elif sql[i] in _QUOTES or two == "$$":
-            end = _closing(sql, i)
-            current.append(sql[i:end])
-            i = end
-        elif sql[i] == ";":
-            statements.append("".join(current))
-            current, i = [], i + 1
-        else:
-            current.append(sql[i])
-            i += 1
-    statements.append("".join(current))
-    return [s.strip() for s in statements if s.strip()]
+def keyword_spans(sql: str, keyword: str, dialect: str | None = None) -> list[tuple[int, int]]:
+    """(start, end) character spans of every `keyword` token in `sql` (not inside quotes or comments).
+
+    sqlglot's tokenizer decides what is a token; text it cannot tokenize falls back to whole words."""
+    try:
+        tokens = tokenize(sql, dialect)
+    except ValueError:
+        return [m.span() for m in re.finditer(rf"\b{re.escape(keyword)}\b", sql, re.IGNORECASE)]
+    word = keyword.upper()
+    return [(t.start, t.end + 1) for t in tokens if t.text.upper() == word and sql[t.start:t.end + 1].upper() == word]
 
 
-def _closing(sql: str, start: int) -> int:
-    """Index just past the quote or $$ block opened at `start` (backslash escapes, doubled quotes)."""
-    if sql.startswith("$$", start):
-        end = sql.find("$$", start + 2)
-        return len(sql) if end < 0 else end + 2
-    quote, i = sql[start], start + 1
-    while i < len(sql):
-        if sql[i] == "\\":
-            i += 2
-        elif sql[i] == quote:
-            if sql[i + 1:i + 2] == quote:
-                i += 2
-            else:
-                return i + 1
-        else:
-            i += 1
-    return len(sql)
+def tokenize(sql: str, dialect: str | None = None) -> list:
+    """sqlglot's tokens of `sql` in `dialect` (each with .text, .token_type, .start, .end); ValueError
+    when the text cannot be tokenized."""
+    _, _, SqlglotError = _sqlglot()
+    from sqlglot.dialects.dialect import Dialect
+
+    try:
+        return Dialect.get_or_raise(dialect).tokenize(sql)
+    except SqlglotError as exc:
+        raise ValueError(str(exc).splitlines()[0] if str(exc).strip() else "cannot tokenize") from None
 
 
-def writing_statements(sql: str) -> list[str]:
-    """The statements that would change data or the catalog (judged by their leading keywords)."""
-    return [s for s in split_statements(sql) if _WRITES.match(s)]
+def _sqlglot():
+    with _IMPORT_LOCK:
+        import logging
+
+        import sqlglot
+        from sqlglot import exp
+        from sqlglot.errors import SqlglotError
+
+        logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its fallback warnings are not the user's business
+    return sqlglot, exp, SqlglotError
+
+
+def read_only_problem(sql: str, dialect: str, unparsed_ok: bool = False) -> str | None:
+    """None when `sql` is exactly one read-only query in `dialect` (sqlglot's parser decides); else why not.
+
+    Text sqlglot cannot parse is refused too (what cannot be read cannot be shown to be a query), unless
+    `unparsed_ok`: an engine that can check the statement type itself without running it (BigQuery's dry
+    run) then decides, and gives its own syntax error."""
+    sqlglot, exp, SqlglotError = _sqlglot()
+    try:
+        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
+    except SqlglotError as exc:
+        if unparsed_ok:
+            return None
+        return f"cannot be parsed as {dialect} SQL ({str(exc).splitlines()[0][:120]})"
+    if len(statements) != 1:
+        return f"{len(statements)} statements; exactly one query is graded"
+    statement = statements[0]
+    if not isinstance(statement, exp.Query):
+        return f"a {statement.key.upper()} statement, not a query"
+    writes = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Create, exp.Drop, exp.Alter, exp.Command,
+              exp.TruncateTable, exp.Transaction, exp.Commit, exp.Rollback, exp.Into)
+    for node in statement.walk():
+        if isinstance(node, writes):
+            return f"the query contains a {node.key.upper()}"
+    return None

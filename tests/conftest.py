@@ -6,5 +6,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
+pytest_plugins = ["dbservers"]
 if (Path(__file__).parent / "emulators" / "fixtures.py").exists():
-    pytest_plugins = ["emulators.fixtures"]
+    pytest_plugins.append("emulators.fixtures")

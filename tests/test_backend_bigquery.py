@@ -110,11 +110,29 @@ def test_temporal_gold_is_cached_and_refreshed(tmp_path, bigquery_emulator, data
     assert pd.read_csv(refreshed.csv_path)["name"].tolist() == ["ann", "bob", "cy"]
 
 
+HOSTILE = (  # security row 12: writes the leading-keyword filter let through
+    "BEGIN DELETE FROM {t} WHERE TRUE; END",
+    "IF TRUE THEN DELETE FROM {t} WHERE TRUE; END IF",
+    "WITH x AS (SELECT 1) DELETE FROM {t} WHERE TRUE",
+    "CALL my_procedure()",
+    "EXECUTE IMMEDIATE 'DELETE FROM {t} WHERE TRUE'",
+    "CREATE PROCEDURE p() BEGIN DELETE FROM {t} WHERE TRUE; END",
+    "/* SELECT */ DELETE FROM {t} WHERE TRUE",
+    "SELECT 1; -- comment\nDELETE FROM {t} WHERE TRUE",
+    "SELECT ';'; DELETE FROM {t} WHERE TRUE",
+    "MERGE INTO {t} USING {t} s ON FALSE WHEN NOT MATCHED THEN INSERT ROW",
+    "(DELETE FROM {t} WHERE TRUE)",
+)
+
+
 def test_write_statements_are_refused(tmp_path, bigquery_emulator, dataset, no_google_env):
     config = make_config(tmp_path, bigquery_emulator)
-    for sql in ("DROP TABLE orders", "SELECT 1; DROP TABLE orders", "DELETE FROM orders WHERE TRUE"):
+    for sql in ("DROP TABLE orders", "SELECT 1; DROP TABLE orders", "DELETE FROM orders WHERE TRUE",
+                *(h.format(t="orders") for h in HOSTILE)):
         result = Executor(config).run_prediction(gold("bqw", dataset), sql)
-        assert result.reason == "exec_error" and "only queries" in result.detail
+        # What sqlglot cannot parse goes to the dry run, which must say SELECT: here it fails there.
+        refused = "only one read-only query" in result.detail or "Syntax error" in result.detail
+        assert result.reason == "exec_error" and refused, (sql, result.detail)
     assert bigquery_emulator.client().get_table(f"{dataset}.orders").num_rows == 2
 
 

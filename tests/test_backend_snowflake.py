@@ -127,11 +127,27 @@ def test_temporal_gold_is_cached_and_refreshed(tmp_path, snowflake_emulator, dat
     assert pd.read_csv(refreshed.csv_path)["NAME"].tolist() == ["ann", "bob", "cy"]
 
 
+HOSTILE = (  # security row 12: writes the leading-keyword filter let through
+    "BEGIN DELETE FROM {t} WHERE TRUE; END",
+    "IF TRUE THEN DELETE FROM {t} WHERE TRUE; END IF",
+    "WITH x AS (SELECT 1) DELETE FROM {t} WHERE TRUE",
+    "CALL my_procedure()",
+    "EXECUTE IMMEDIATE 'DELETE FROM {t} WHERE TRUE'",
+    "CREATE PROCEDURE p() BEGIN DELETE FROM {t} WHERE TRUE; END",
+    "/* SELECT */ DELETE FROM {t} WHERE TRUE",
+    "SELECT 1; -- comment\nDELETE FROM {t} WHERE TRUE",
+    "SELECT ';'; DELETE FROM {t} WHERE TRUE",
+    "MERGE INTO {t} USING {t} s ON FALSE WHEN NOT MATCHED THEN INSERT ROW",
+    "(DELETE FROM {t} WHERE TRUE)",
+)
+
+
 def test_write_statements_are_refused(tmp_path, snowflake_emulator, database, snowflake_env):
     config = make_config(tmp_path, snowflake_emulator)
-    for sql in ("DROP TABLE ORDERS", "SELECT 1; DROP TABLE ORDERS", "DELETE FROM ORDERS"):
+    for sql in ("DROP TABLE ORDERS", "SELECT 1; DROP TABLE ORDERS", "DELETE FROM ORDERS",
+                *(h.format(t="ORDERS") for h in HOSTILE)):
         result = Executor(config).run_prediction(gold("sfw", database), sql)
-        assert result.reason == "exec_error" and "only queries" in result.detail
+        assert result.reason == "exec_error" and "only one read-only query" in result.detail
     assert count_rows(snowflake_emulator, database) == 2
 
 

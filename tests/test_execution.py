@@ -17,7 +17,7 @@ from evaluators.report import REASONS
 from evaluators.execution import (ExecConfig, ExecResult, Executor, GoldResult, resolve_database,
                                   total_bytes)
 from evaluators.specs import GoldInstance, Spec
-from evaluators.sqltext import read_sql_file, split_statements, unwrap_fences, writing_statements
+from evaluators.sqltext import read_only_problem, read_sql_file, split_statements, unwrap_fences
 from endless import DUCKDB_ENDLESS
 
 PRIVATE_KEY = ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n"
@@ -255,12 +255,11 @@ def test_sql_files_are_read_and_unwrapped(tmp_path):
 
 
 def test_statements_split_outside_quotes_and_comments():
-    sql = "SELECT ';' AS a; -- DROP TABLE x;\nSELECT \"b;c\" /* ; */ FROM t; SELECT $$ ; $$"
-    assert split_statements(sql) == ["SELECT ';' AS a", 'SELECT "b;c"   FROM t', "SELECT $$ ; $$"]
-    assert writing_statements("WITH a AS (SELECT 1) SELECT * FROM a") == []
-    assert writing_statements("CREATE TEMP FUNCTION f(x INT64) AS (x + 1); SELECT f(1)") == []
-    assert writing_statements("SELECT 1; DROP TABLE t") == ["DROP TABLE t"]
-    assert writing_statements("delete from t") == ["delete from t"]
+    sql = "SELECT ';' AS a; -- DROP TABLE x;\nSELECT \"b;c\" /* ; */ FROM t;; SELECT `x;y` FROM u"
+    assert split_statements(sql, "bigquery") == ["SELECT ';' AS a", 'SELECT "b;c" /* ; */ FROM t', "SELECT `x;y` FROM u"]
+    assert read_only_problem("WITH a AS (SELECT 1) SELECT * FROM a", "bigquery") is None
+    assert read_only_problem("SELECT 1; DROP TABLE t", "bigquery") == "2 statements; exactly one query is graded"
+    assert read_only_problem("delete from t", "snowflake") == "a DELETE statement, not a query"
 
 
 # ------------------------------------------------------------------ redaction

@@ -67,7 +67,8 @@ def test_import_converts_copies_and_reports(tmp_path):
     text = result.to_text()
     assert "gone: no gold file in exec_result/" in text and "the spec names gone.csv, which does not exist" in text
     assert f"{lite / 'spider2lite_eval.jsonl'}:5:" in text and "invalid JSON" in text
-    assert (result.instances, result.files, result.sqls, len(result.problems)) == (4, 6, 1, 2)
+    assert (result.instances, result.files, result.sqls, len(result.problems)) == (4, 6, 1, 3)
+    assert "no task file found" in text and "--tasks" in text  # routing is not silently left out
     lint = lint_gold(tmp_path / "gold")
     assert lint.flagged == ("bad", "gone")
     assert "2 gold file(s) but 3 condition_cols lists" in lint.to_text()
@@ -112,6 +113,11 @@ def test_flat_submission_grades_against_imported_gold(tmp_path):
     report = grade(flat, gold, options=Options(layout="flat"))
     reasons = {i.instance_id: i.reason for i in report.instances}
     assert reasons == {"one": "match", "var": "match", "bad": "needs_execution", "gone": "missing_prediction"}
+    lite = grade(flat, gold, semantics="spider2-lite", options=Options(layout="flat"))
+    assert "Final score: 0.6667, Correct examples: 2, Total examples: 3" in lite.to_text(), "over the graded"
+    assert "Real score: 0.5000, Correct examples: 2, Total examples: 4" in lite.to_text(), "over all gold instances"
+    gone = next(i for i in report.instances if i.instance_id == "gone")
+    assert gone.detail == "no gone.csv or gone.sql in the submission folder", "said in the layout the user chose"
     assert validate(flat, gold, layout="flat").missing_ids == ("gone",)
 
 
@@ -157,3 +163,95 @@ def test_real_corpus_import_and_lint_flag_exactly_the_broken_specs(tmp_path):
                    for p in lint.errors)
     # Every other instance passed the self-check: its gold files, graded as answers, pass every semantics.
     assert lint.instances - len(lint.flagged) > 500
+
+
+def _routed_folder(root):
+    """A Spider2-lite-shaped repository: suite gold two levels below the task file, one sf_ SQL named bare."""
+    gold = root / "spider2-lite" / "evaluation_suite" / "gold"
+    (gold / "exec_result").mkdir(parents=True)
+    (gold / "sql").mkdir()
+    ids = ["bq001", "ga002", "local003", "sf_bq004", "sf005"]
+    for iid in ids:
+        (gold / "exec_result" / f"{iid}.csv").write_text(TABLE)
+    for name in ("bq001.sql", "bq004.sql", "local003.sql", "stray.sql"):
+        (gold / "sql" / name).write_text("SELECT 1")
+    write_lines(gold / "spider2lite_eval.jsonl", [{"instance_id": i, "condition_cols": [], "ignore_order": True}
+                                                  for i in ids])
+    write_lines(root / "spider2-lite" / "spider2-lite.jsonl",
+                [{"instance_id": i, "db": f"db_{i}", "question": "?"} for i in ids])
+    return gold
+
+
+def test_import_routes_every_line_by_the_task_file(tmp_path):
+    gold = _routed_folder(tmp_path)
+    result = import_spider2_lite(gold, tmp_path / "out")
+    lines = {x["instance_id"]: x for x in map(json.loads, (tmp_path / "out" / "spider2_eval.jsonl")
+                                               .read_text().splitlines())}
+    assert {i: (x["type"], x["db"]) for i, x in lines.items()} == {
+        "bq001": ("BigQuery", "db_bq001"), "ga002": ("BigQuery", "db_ga002"), "local003": ("SQLite", "db_local003"),
+        "sf_bq004": ("Snowflake", "db_sf_bq004"), "sf005": ("Snowflake", "db_sf005")}
+    assert result.routed == {"BigQuery": 2, "SQLite": 1, "Snowflake": 2}
+    assert (tmp_path / "out" / "sf_bq004" / "gold.sql").is_file(), "bq004.sql belongs to sf_bq004"
+    assert result.sqls == 3
+    assert [p.message for p in result.problems] == ["stray.sql belongs to no imported instance; not imported"]
+    assert "routed by" in result.to_text() and "2 on Snowflake" in result.to_text()
+
+
+def test_import_snow_routes_everything_to_snowflake(tmp_path):
+    gold = tmp_path / "snow"
+    (gold / "exec_result").mkdir(parents=True)
+    for iid in ("sf_bq001", "sf_local002"):
+        (gold / "exec_result" / f"{iid}.csv").write_text(TABLE)
+    write_lines(gold / "spider2snow_eval.jsonl", [{"instance_id": i, "condition_cols": [], "ignore_order": True}
+                                                  for i in ("sf_bq001", "sf_local002")])
+    tasks = tmp_path / "spider2-snow.jsonl"
+    write_lines(tasks, [{"instance_id": "sf_bq001", "db_id": "GA4"}, {"instance_id": "sf_local002", "db_id": "F1"}])
+    result = run_cli("gold", "import-spider2-lite", "--from", gold, "--to", tmp_path / "out",
+                     "--eval-file", "spider2snow_eval.jsonl", "--tasks", tasks)
+    assert result.exit_code == 0, result.output
+    assert "routed by" in result.output and "2 on Snowflake" in result.output
+    lines = [json.loads(x) for x in (tmp_path / "out" / "spider2_eval.jsonl").read_text().splitlines()]
+    assert {(x["type"], x["db"]) for x in lines} == {("Snowflake", "GA4"), ("Snowflake", "F1")}
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpora/spider2-lite is not beside the project")
+def test_real_corpus_import_routes_all_instances_and_brings_every_gold_sql(tmp_path):
+    source = CORPUS / "gold"
+    result = import_spider2_lite(source, tmp_path / "gold")
+    tasks = {x["instance_id"]: x["db"] for x in map(json.loads, (CORPUS / "spider2-lite.jsonl").read_text()
+                                                    .splitlines())}
+    lines = [json.loads(x) for x in (tmp_path / "gold" / "spider2_eval.jsonl").read_text().splitlines()]
+    assert len(lines) == len(tasks) == sum(result.routed.values())
+    assert all(line["db"] == tasks[line["instance_id"]] for line in lines)
+    assert all(line["type"] in ("BigQuery", "SQLite", "Snowflake") for line in lines)
+    assert result.sqls == len(os.listdir(source / "sql"))
+    assert not [p for p in result.problems if p.message.endswith("not imported")]
+
+
+def test_imported_routes_grade_each_instance_on_its_own_engine(tmp_path, monkeypatch):
+    import sqlite3
+
+    from evaluators.execution import ExecConfig, Executor
+
+    for name in ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_USER", "SNOWFLAKE_PASSWORD", "SNOWFLAKE_ACCOUNT"):
+        monkeypatch.delenv(name, raising=False)
+    gold_src = _routed_folder(tmp_path)
+    gold = tmp_path / "gold"
+    import_spider2_lite(gold_src, gold)
+    dbs = tmp_path / "dbs"
+    dbs.mkdir()
+    con = sqlite3.connect(dbs / "db_local003.sqlite")
+    con.execute("CREATE TABLE t (a INTEGER, b TEXT, c REAL)")
+    con.executemany("INSERT INTO t VALUES (?,?,?)", [(1, "x", 2.5), (2, "y", 3.5)])
+    con.commit()
+    con.close()
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for iid in ("local003", "bq001", "sf_bq004"):
+        (flat / f"{iid}.sql").write_text("SELECT a, b, c FROM t")
+    executor = Executor(ExecConfig(output_dir=tmp_path / "work", db_dir=dbs, credentials_dir=tmp_path / "nocreds"))
+    report = grade(flat, gold, options=Options(layout="flat", executor=executor))
+    reasons = {i.instance_id: (i.reason, i.execution.get("backend")) for i in report.instances}
+    assert reasons["local003"] == ("match", "sqlite")
+    assert reasons["bq001"][0] in ("credentials_missing", "missing_extra")
+    assert reasons["sf_bq004"][0] in ("credentials_missing", "missing_extra")

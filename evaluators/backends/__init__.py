@@ -2,7 +2,7 @@
 
     get_backend("duckdb").run(request, notify)   # inside a worker process, see worker.py
 
-`canonical_name` maps the gold's `type` ("Bigquery", "Snowflake", "DuckDB", "SQLite", any case)
+`canonical_name` maps the gold's `type` ("Bigquery", "Snowflake", "DuckDB", "SQLite", "PostgreSQL", "MySQL", any case)
 to a registry name.
 """
 from __future__ import annotations
@@ -15,9 +15,12 @@ REGISTRY = {
     "sqlite": ("sqlite_backend", "SQLiteBackend"),
     "bigquery": ("bigquery_backend", "BigQueryBackend"),
     "snowflake": ("snowflake_backend", "SnowflakeBackend"),
+    "postgres": ("postgres_backend", "PostgresBackend"),
+    "mysql": ("mysql_backend", "MySQLBackend"),
 }
 LOCAL = ("duckdb", "sqlite")  # engines whose database is a file under --db-dir
-_ALIASES = {"sqlite3": "sqlite", "bq": "bigquery", "big query": "bigquery", "duck db": "duckdb"}
+_ALIASES = {"sqlite3": "sqlite", "bq": "bigquery", "big query": "bigquery", "duck db": "duckdb",
+            "postgresql": "postgres", "pg": "postgres", "mariadb": "mysql"}
 
 
 def canonical_name(name: str | None) -> str | None:

@@ -18,15 +18,18 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..errors import MissingExtra
-from .rowfile import rows_path, write_rows
+from .rowfile import encode, rows_path, write_rows
 
 # Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
-REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "missing_extra", "no_database")
+REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "network_error", "missing_extra",
+           "no_database")
 # What a run keeps: the result CSV; the CSV and the typed rows beside it (rowfile.py); or only the
 # time of executing and fetching every row (VES timing runs, which write nothing).
-COLLECT = ("csv", "rows", "time")
+COLLECT = ("csv", "rows", "time", "inline")  # inline: typed rows come back in the result itself, no file
 REDACTED = "[redacted]"
-CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_")  # names, or prefixes ending in "_"
+CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_", "MYSQL_", "PGHOST", "PGHOSTADDR", "PGPORT",
+                        "PGUSER", "PGPASSWORD", "PGDATABASE", "PGPASSFILE", "PGSERVICE", "PGSERVICEFILE", "PGSSLMODE",
+                        "PGCONNECT_TIMEOUT")  # names, or prefixes ending in "_"
 _SECRET_WORDS = ("password", "passcode", "passphrase", "secret", "private_key", "token", "key")
 _PEM_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S)
 
@@ -43,6 +46,9 @@ class Request:
     # Credential variables as the caller sees them now: a reused worker's own environment may be older.
     environment: dict = field(default_factory=dict, repr=False)
     collect: str = "csv"  # one of COLLECT
+    # A gold query is trusted; a prediction is not: engines without a read-only session refuse anything
+    # but one read-only query before it reaches them (sqltext.read_only_problem).
+    trusted: bool = False
 
     @property
     def timeout_s(self) -> float:
@@ -108,6 +114,7 @@ class Outcome:
     columns: int
     bytes_processed: int | None = None
     query_seconds: float | None = None  # executing and fetching every row, timed inside the worker
+    data: dict | None = None  # collect="inline": {"columns": [...], "rows": [[encoded cell, ...], ...]}
 
 
 def first_line(text: str) -> str:
@@ -133,14 +140,34 @@ def redact(text: str, secrets) -> str:
 
 
 def _expanded(secrets) -> set:
-    """A secret can reach a message verbatim, JSON-escaped, repr-escaped, or one line at a time."""
+    """A secret can reach a message verbatim, JSON-escaped, repr-escaped, one line at a time, URL-encoded
+    (a connection string, a query parameter) or base64-encoded (an auth header), on its own or inside a
+    longer base64 text."""
+    from urllib.parse import quote, quote_plus
+
     out = set()
     for secret in secrets or ():
         if not isinstance(secret, str) or not secret:
             continue
-        out.update({secret, json.dumps(secret)[1:-1], repr(secret)[1:-1]})
+        out.update({secret, json.dumps(secret)[1:-1], repr(secret)[1:-1], quote(secret, safe=""), quote(secret),
+                    quote_plus(secret)})
         out.update(line.strip() for line in secret.splitlines() if len(line.strip()) >= 8)
+        out.update(_base64_forms(secret.encode("utf-8")))
     return {s for s in out if s}
+
+
+def _base64_forms(secret: bytes) -> set:
+    """The base64 text of `secret` at each of the three byte alignments it can have inside a longer value
+    (only the characters that depend on the secret alone), standard and URL-safe alphabets."""
+    import base64
+
+    forms = {base64.b64encode(secret).decode("ascii")}
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + secret).decode("ascii")
+        start, end = -(-offset // 3) * 4, ((offset + len(secret)) // 3) * 4
+        if end - start >= 8:
+            forms.add(encoded[start:end])
+    return forms | {f.replace("+", "-").replace("/", "_") for f in forms}
 
 
 def secret_values(mapping: dict | None) -> list[str]:
@@ -229,6 +256,14 @@ def keep_result(request: Request, frame_of, columns: list | None = None, rows: l
     written); `rows` are the driver's Python rows, read from the frame when a driver gives none."""
     if request.collect == "time":
         return Outcome(None, len(rows or ()), len(columns or ()), bytes_processed, query_seconds)
+    if request.collect == "inline":  # typed values over the pipe: no file
+        if rows is None:  # a driver that gives a frame (BigQuery)
+            frame = frame_of()
+            columns, rows = [str(c) for c in frame.columns], _frame_rows(frame)
+        encoded = [[encode(v) for v in row] for row in rows]
+        first = json_safe(rows[0][0]) if rows and columns else None
+        return Outcome(first, len(rows), len(columns or ()), bytes_processed, query_seconds,
+                       {"columns": [str(c) for c in columns or []], "rows": encoded})
     frame = frame_of()
     outcome = replace(save_frame(frame, request.out_csv, bytes_processed), query_seconds=query_seconds)
     if request.collect == "rows":
@@ -262,3 +297,14 @@ def empty_frame():
     import pandas as pd
 
     return pd.DataFrame()
+
+
+def refuse_unless_one_query(request: Request, dialect: str, unparsed_ok: bool = False) -> None:
+    """An untrusted request runs only if it is exactly one read-only query; QueryFailed before any connection."""
+    if request.trusted:
+        return
+    from ..sqltext import read_only_problem
+
+    problem = read_only_problem(request.sql, dialect, unparsed_ok)
+    if problem:
+        raise QueryFailed("exec_error", f"not run: only one read-only query is graded, and this is {problem}")

@@ -19,14 +19,14 @@ import time
 import uuid
 from pathlib import Path
 
-from ..sqltext import writing_statements
 from .base import (Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, read_json_file,
-                   secret_values)
+                   refuse_unless_one_query, secret_values)
 
 CREDENTIAL_FILE = "bigquery_credential.json"
 ENV_CREDENTIALS = "GOOGLE_APPLICATION_CREDENTIALS"
 SCOPES = ("https://www.googleapis.com/auth/bigquery",)
-QUERY_TYPES = {"SELECT", "SCRIPT"}  # statement types the dry run may report for SQL we run
+QUERY_TYPES = {"SELECT", "SCRIPT"}  # statement types the dry run may report for trusted (gold) SQL
+UNTRUSTED_TYPES = {"SELECT"}  # and for a prediction: one query only
 _HTTP_PREFIX = re.compile(r"^(GET|POST|PUT|PATCH|DELETE) \S+: ")  # the client puts the request's URL first
 
 
@@ -48,10 +48,11 @@ class BigQueryBackend(Backend):
     def run(self, request: Request, notify) -> Outcome:
         bigquery = import_driver("google.cloud.bigquery", "google-cloud-bigquery", "bigquery")
         import_driver("db_dtypes", "db-dtypes", "bigquery")  # to_dataframe needs it for DATE/TIME columns
-        _refuse_writes(request.sql)
+        refuse_unless_one_query(request, "bigquery", unparsed_ok=True)  # the dry run confirms SELECT
         client = _client(bigquery, request)
         notify({"event": "started"})
         deadline = time.monotonic() + request.timeout_s
+        _fetch_token(client, request)
         try:
             estimate = _dry_run(bigquery, client, request)
             cap = int(request.setting("max_bytes_billed", 10 * 1024**3))
@@ -70,13 +71,6 @@ class BigQueryBackend(Backend):
         job = client.cancel_job(handle["job_id"], project=handle.get("project"), location=handle.get("location"),
                                 timeout=request.timeout_s)
         return f"cancel sent for job {handle['job_id']} (state now {job.state})"
-
-
-def _refuse_writes(sql: str) -> None:
-    """Only queries run: the grader's credentials may be allowed to change data, the submitted SQL is not."""
-    writes = writing_statements(sql)
-    if writes:
-        raise QueryFailed("exec_error", f"not run: only queries are graded, and {writes[0][:60]!r} is not one")
 
 
 def _credential_info(request: Request) -> dict | None:
@@ -116,6 +110,34 @@ def _credentials(request: Request):
                       f"{CREDENTIAL_FILE} under the credentials folder or set {ENV_CREDENTIALS}")
 
 
+def _fetch_token(client, request: Request) -> None:
+    """Get the access token before any query, with a bounded wait, so an unreachable token endpoint is said
+    as what it is (a network or credentials problem, naming the endpoint), not as a query that timed out."""
+    credentials = client._credentials
+    token_uri = getattr(credentials, "_token_uri", None) or getattr(credentials, "token_uri", None)
+    if token_uri is None or getattr(credentials, "valid", False):
+        return  # anonymous (an emulator) or already valid
+    import google.auth.exceptions as auth_errors
+    from google.auth.transport.requests import Request as Transport
+
+    transport = Transport()
+    limit = max(1.0, min(30.0, request.timeout_s))
+
+    def bounded(*args, **kwargs):
+        kwargs["timeout"] = limit
+        return transport(*args, **kwargs)
+
+    try:
+        credentials.refresh(bounded)
+    except auth_errors.TransportError as exc:
+        raise QueryFailed("network_error", f"cannot reach the BigQuery token endpoint {token_uri}: "
+                          f"{first_line(exc)}") from None
+    except auth_errors.RefreshError as exc:
+        transient = getattr(exc, "retryable", False) or "connect" in str(exc).lower()
+        raise QueryFailed("network_error" if transient else "credentials_missing",
+                          f"the BigQuery token endpoint {token_uri} did not give a token: {first_line(exc)}") from None
+
+
 def _environment_credentials(path: str):
     import google.auth
     from google.auth.exceptions import DefaultCredentialsError
@@ -143,7 +165,9 @@ def _job_config(bigquery, client, request: Request, **options):
 def _dry_run(bigquery, client, request: Request) -> int:
     job = client.query(request.sql, job_config=_job_config(bigquery, client, request, dry_run=True,
                                                             use_query_cache=False))
-    if job.statement_type and job.statement_type not in QUERY_TYPES:
+    allowed = QUERY_TYPES if request.trusted else UNTRUSTED_TYPES
+    # An empty statement type (the emulator gives none) is not a confirmation of anything for a prediction.
+    if (job.statement_type or not request.trusted) and job.statement_type not in allowed:
         raise QueryFailed("exec_error", f"not run: only queries are graded, and this is a {job.statement_type}")
     return int(job.total_bytes_processed or 0)
 

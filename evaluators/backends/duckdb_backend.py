@@ -10,18 +10,11 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 from .base import (Backend, Outcome, QueryFailed, Request, empty_frame, first_line, import_driver, keep_result,
                    records_frame, save_frame)
-
-# Order matters: everything is switched off first, and locking comes last.
-_LOCKDOWN = (
-    "SET enable_external_access = false",
-    "SET autoinstall_known_extensions = false",
-    "SET autoload_known_extensions = false",
-    "SET lock_configuration = true",
-)
-
+from .opener import open_duckdb
 
 class DuckDBBackend(Backend):
     name = "duckdb"
@@ -29,22 +22,25 @@ class DuckDBBackend(Backend):
 
     def run(self, request: Request, notify) -> Outcome:
         duckdb = import_driver("duckdb", "duckdb", "duckdb")
-        con = _connect(duckdb, request.db_ref)
+        if not request.trusted:  # DuckDB runs every statement of a script; a prediction is one query
+            from .inspect import one_statement_problem
+
+            problem = one_statement_problem(request.sql, "duckdb")
+            if problem:
+                raise QueryFailed("exec_error", f"not run: {problem}; one query is graded")
+        con = connect(duckdb, request)
         try:
-            for statement in _LOCKDOWN:
-                con.execute(statement)
             return _execute(duckdb, con, request, notify)
         finally:
             con.close()
 
 
-def _connect(duckdb, db_ref: str | None):
+def connect(duckdb, request: Request):
+    """The locked-down connection (opener.py); no database named: SQL over literals only, in memory."""
     try:
-        if db_ref is None:  # no database named: SQL over literals only, in memory
-            return duckdb.connect(":memory:")
-        return duckdb.connect(db_ref, read_only=True)
+        return open_duckdb(request.db_ref, request.setting("temp_dir"), request.setting("memory_limit_mb"))
     except duckdb.Error as exc:
-        raise QueryFailed("no_database", f"cannot open {db_ref}: {first_line(exc)}") from None
+        raise QueryFailed("no_database", f"cannot open {Path(str(request.db_ref)).name}: {first_line(exc)}") from None
 
 
 def _execute(duckdb, con, request: Request, notify) -> Outcome:
@@ -69,3 +65,39 @@ def _execute(duckdb, con, request: Request, notify) -> Outcome:
     finally:
         timer.cancel()
     return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+
+
+def read_tables(request: Request, tables: list[str] | None, notify) -> dict:
+    """Every named table (all tables and views when None) of a DuckDB file, pickled into the folder
+    `request.out_csv`, under the request's timeout: reading a submitted view is running a query."""
+    duckdb = import_driver("duckdb", "duckdb", "duckdb")
+    con = connect(duckdb, request)
+    timer = threading.Timer(request.timeout_s, con.interrupt)
+    timer.daemon = True
+    folder = Path(request.out_csv)
+    folder.mkdir(parents=True, exist_ok=True)
+    notify({"event": "started"})
+    timer.start()
+    try:
+        names = [row[0] for row in con.execute("SHOW TABLES").fetchall()]
+        files, errors = {}, {}
+        for number, table in enumerate(names if tables is None else tables):
+            quoted = '"' + table.replace('"', '""') + '"'
+            try:
+                frame = con.execute(f"SELECT * FROM {quoted}").fetchdf()
+            except duckdb.InterruptException:
+                raise QueryFailed("timeout", f"reading table {table!r} interrupted after {request.timeout_s:g} s") from None
+            except duckdb.Error as exc:
+                errors[table] = first_line(exc)
+                continue
+            path = folder / f"{number}.pkl"
+            frame.to_pickle(path)
+            files[table] = str(path)
+        return {"tables": names, "files": files, "errors": errors}
+    except duckdb.InterruptException:
+        raise QueryFailed("timeout", f"listing tables interrupted after {request.timeout_s:g} s") from None
+    except duckdb.Error as exc:
+        raise QueryFailed("exec_error", first_line(exc)) from None
+    finally:
+        timer.cancel()
+        con.close()

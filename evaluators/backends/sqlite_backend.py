@@ -1,8 +1,6 @@
-"""SQLite: the database file opened read-only, so submitted SQL cannot change it.
+"""SQLite: the database file opened read-only and immutable (opener.py), so submitted SQL cannot change it.
 
-`mode=ro` refuses writes to the file; no attached databases are allowed, which also
-stops `ATTACH` and `VACUUM INTO` from creating files elsewhere.  The timeout is a
-progress handler that aborts the running statement inside SQLite itself.
+The timeout is a progress handler that aborts the running statement inside SQLite itself.
 """
 from __future__ import annotations
 
@@ -10,6 +8,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from .opener import open_sqlite
 from .readonly import WRITE_REFUSED, read_only_authorizer
 from .base import Backend, Outcome, QueryFailed, Request, first_line, keep_result, records_frame
 
@@ -23,28 +22,20 @@ class SQLiteBackend(Backend):
     def run(self, request: Request, notify) -> Outcome:
         if request.db_ref is None:
             raise QueryFailed("no_database", "a SQLite instance needs a database file (--db-dir)")
-        con = _connect(request.db_ref)
+        con = connect(request)
         try:
             return _execute(con, request, notify)
         finally:
             con.close()
 
 
-def _connect(path: str) -> sqlite3.Connection:
+def connect(request: Request) -> sqlite3.Connection:
+    """The read-only, immutable connection (opener.py)."""
+    path = str(request.db_ref)
     try:
-        con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
-        con.execute("SELECT count(*) FROM sqlite_master").fetchone()  # fails here if it is not a database
+        return open_sqlite(path, request.setting("memory_limit_mb"), request.setting("sqlite_decode_errors", "strict"))
     except sqlite3.Error as exc:
         raise QueryFailed("no_database", f"cannot open {Path(path).name}: {first_line(exc)}") from None
-    con.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    return con
-
-
-def _guard(con: sqlite3.Connection) -> list:
-    """Refuse every statement that would write (readonly.py); the refused actions are listed."""
-    refused: list = []
-    con.set_authorizer(read_only_authorizer(refused))
-    return refused
 
 
 def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
@@ -74,3 +65,43 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
         raise QueryFailed("exec_error", first_line(exc)) from None
     # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
     return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+
+
+def _guard(con: sqlite3.Connection) -> list:
+    """Refuse every statement that would write, even where mode=ro would not notice (readonly.py)."""
+    refused: list = []
+    con.set_authorizer(read_only_authorizer(refused))
+    return refused
+
+
+def official_pair(request: Request, gold_sql: str, notify) -> dict:
+    """BIRD's own sequence on a private copy: the prediction, then the gold, on one writable connection, never
+    committed; both results inline.  `request.out_csv` names the copy (in the work folder), removed after."""
+    from .opener import sqlite_private_copy
+    from .rowfile import encode
+
+    copy = Path(request.out_csv)
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = sqlite_private_copy(str(request.db_ref), str(copy))
+        deadline = time.monotonic() + request.timeout_s
+        con.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_EVERY)
+        notify({"event": "started"})
+        try:
+            cursor = con.cursor()
+            outcome = {}
+            for label, sql in (("pred", request.sql), ("gold", gold_sql)):
+                try:
+                    cursor.execute(sql)
+                    outcome[label] = [[encode(v) for v in row] for row in cursor.fetchall()]
+                except (sqlite3.Error, sqlite3.Warning, ValueError) as exc:
+                    reason = "timeout" if time.monotonic() > deadline else "exec_error"
+                    raise QueryFailed(reason, f"{label}: {first_line(exc)}") from None
+            return outcome
+        finally:
+            con.rollback()
+            con.close()
+    finally:
+        for leftover in (copy, copy.with_name(copy.name + "-journal"), copy.with_name(copy.name + "-wal"),
+                         copy.with_name(copy.name + "-shm")):
+            leftover.unlink(missing_ok=True)

@@ -41,12 +41,26 @@ _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
 # ---------------------------------------------------------------- child side
 
+def _exit_with_parent(interval_s: float = 0.5) -> None:
+    """A worker outlives nobody: when the grader that started it is gone (killed, Ctrl-C, a pool torn
+    down), it ends itself, even in the middle of a query in C code (os._exit)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval_s)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def main() -> None:
+    _exit_with_parent()
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)  # a driver that prints must not corrupt the protocol: stdout now goes to stderr
     sys.stdout = sys.stderr
     lock = threading.Lock()
-    import pandas  # noqa: F401  every result goes through pandas; load it before any query's clock starts
 
     def send(event: dict) -> None:
         with lock:
@@ -66,10 +80,26 @@ def serve(message: dict, send) -> dict:
         backend = get_backend(request.backend)
         if message.get("action") == "cancel":
             return {"event": "result", "reason": "ok", "detail": backend.cancel(request, message["handle"])}
+        if message.get("action") == "official_pair":
+            from .sqlite_backend import official_pair
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **official_pair(request, message["gold_sql"], send)}
+        if message.get("action") == "inspect":
+            from .inspect import inspect
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **inspect(request, message.get("plan_queries"), send)}
+        if message.get("action") == "read_tables":
+            from .duckdb_backend import read_tables
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **read_tables(request, message.get("tables"), send)}
         outcome = backend.run(request, send)
         return {"event": "result", "reason": "ok", "detail": "", "first_cell": outcome.first_cell,
                 "rows": outcome.rows, "columns": outcome.columns, "bytes_processed": outcome.bytes_processed,
-                "seconds": time.monotonic() - started, "query_seconds": outcome.query_seconds}
+                "seconds": time.monotonic() - started, "query_seconds": outcome.query_seconds,
+                **({"data": outcome.data} if outcome.data is not None else {})}
     except QueryFailed as exc:
         return {"event": "result", "reason": exc.reason, "detail": _clean(exc.detail, request),
                 "bytes_processed": exc.bytes_processed, "seconds": time.monotonic() - started}
@@ -156,6 +186,7 @@ class _Pool:
     def __init__(self):
         self.pid = os.getpid()
         self.idle: list[WorkerProcess] = []
+        self.busy: set[WorkerProcess] = set()
         self.lock = threading.Lock()
 
     def acquire(self) -> WorkerProcess:
@@ -163,16 +194,32 @@ class _Pool:
             while self.idle:
                 worker = self.idle.pop()
                 if worker.alive():
+                    self.busy.add(worker)
                     return worker
                 worker.close()
-        return WorkerProcess()
+        worker = WorkerProcess()
+        with self.lock:
+            self.busy.add(worker)
+        return worker
 
     def release(self, worker: WorkerProcess) -> None:
         with self.lock:
+            self.busy.discard(worker)
             if worker.alive() and len(self.idle) < MAX_IDLE_WORKERS:
                 self.idle.append(worker)
                 return
         worker.close()
+
+    def forget(self, worker: WorkerProcess) -> None:
+        with self.lock:
+            self.busy.discard(worker)
+
+    def kill_all(self) -> None:
+        """Ctrl-C: every worker of this process, busy or idle, is killed now."""
+        with self.lock:
+            workers, self.idle, self.busy = [*self.idle, *self.busy], [], set()
+        for worker in workers:
+            worker.kill()
 
     def shutdown(self) -> None:
         with self.lock:
@@ -193,34 +240,47 @@ def pool() -> _Pool:
         return _pool
 
 
+def kill_all() -> None:
+    """Kill every SQL worker this process started (on Ctrl-C): nothing keeps running."""
+    if _pool is not None and _pool.pid == os.getpid():
+        _pool.kill_all()
+
+
 @atexit.register
 def _shutdown() -> None:
     if _pool is not None and _pool.pid == os.getpid():
         _pool.shutdown()
 
 
-def execute(request: Request) -> dict:
+def execute(request: Request, action: str = "run", **extra) -> dict:
     """Run the request in a worker and return its result event; timeouts kill the worker."""
     backend = get_backend(request.backend)
-    worker = _start(pool(), {"action": "run", "request": request.to_dict()})
+    worker = _start(pool(), {"action": action, "request": request.to_dict(), **extra})
     begun = time.monotonic()
     deadline = begun + request.timeout_s + STARTUP_ALLOWANCE_S
     handle = None
-    while True:
-        try:
-            event = worker.next_event(deadline)
-        except EOFError:
-            return _died(worker, request, backend)
-        if event is None:
-            return _expired(worker, request, backend, handle, begun)
-        if event["event"] == "started":
-            begun = time.monotonic()  # the timeout counts from the query's start, not the worker's
-            deadline = begun + request.timeout_s + backend.kill_grace_s
-        elif event["event"] == "handle":
-            handle = event
-        elif event["event"] == "result":
-            pool().release(worker)
-            return event
+    try:
+        while True:
+            try:
+                event = worker.next_event(deadline)
+            except EOFError:
+                pool().forget(worker)
+                return _died(worker, request, backend)
+            if event is None:
+                pool().forget(worker)
+                return _expired(worker, request, backend, handle, begun)
+            if event["event"] == "started":
+                begun = time.monotonic()  # the timeout counts from the query's start, not the worker's
+                deadline = begun + request.timeout_s + backend.kill_grace_s
+            elif event["event"] == "handle":
+                handle = event
+            elif event["event"] == "result":
+                pool().release(worker)
+                return event
+    except BaseException:  # Ctrl-C (or anything) while waiting: the query must not go on without us
+        pool().forget(worker)
+        worker.kill()
+        raise
 
 
 def _start(workers: _Pool, message: dict) -> WorkerProcess:

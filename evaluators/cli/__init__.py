@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import click
 
+from .bird import bird
+from .db import db
 from .gold import gold
 from .grade import GRADE_EPILOG, grade
+from .testsuite import test_suite
 from .validate import validate
 
 
@@ -32,3 +35,6 @@ def main():
 main.add_command(grade)
 main.add_command(validate)
 main.add_command(gold)
+main.add_command(test_suite)
+main.add_command(db)
+main.add_command(bird)

@@ -126,19 +126,23 @@ def lint(gold_dir, self_check, jobs, max_file_mb):
 @gold.command("import-spider2-lite", epilog="""\b
 Examples:
   python evaluate.py gold import-spider2-lite --from Spider2/spider2-lite/evaluation_suite/gold --to lite_gold
-  python evaluate.py gold import-spider2-lite --from snow_gold --to gold --eval-file spider2snow_eval.jsonl --replace
+  python evaluate.py gold import-spider2-lite --from snow_gold --to gold --eval-file spider2snow_eval.jsonl \\
+      --tasks spider2-snow.jsonl --replace
 """)
 @click.option("--from", "source", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Spider2-lite/snow gold folder: exec_result/, spider2lite_eval.jsonl, sql/.")
 @click.option("--to", "target", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Gold folder to write (created if missing).")
 @click.option("--eval-file", help="The eval jsonl's name, when the folder holds both lite and snow.")
+@click.option("--tasks", type=click.Path(dir_okay=False, path_type=Path),
+              help="The task file (spider2-lite.jsonl / spider2-snow.jsonl) that gives each instance its engine and "
+                   "database; found by itself where the official repository keeps it.")
 @click.option("--replace", is_flag=True, help="Overwrite instances already in --to.")
 @handle_errors
-def import_spider2_lite(source, target, eval_file, replace):
+def import_spider2_lite(source, target, eval_file, tasks, replace):
     """Convert Spider2-lite/snow gold into table_match specs. Exit 1 when something could not be imported cleanly."""
     from ..goldtools.lite_import import import_spider2_lite as run_import
 
-    result = run_import(source, target, replace=replace, eval_file=eval_file)
+    result = run_import(source, target, replace=replace, eval_file=eval_file, tasks=tasks)
     click.echo(result.to_text(), nl=False)
     sys.exit(1 if result.problems else 0)

@@ -10,7 +10,7 @@ from ..errors import EXIT_BELOW_THRESHOLD, MissingExtra
 from ..grading import Options
 from ..report import write_atomic
 from ..semantics import PRESETS
-from .options import (execution_options, gold_dir_option, handle_errors, jobs_option, layout_option,
+from .options import (check_writable_outside, execution_options, gold_dir_option, handle_errors, jobs_option, layout_option,
                       result_dir_option)
 
 GRADE_EPILOG = """\b
@@ -48,6 +48,8 @@ def grade(result_dir, gold_dir, semantics, output, plot, jobs, fail_under, max_f
     from ..run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
+    check_writable_outside({"--output": output, "--work-dir": executor.config.output_dir},
+                           {"submission": result_dir, "gold": gold_dir})
     report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress,
                        options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout,
                                        attempt_score=attempt_score, executor=executor,
@@ -60,9 +62,10 @@ def grade(result_dir, gold_dir, semantics, output, plot, jobs, fail_under, max_f
         sys.exit(EXIT_BELOW_THRESHOLD)
 
 
-def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_override, timeout, max_gb_billed,
+def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_override, timeout, memory_limit_mb,
+                   max_gb_billed,
                    refresh_gold, work_dir, credentials_dir, bigquery_endpoint, bigquery_project, snowflake_host,
-                   snowflake_port, snowflake_protocol):
+                   snowflake_port, snowflake_protocol, postgres_dsn=None, mysql_dsn=None):
     from ..execution import ExecConfig, Executor
 
     if work_dir is None:
@@ -71,9 +74,11 @@ def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_o
         db_dir = Path(gold_dir) / "databases"
     return Executor(ExecConfig(
         output_dir=work_dir, db_dir=db_dir, credentials_dir=credentials_dir, backend_override=backend,
-        db_override=db_override, timeout_s=timeout, max_bytes_billed=int(max_gb_billed * 1024 ** 3),
+        db_override=db_override, timeout_s=timeout, memory_limit_mb=memory_limit_mb,
+        max_bytes_billed=int(max_gb_billed * 1024 ** 3),
         refresh_gold=refresh_gold, bigquery_endpoint=bigquery_endpoint, bigquery_project=bigquery_project,
-        snowflake_host=snowflake_host, snowflake_port=snowflake_port, snowflake_protocol=snowflake_protocol))
+        snowflake_host=snowflake_host, snowflake_port=snowflake_port, snowflake_protocol=snowflake_protocol,
+        postgres_dsn=postgres_dsn, mysql_dsn=mysql_dsn))
 
 
 def _write_outputs(report, output: Path, plot: bool) -> None:

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import functools
 import sys
+import tempfile
 from pathlib import Path
 
 import click
 
-from ..errors import EvalError
+from ..errors import EXIT_INTERRUPTED, EvalError, UsageError
 
 
 def result_dir_option(fn):
@@ -66,7 +67,17 @@ def handle_errors(fn):
         except EvalError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            _stop_workers()
+            click.echo("interrupted: every query was stopped and no report was written", err=True)
+            sys.exit(EXIT_INTERRUPTED)
     return run
+
+
+def _stop_workers() -> None:
+    worker = sys.modules.get("evaluators.backends.worker")  # loaded only if some SQL ran
+    if worker is not None:
+        worker.kill_all()
 
 
 def execution_options(fn):
@@ -74,11 +85,13 @@ def execution_options(fn):
     options = [
         click.option("--db-dir", type=click.Path(file_okay=False, path_type=Path),
                      help="Folder of DuckDB/SQLite files named by the gold's `db` (default: GOLD/databases)."),
-        click.option("--backend", type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake"]),
+        click.option("--backend", type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake", "postgres", "mysql"]),
                      help="Run every instance on this backend, whatever the gold's `type` says."),
         click.option("--db", "db_override", help="Run every instance on this database reference."),
         click.option("--timeout", type=click.FloatRange(0.1), default=60.0, show_default=True,
                      help="Seconds a query may run before it is stopped."),
+        click.option("--memory-limit-mb", type=click.IntRange(16), default=4096, show_default=True,
+                     help="Memory one DuckDB/SQLite query may use (DuckDB spills to the work folder past it)."),
         click.option("--max-gb-billed", type=click.FloatRange(0), default=10.0, show_default=True,
                      help="BigQuery cost cap per query, in GiB (checked by a dry run first)."),
         click.option("--refresh-gold", is_flag=True, help="Re-run temporal gold queries instead of using the cache."),
@@ -93,7 +106,39 @@ def execution_options(fn):
         click.option("--bigquery-project", help="BigQuery project for unqualified datasets."),
         click.option("--snowflake-host"), click.option("--snowflake-port", type=int),
         click.option("--snowflake-protocol", type=click.Choice(["https", "http"])),
+        click.option("--postgres-dsn", help="PostgreSQL connection (libpq string or URL); PG* variables and "
+                     "~/.pgpass apply too. Never printed."),
+        click.option("--mysql-dsn", help="MySQL/MariaDB URL mysql://user:password@host:port/db; MYSQL_* variables "
+                     "and ~/.my.cnf apply too. Never printed."),
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
+
+
+def check_writable_outside(targets: dict, protected: dict) -> None:
+    """Before any grading: every place we will write ({flag: path}) is writable and outside the folders we only
+    read ({name: folder}); UsageError (exit 2) otherwise."""
+    for flag, path in targets.items():
+        if path is None:
+            continue
+        resolved = Path(path).resolve()
+        for name, folder in protected.items():
+            if folder is not None and resolved.is_relative_to(Path(folder).resolve()):
+                raise UsageError(f"{flag} {path} is inside the {name} folder {folder}, which is never written to",
+                                 hint=f"choose a {flag} outside {folder}")
+    output = targets.get("--output")
+    if output is not None:
+        _check_writable(Path(output))
+
+
+def _check_writable(output: Path) -> None:
+    if output.is_dir():
+        raise UsageError(f"--output {output} is a folder; name the report file", hint="e.g. out/report.json")
+    parent = output.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{output.name}.check."):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--output {output}: cannot write there ({exc.strerror or exc})") from None

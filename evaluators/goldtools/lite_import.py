@@ -5,7 +5,10 @@ The source holds `exec_result/<id>.csv` or `<id>_a.csv`, `<id>_b.csv`, ...
 `^<id>(_[a-z])?\\.csv$`), `spider2lite_eval.jsonl` or `spider2snow_eval.jsonl`
 (`instance_id`, `condition_cols`, `ignore_order`), and optionally
 `sql/<id>.sql`.  Each instance becomes one `table_match` spec whose files are
-copied into `<to>/<id>/`; the source is only read.
+copied into `<to>/<id>/`; the source is only read.  The task file
+(`spider2-lite.jsonl` / `spider2-snow.jsonl`, see `lite_tasks`) gives each line
+its engine (`type`) and database (`db`); every file that is not brought in is a
+listed problem.
 """
 from __future__ import annotations
 
@@ -13,13 +16,14 @@ import os
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import registry
 from ..errors import Location, UsageError
 from ..paths import unsafe_instance_id
 from ..specs import GOLD_FILE, Problem, iter_json_lines, load_gold
+from .lite_tasks import Route, find_task_file, load_routes, sql_file_for
 from .jsonl_edit import default_file_mode, rewrite_jsonl, to_line
 from .structure import TEMPORAL_SQL
 
@@ -34,11 +38,16 @@ class ImportResult:
     files: int
     sqls: int
     problems: tuple[Problem, ...]
+    routed: dict = field(default_factory=dict)  # engine -> instances
+    task_file: Path | None = None
 
     def to_text(self) -> str:
         lines = [str(p) for p in self.problems]
         lines.append(f"imported {self.instances} instance(s), {self.files} gold file(s) and {self.sqls} gold.sql "
                      f"into {self.target}; {len(self.problems)} problem(s)")
+        if self.task_file is not None:
+            engines = ", ".join(f"{n} on {engine}" for engine, n in sorted(self.routed.items()))
+            lines.append(f"routed by {self.task_file}: {engines or 'none'}")
         if self.problems:
             lines.append(f"next: python evaluate.py gold lint --gold-dir {self.target.parent}")
         return "\n".join(lines) + "\n"
@@ -50,9 +59,11 @@ class _Planned:
     line: str
     files: tuple[str, ...]  # names inside exec_result/
     sql: Path | None
+    route: Route | None
 
 
-def import_spider2_lite(source, target, replace: bool = False, eval_file: str | None = None) -> ImportResult:
+def import_spider2_lite(source, target, replace: bool = False, eval_file: str | None = None,
+                        tasks: str | Path | None = None) -> ImportResult:
     source, target = Path(source), Path(target)
     eval_path, exec_dir = _source_paths(source, eval_file)
     if target.resolve() == source.resolve():
@@ -60,12 +71,20 @@ def import_spider2_lite(source, target, replace: bool = False, eval_file: str | 
     existing = load_gold(target).records if (target / GOLD_FILE).exists() else {}
     names = set(os.listdir(exec_dir))
     problems: list[Problem] = []
+    task_file = Path(tasks) if tasks else find_task_file(source, eval_path.name)
+    routes = _routes(task_file, eval_path, problems)
+    lines = [(where, obj, error) for where, obj, error in iter_json_lines(eval_path)]
+    ids = {obj["instance_id"] for _, obj, error in lines if not error and isinstance(obj, dict)
+           and isinstance(obj.get("instance_id"), str)}
+    sql_dir = source / "sql"
+    sql_names = {n for n in os.listdir(sql_dir) if n.endswith(".sql")} if sql_dir.is_dir() else set()
     planned: dict[str, _Planned] = {}
-    for where, obj, error in iter_json_lines(eval_path):
+    for where, obj, error in lines:
         if error:
             problems.append(Problem(where, error, hint="one JSON object per line"))
             continue
-        plan = _plan(obj, where, names, source / "sql", problems)
+        sql_name = sql_file_for(obj.get("instance_id", ""), sql_names, ids) if isinstance(obj, dict) else None
+        plan = _plan(obj, where, names, sql_dir / sql_name if sql_name else None, routes, problems)
         if plan is None:
             continue
         if plan.instance_id in existing and not replace:
@@ -76,9 +95,31 @@ def import_spider2_lite(source, target, replace: bool = False, eval_file: str | 
             problems.append(Problem(where, f"duplicate instance_id {plan.instance_id!r}: this later line wins",
                                     plan.instance_id))
         planned[plan.instance_id] = plan
+    problems += _unused_sql_files(sql_dir, sql_names, planned.values())
     copied, sqls = _copy_files(planned.values(), exec_dir, target)
     rewrite_jsonl(target / GOLD_FILE, {iid: p.line for iid, p in planned.items()})
-    return ImportResult(target / GOLD_FILE, len(planned), copied, sqls, tuple(problems))
+    routed: dict[str, int] = {}
+    for plan in planned.values():
+        if plan.route is not None:
+            routed[plan.route.type] = routed.get(plan.route.type, 0) + 1
+    return ImportResult(target / GOLD_FILE, len(planned), copied, sqls, tuple(problems), routed, task_file)
+
+
+def _routes(task_file: Path | None, eval_path: Path, problems: list[Problem]) -> dict[str, Route] | None:
+    if task_file is None:
+        problems.append(Problem(Location(str(eval_path)), "no task file found, so the imported lines name no engine "
+                                "or database and a .sql answer would run on an empty DuckDB",
+                                hint="pass --tasks spider2-lite.jsonl (or spider2-snow.jsonl)"))
+        return None
+    if not task_file.is_file():
+        raise UsageError(f"--tasks {task_file}: no such file")
+    return load_routes(task_file, "snow" in eval_path.name, problems)
+
+
+def _unused_sql_files(sql_dir: Path, sql_names: set[str], plans) -> list[Problem]:
+    used = {plan.sql.name for plan in plans if plan.sql is not None}
+    return [Problem(Location(str(sql_dir / name)), f"{name} belongs to no imported instance; not imported",
+                    hint="name it <instance_id>.sql") for name in sorted(sql_names - used)]
 
 
 def _source_paths(source: Path, eval_file: str | None) -> tuple[Path, Path]:
@@ -99,7 +140,8 @@ def gold_files_for(instance_id: str, names: set) -> list[str]:
     return sorted(n for n in names if pattern.match(n))
 
 
-def _plan(obj, where: Location, names: set, sql_dir: Path, problems: list) -> _Planned | None:
+def _plan(obj, where: Location, names: set, sql: Path | None, routes: dict[str, Route] | None,
+          problems: list) -> _Planned | None:
     iid = obj.get("instance_id") if isinstance(obj, dict) else None
     if not isinstance(iid, str) or not iid.strip():
         problems.append(Problem(where, "not an object with a text 'instance_id'"))
@@ -119,9 +161,13 @@ def _plan(obj, where: Location, names: set, sql_dir: Path, problems: list) -> _P
         problems.append(Problem(where, f"{iid}: {exc}; not imported", iid))
         return None
     metadata = {k: v for k, v in obj.items() if k not in LITE_KEYS}
-    sql = sql_dir / f"{iid}.sql"
+    route = None if routes is None else routes.get(iid)
+    if routes is not None and route is None:
+        problems.append(Problem(where, f"{iid}: not in the task file, so it names no engine or database", iid))
+    if route is not None:
+        metadata = {"type": route.type, **({"db": route.db} if route.db is not None else {}), **metadata}
     line = to_line({"instance_id": iid, "evaluation": spec, **metadata})
-    return _Planned(iid, line, tuple(files), sql if sql.is_file() else None)
+    return _Planned(iid, line, tuple(files), sql if sql is not None and sql.is_file() else None, route)
 
 
 def lite_parameters(files: list[str], obj: dict) -> dict:

@@ -59,7 +59,7 @@ def _answer_self_check(gold: GoldInstance, spec, params: dict, gold_dir: Path, m
     for text in answer_texts(spec.func, params):
         line = SubmissionLine(gold.instance_id, "answer", text, gold.location)
         verdicts = grade_instance(alone, line, gold_dir, gold_dir, Options(max_file_bytes=max_bytes)).verdicts
-        if any(v.reason == "internal_error" and "MissingExtra" in v.detail for v in verdicts.values()):
+        if any(v.reason == "missing_extra" for v in verdicts.values()):
             warnings.append(f"not self-checked: {next(iter(verdicts.values())).detail}")
             break
         errors += _failures(repr(text), verdicts)

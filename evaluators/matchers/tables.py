@@ -32,7 +32,7 @@ class TableJob:
 
     def __post_init__(self):
         if self.gold_reader is None:
-            self.gold_reader = TableReader("unreadable_gold", self.pred_reader.max_bytes)
+            self.gold_reader = TableReader("unreadable_gold", self.pred_reader.max_bytes, self.pred_reader.duckdb_loader)
 
     def gold_path(self, name: str) -> Path:
         # One Path per name: every preset asks, and a Path keeps its string once made.
@@ -224,6 +224,8 @@ def _duckdb_tables(job, preset, pred, gold, params) -> Verdict:
     if len(orders) != n or len(cols) != n:
         raise InstanceError("invalid_spec", f"{n} table(s) but {len(cols)} condition_cols and "
                             f"{len(orders)} ignore_orders entries")
+    job.gold_reader.duckdb_prefetch(gold, tabs)
+    job.pred_reader.duckdb_prefetch(pred, tabs)
     gold_frames = [job.gold_reader.duckdb_table(gold, t) for t in tabs]
     for k, table in enumerate(tabs):
         try:

@@ -130,20 +130,21 @@ def check_duckdb_validity(con: Any, sql: str | None) -> ValidityResult:
 
 @contextmanager
 def open_read_only(db_path: str | Path, engine: str) -> Iterator[Any]:
-    """Open a database file read-only (SQLite via a ``mode=ro`` URI)."""
+    """Open a database file through the one opener (read-only, locked down; `backends/opener.py`).
+
+    For callers of this library function; grading compiles in a worker (`backends/inspect.py`)."""
+    from ..backends.opener import open_duckdb, open_sqlite
+
     path, engine = Path(db_path), engine.lower()
     if not path.is_file():
         raise FileNotFoundError(f"database file not found: {path}")
     if engine in SQLITE_ENGINES:
-        with closing(sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)) as con:
-            # Read the header now: SQLite opens lazily, and a query that touches
-            # no table would otherwise "pass" against a corrupt file.
-            con.execute("PRAGMA schema_version").fetchone()
+        with closing(open_sqlite(str(path))) as con:
             yield con
     elif engine in DUCKDB_ENGINES:
-        import duckdb
+        import tempfile
 
-        with closing(duckdb.connect(str(path), read_only=True)) as con:
+        with tempfile.TemporaryDirectory(prefix="spider-grade-") as spill, closing(open_duckdb(str(path), spill)) as con:
             yield con
     else:
         raise ValueError(f"unsupported engine {engine!r}")

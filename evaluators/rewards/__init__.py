@@ -12,6 +12,8 @@ import importlib
 from collections.abc import Sequence
 from types import ModuleType
 
+from ..errors import MissingExtra
+
 INSTALL_HINT = "pip install '.[rewards]'"
 
 
@@ -19,12 +21,8 @@ def import_optional(module: str) -> ModuleType:
     """Import an optional dependency, or explain how to install it."""
     try:
         return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(
-            f"{module!r} is needed for this metric but is not installed; "
-            f"install the rewards extra: {INSTALL_HINT}",
-            name=module,
-        ) from exc
+    except ImportError:
+        raise MissingExtra(module, "rewards") from None
 
 
 def answer_list(answer: object, name: str = "answer") -> list[str]:

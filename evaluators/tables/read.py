@@ -9,6 +9,7 @@ Small files skip pandas: `quickcsv` gives the same frame in a fraction of the ti
 """
 from __future__ import annotations
 
+import io
 import os
 import warnings
 from pathlib import Path
@@ -32,12 +33,15 @@ COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
 class TableReader:
     """Caches frames per file; raises `InstanceError` with `reason` for unreadable files."""
 
-    def __init__(self, reason: str, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, reason: str, max_bytes: int = DEFAULT_MAX_BYTES, duckdb_loader=None):
         self.reason = reason  # "unreadable_prediction" or "unreadable_gold"
         self.max_bytes = max_bytes
+        # loader(path, tables or None) -> execution.DuckDBTables: DuckDB files are read in a killable worker
+        # through the one opener (a submitted view is a query); this layer never opens a database itself.
+        self.duckdb_loader = duckdb_loader
         self._frames: dict = {}
         self._texts: dict = {}
-        self._connections: dict = {}  # one DuckDB connection per file: connecting costs tens of ms
+        self._duckdb: dict = {}  # path -> DuckDBTables or the InstanceError reading it raised
 
     def _check_size(self, path: Path) -> None:
         try:
@@ -54,7 +58,7 @@ class TableReader:
             self._check_size(path)
             self._read_csv(path)
             if key not in self._frames:
-                self._frames[key] = _read(path, self.reason, low_memory=low_memory)
+                self._frames[key] = _read(path, self.reason, self.max_bytes, low_memory=low_memory)
         return self._frames[key]
 
     def _read_csv(self, path: Path) -> None:
@@ -64,7 +68,7 @@ class TableReader:
             return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", pd.errors.DtypeWarning)
-            frame = _read(path, self.reason, low_memory=True)
+            frame = _read(path, self.reason, self.max_bytes, low_memory=True)
         self._frames[(str(path), True)] = frame
         if not any(issubclass(w.category, pd.errors.DtypeWarning) for w in caught):
             self._frames[(str(path), False)] = frame  # no chunk disagreed: both ways read the same
@@ -72,38 +76,54 @@ class TableReader:
     def csv_text(self, path: Path, columns: list[int]) -> pd.DataFrame:
         key = (str(path), tuple(columns))
         if key not in self._texts:
-            self._texts[key] = _read(path, self.reason, dtype=object, usecols=columns, low_memory=False)
+            self._texts[key] = _read(path, self.reason, self.max_bytes, dtype=object, usecols=columns,
+                                     low_memory=False)
         return self._texts[key]
 
     def duckdb_tables(self, path: Path) -> list[str]:
-        key = (str(path), "tables")
-        if key not in self._frames:
-            self._frames[key] = [row[0] for row in self._duckdb(path).execute("SHOW TABLES").fetchall()]
-        return list(self._frames[key])
+        return list(self._load_duckdb(path, None).names)
+
+    def duckdb_prefetch(self, path: Path, tables: list[str]) -> None:
+        """Read these tables of `path` in one worker call (once per instance, for every preset)."""
+        self._load_duckdb(path, list(tables))
 
     def duckdb_table(self, path: Path, table: str) -> pd.DataFrame:
-        key = (str(path), "table", table)
-        if key not in self._frames:
-            con = self._duckdb(path)
-            quoted = '"' + table.replace('"', '""') + '"'
-            try:
-                self._frames[key] = con.execute(f"SELECT * FROM {quoted}").fetchdf()
-            except Exception as exc:
-                raise InstanceError("table_not_found" if "does not exist" in str(exc) else self.reason,
-                                    f"{path.name}: table {table!r}: {_first_line(exc)}") from None
-        return self._frames[key]
+        loaded = self._load_duckdb(path, [table])
+        if table not in loaded.frames and table not in loaded.errors:
+            self._duckdb.pop(str(path), None)
+            loaded = self._load_duckdb(path, [table])
+        if table in loaded.frames:
+            return loaded.frames[table]
+        message = loaded.errors.get(table, "not read")
+        missing = table not in loaded.names or "does not exist" in message
+        raise InstanceError("table_not_found" if missing else self.reason, f"{path.name}: table {table!r}: {message}")
 
-    def _duckdb(self, path: Path):
+    def _load_duckdb(self, path: Path, tables: list[str] | None):
         key = str(path)
-        if key not in self._connections:
-            self._connections[key] = _connect_duckdb(path, self.reason)
-        return self._connections[key]
+        if key not in self._duckdb:
+            self._duckdb[key] = self._read_duckdb(Path(path), tables)
+        loaded = self._duckdb[key]
+        if isinstance(loaded, InstanceError):
+            raise loaded
+        return loaded
+
+    def _read_duckdb(self, path: Path, tables: list[str] | None):
+        if not path.is_file():
+            return InstanceError(self.reason, f"{path.name}: file not found")
+        self._check_size(path)
+        if self.duckdb_loader is None:  # no run configured one: a worker with a private scratch folder
+            from ..execution import duckdb_loader
+
+            self.duckdb_loader = duckdb_loader()
+        try:
+            return self.duckdb_loader(path, tables)
+        except InstanceError as exc:
+            reason = exc.reason if exc.reason == "timeout" and self.reason == "unreadable_prediction" else self.reason
+            return InstanceError(reason, f"{path.name}: not a readable DuckDB file: {exc.detail}")
 
     def close(self) -> None:
-        """Close DuckDB connections now (they also close when the reader is dropped)."""
-        for con in self._connections.values():
-            con.close()
-        self._connections.clear()
+        """Drop what was read (nothing stays open: DuckDB files are read in worker processes)."""
+        self._duckdb.clear()
 
 
 def _read_small(path: Path) -> pd.DataFrame | None:
@@ -118,9 +138,78 @@ def _read_small(path: Path) -> pd.DataFrame | None:
     return quickcsv.read_small(data)
 
 
-def _read(path: Path, reason: str, **options) -> pd.DataFrame:
+class _TooLarge(Exception):
+    def __init__(self, count: int):
+        super().__init__(count)
+        self.count = count
+
+
+class _Limited(io.RawIOBase):
+    """A decompressing stream that counts what it gives out: a few MB of .gz must not become 17 GB."""
+
+    def __init__(self, raw, limit: int):
+        self.raw, self.limit, self.count = raw, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.raw.readinto(buffer)
+        self.count += n or 0
+        if self.count > self.limit:
+            raise _TooLarge(self.count)
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def _decompressed(path: Path, limit: int, reason: str):
+    """A binary stream of the file's decompressed bytes, cut off past `limit`."""
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    name = path.name.lower()
     try:
-        return pd.read_csv(path, **options)
+        if name.endswith(".gz"):
+            raw = gzip.open(path, "rb")
+        elif name.endswith(".bz2"):
+            raw = bz2.open(path, "rb")
+        elif name.endswith(".xz"):
+            raw = lzma.open(path, "rb")
+        elif name.endswith(".zip"):
+            archive = zipfile.ZipFile(path)
+            members = archive.namelist()
+            if len(members) != 1:
+                raise InstanceError(reason, f"{path.name}: a zip answer holds exactly one file, not {len(members)}")
+            raw = archive.open(members[0])
+        else:
+            raise InstanceError(reason, f"{path.name}: {name.rsplit('.', 1)[-1]} compression is not read "
+                                "(use .gz, .bz2, .xz or .zip)")
+    except (OSError, zipfile.BadZipFile, lzma.LZMAError) as exc:
+        raise InstanceError(reason, f"{path.name}: {_first_line(exc)}") from None
+    return io.BufferedReader(_Limited(raw, limit))
+
+
+def _read(path: Path, reason: str, max_bytes: int = DEFAULT_MAX_BYTES, **options) -> pd.DataFrame:
+    if str(path).lower().endswith(COMPRESSED):
+        stream = _decompressed(path, max_bytes, reason)
+        try:
+            return _read_frame(stream, path, reason, **options)
+        except _TooLarge as exc:
+            raise InstanceError(reason, f"{path.name} decompresses to more than {max_bytes:,} bytes (stopped at "
+                                f"{exc.count:,}; raise the limit with --max-file-mb)") from None
+        finally:
+            stream.close()
+    return _read_frame(path, path, reason, **options)
+
+
+def _read_frame(source, path: Path, reason: str, **options) -> pd.DataFrame:
+    try:
+        return pd.read_csv(source, **options)
     except FileNotFoundError:
         raise InstanceError(reason, f"{path.name}: file not found") from None
     except pd.errors.EmptyDataError:
@@ -134,18 +223,6 @@ def _read(path: Path, reason: str, **options) -> pd.DataFrame:
 def _first_line(exc: Exception) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-
-
-def _connect_duckdb(path: Path, reason: str):
-    import duckdb
-
-    if not Path(path).is_file():
-        raise InstanceError(reason, f"{Path(path).name}: file not found")
-    try:
-        return duckdb.connect(str(path), read_only=True)
-    except Exception as exc:
-        raise InstanceError(reason, f"{Path(path).name}: not a readable DuckDB file: "
-                            f"{_first_line(exc)}") from None
 
 
 def strict_columns(frame: pd.DataFrame, tokens: TokenTable, text_of=None) -> list[StrictColumn]:

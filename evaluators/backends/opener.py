@@ -1,0 +1,91 @@
+"""The one place that opens a database file the grader did not write.
+
+Answers (a submitted `.duckdb`), gold databases and everything under `--db-dir`
+are opened here and nowhere else, always inside a worker process (worker.py), so
+the parent's timeout can kill whatever runs on them.  Why each setting is there:
+
+DuckDB
+- `read_only=True`: submitted SQL and views cannot change the file.
+- `enable_external_access=False`: a view or query cannot read the grading
+  machine's files (`read_text('/etc/...')`, `read_csv`), attach other databases,
+  or reach the network; the file named here is still readable.
+- `autoinstall_known_extensions` / `autoload_known_extensions` off: an extension
+  (httpfs, ...) cannot be fetched or loaded to get around the line above.
+- `temp_directory`: DuckDB spills to `<database>.tmp` beside the file by default,
+  which would write into the gold or submission folder; spills go to the run's
+  work folder instead.
+- `memory_limit`: one query cannot take the machine's memory (DuckDB spills or
+  fails past it).
+- `lock_configuration=True`, last: submitted SQL cannot `SET` any of the above back.
+
+SQLite
+- `mode=ro`: writes are refused.
+- `immutable=1`: SQLite treats the file as unchanging, so it takes no locks and
+  creates no `-wal`/`-shm`/journal files beside it (a gold database in WAL mode
+  would otherwise get them in the gold folder).
+- `SQLITE_LIMIT_ATTACHED = 0`: no `ATTACH` (and so no `VACUUM INTO` a new file).
+- `hard_heap_limit`: the memory cap for one connection.
+- A first read of the schema: SQLite opens lazily, and a file that is not a
+  database must fail here, as "cannot open", not later as a query error.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+DEFAULT_MEMORY_LIMIT_MB = 4096
+
+
+def duckdb_config(temp_dir: str | None, memory_limit_mb: int | None) -> dict:
+    config: dict = {
+        "enable_external_access": False,
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "memory_limit": f"{memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB}MB",
+    }
+    if temp_dir:  # DuckDB creates it when it first spills (and removes its files when the connection closes)
+        config["temp_directory"] = str(temp_dir)
+    config["lock_configuration"] = True
+    return config
+
+
+def open_duckdb(path: str | None, temp_dir: str | None, memory_limit_mb: int | None = None):
+    """A locked-down DuckDB connection to `path` (read-only), or an in-memory one when `path` is None."""
+    import duckdb
+
+    config = duckdb_config(temp_dir, memory_limit_mb)
+    if path is None:
+        return duckdb.connect(":memory:", config=config)
+    return duckdb.connect(str(path), read_only=True, config=config)
+
+
+def open_sqlite(path: str, memory_limit_mb: int | None = None, decode_errors: str = "strict") -> sqlite3.Connection:
+    """A read-only, immutable SQLite connection to `path`."""
+    con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
+    try:
+        con.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        con.execute(f"PRAGMA hard_heap_limit = {int((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) * 1024 * 1024)}")
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except BaseException:
+        con.close()
+        raise
+    if decode_errors == "ignore":  # test-suite-sql-eval's reading of undecodable text
+        con.text_factory = lambda raw: raw.decode(errors="ignore")
+    return con
+
+
+def sqlite_private_copy(path: str, copy: str) -> sqlite3.Connection:
+    """A writable connection to a private copy of `path` made in the work folder, for reproducing a scorer
+    that runs predictions on a writable connection (BIRD).  The original is only read; the caller rolls
+    back and deletes the copy.  ATTACH is denied: it would create files wherever the SQL names."""
+    import shutil
+
+    shutil.copyfile(path, copy)
+    con = sqlite3.connect(copy)
+
+    def authorize(action, *_):
+        return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
+
+    con.set_authorizer(authorize)
+    return con

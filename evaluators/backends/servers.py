@@ -1,0 +1,38 @@
+"""What the PostgreSQL and MySQL backends share: connection settings, and why each is safe.
+
+Connection settings come, first to last, from the gold's `db` (the database name), a DSN/URL given with
+`--postgres-dsn` / `--mysql-dsn`, and the standard places: PostgreSQL's `PGHOST`, `PGPORT`, `PGUSER`,
+`PGPASSWORD`, `PGDATABASE`, `~/.pgpass` and service files (libpq reads them itself); MySQL's option
+file (`~/.my.cnf`, `[client]`) and `MYSQL_HOST`, `MYSQL_TCP_PORT`, `MYSQL_USER`, `MYSQL_PWD`.  Passwords
+are never printed: they are collected as secrets for redaction.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+PG_VARIABLES = ("PGHOST", "PGHOSTADDR", "PGPORT", "PGUSER", "PGPASSWORD", "PGDATABASE", "PGPASSFILE", "PGSERVICE",
+                "PGSERVICEFILE", "PGSSLMODE", "PGCONNECT_TIMEOUT")
+MYSQL_VARIABLES = ("MYSQL_HOST", "MYSQL_TCP_PORT", "MYSQL_UNIX_PORT", "MYSQL_USER", "MYSQL_PWD")
+
+
+def url_parts(dsn: str | None) -> dict:
+    """host, port, user, password, database (and query options) of a `scheme://user:pass@host:port/db?x=y` URL."""
+    if not dsn or "://" not in dsn:
+        return {}
+    parts = urlsplit(dsn)
+    found = {"host": parts.hostname, "port": parts.port, "user": unquote(parts.username or "") or None,
+             "password": unquote(parts.password or "") or None, "database": unquote(parts.path.lstrip("/")) or None}
+    found.update(dict(parse_qsl(parts.query)))
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def dsn_secrets(dsn: str | None) -> list[str]:
+    """The password of a URL DSN, or of a `key=value` libpq string."""
+    if not dsn:
+        return []
+    if "://" in dsn:
+        password = url_parts(dsn).get("password")
+        return [password] if password else []
+    pairs = dict(part.split("=", 1) for part in dsn.split() if "=" in part)
+    return [pairs["password"].strip("'")] if pairs.get("password") else []

@@ -1,0 +1,208 @@
+"""Grade BIRD predictions: the official EX (`ex_bird`) and the strict typed EX (`ex_strict`) per question.
+
+Queries run in the project's workers (read-only, stopped at the timeout), typed rows come back inline,
+and each gold query runs once per (engine, database, SQL) for the whole run.  A prediction that is not one
+read-only query runs the official way, prediction then gold on one writable connection, but on a private
+copy of the database (see `official`).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..execution import ExecConfig, ExecResult, run_parallel, run_sql
+from ..matchers.rows import strict_rows
+from ..matchers.verdicts import Verdict
+from ..report import InstanceReport, Report, build_summary
+from ..errors import Location
+from ..specs import Problem
+from . import native, official
+
+DIALECTS = {"sqlite": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
+LEVELS = ("simple", "moderate", "challenging")
+NAMES = ("bird", "strict")
+
+
+@dataclass(frozen=True)
+class BirdOptions:
+    db_root: Path
+    sql_dialect: str = "SQLite"
+    meta_time_out: float = 30.0
+    num_cpus: int = 1
+    work_dir: Path = Path(".grade-work")
+    postgres_dsn: str | None = None
+    mysql_dsn: str | None = None
+
+    @property
+    def backend(self) -> str:
+        return DIALECTS[self.sql_dialect.lower()]
+
+
+@dataclass
+class _Runner:
+    options: BirdOptions
+    config: ExecConfig
+    golds: dict = field(default_factory=dict)
+    locks: dict = field(default_factory=dict)
+    guard: threading.Lock = field(default_factory=threading.Lock)
+
+    def database(self, db_id: str) -> str | None:
+        if self.options.backend != "sqlite":
+            return None  # the official script uses the one database of its connection settings
+        path = native.database_path(self.options.db_root, db_id)
+        return str(path) if path is not None else None
+
+    def run(self, sql: str, db: str | None) -> ExecResult:
+        out = Path(self.config.output_dir) / "bird" / "unused.csv"
+        return run_sql(self.options.backend, db, sql, self.config, out, collect="inline")
+
+    def gold(self, sql: str, db: str | None) -> ExecResult:
+        key = (db, sql)
+        with self.guard:
+            lock = self.locks.setdefault(key, threading.Lock())
+        with lock:  # one run per gold query, however many questions share it
+            if key not in self.golds:
+                self.golds[key] = self.run(sql, db)
+            return self.golds[key]
+
+
+def grade_bird(predictions: Path, gold: Path, questions: Path | None, options: BirdOptions,
+               data_mode: str = "dev") -> Report:
+    problems: list[Problem] = []
+    pred_file = native.resolve(predictions, data_mode, "predict_{mode}.json")
+    gold_file = native.resolve(gold, data_mode, "{mode}_gold.sql")
+    preds = native.read_predictions(pred_file)
+    golds = native.read_gold(gold_file, problems)
+    metadata = native.read_questions(questions, problems)
+    _check_lengths(preds, golds, metadata, pred_file, questions, problems)
+    config = ExecConfig(output_dir=options.work_dir, timeout_s=options.meta_time_out,
+                        postgres_dsn=options.postgres_dsn, mysql_dsn=options.mysql_dsn)
+    runner = _Runner(options, config)
+    items = [(i, g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
+             for i, g in enumerate(golds)]
+    instances = run_parallel(lambda item: _grade(*item, runner), items, max(1, options.num_cpus))
+    return Report(build_summary("bird", instances, len(preds), _unpaired(preds, golds), problems, NAMES),
+                  tuple(instances))
+
+
+def _check_lengths(preds, golds, metadata, pred_file: Path, questions: Path | None, problems: list) -> None:
+    if len(preds) != len(golds):
+        problems.append(Problem(Location(str(pred_file)), f"{len(preds)} prediction(s) for {len(golds)} gold "
+                                "line(s): predictions pair with gold lines by position; the official script "
+                                "compares only the first " + str(min(len(preds), len(golds)))))
+    if questions is not None and len(metadata) != len(golds):
+        problems.append(Problem(Location(str(questions)), f"{len(metadata)} question(s) for {len(golds)} gold "
+                                "line(s): difficulties are read by position"))
+
+
+def _unpaired(preds, golds) -> list[str]:
+    return [p.key for p in preds[len(golds):]]
+
+
+def _grade(index: int, gold: native.GoldLine | None, pred: native.PredictionValue | None, question: dict,
+           runner: _Runner) -> InstanceReport:
+    meta = {k: v for k, v in question.items() if k in ("question_id", "db_id", "difficulty")}
+    if gold is None:
+        return _instance(index, None, pred, meta, _both(Verdict(0.0, "invalid_gold", "the gold line is not "
+                                                                 "SQL<TAB>db_id (a gold problem)")), {})
+    meta.setdefault("db_id", gold.db_id)
+    if pred is None:
+        return _instance(index, gold, None, meta, _both(Verdict(0.0, "missing_prediction", "no prediction at this "
+                                                                 "position")), {})
+    sql, named_db = official.split_prediction(pred.value)
+    db = runner.database(gold.db_id)
+    if runner.options.backend == "sqlite" and (db is None or not Path(db).is_file()):
+        verdict = Verdict(0.0, "no_database", f"no database {gold.db_id}/{gold.db_id}.sqlite under "
+                                              f"{runner.options.db_root}")
+        return _instance(index, gold, pred, meta, _both(verdict), {})
+    verdicts, info = _execute(sql, gold, db, runner)
+    info["db_named_in_prediction"] = named_db
+    return _instance(index, gold, pred, meta, verdicts, info)
+
+
+def _both(verdict: Verdict) -> dict:
+    return {name: verdict for name in NAMES}
+
+
+def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -> tuple[dict, dict]:
+    from ..metrics.bird import outermost_has_order_by
+
+    info: dict = {"backend": runner.options.backend}
+    if runner.options.backend == "sqlite" and sql.strip() and not official.is_plain_query(sql):
+        pair = _official_pair(sql, gold.sql, db, runner)
+        if isinstance(pair, Verdict):
+            return _both(pair), {**info, "ex_bird": False, "ex_strict": False, "ran": "private copy"}
+        pred_rows, gold_rows = pair
+        info["ran"] = "private copy (the prediction is not one read-only query)"
+    else:
+        gold_result = runner.gold(gold.sql, db)
+        if not gold_result.ok:
+            verdict = Verdict(0.0, "unreadable_gold", f"the gold query failed ({gold_result.reason}): "
+                                                      f"{gold_result.detail}")
+            return _both(verdict), {**info, "ex_bird": False, "ex_strict": False}
+        gold_rows = gold_result.rows()[1]
+        if not sql.strip():
+            pred_rows = []  # the official script runs an empty text, which returns no rows
+        else:
+            pred_result = runner.run(sql, db)
+            if not pred_result.ok:
+                failed = Verdict(0.0, pred_result.reason, pred_result.detail)
+                return _both(failed), {**info, "ex_bird": False, "ex_strict": False}
+            pred_rows = pred_result.rows()[1]
+            info["pred_seconds"] = pred_result.query_seconds
+    bird = official.ex(pred_rows, gold_rows)
+    ordered = outermost_has_order_by(gold.sql)
+    strict = strict_rows(gold_rows, pred_rows, ordered)
+    info.update(ex_bird=bird, ex_strict=strict.passed, gold_order_by=ordered)
+    words = "equal as sets of rows" if bird else "different sets of rows"
+    return {"bird": Verdict(float(bird), "match" if bird else "value_mismatch", f"BIRD EX: {words}"),
+            "strict": strict}, info
+
+
+def _official_pair(sql: str, gold_sql: str, db: str | None, runner: _Runner):
+    from ..backends import worker
+    from ..backends.base import Request
+    from ..backends.rowfile import decode
+
+    import uuid
+
+    copy = Path(runner.config.output_dir).resolve() / "bird" / f"copy-{uuid.uuid4().hex}.sqlite"
+    request = Request("sqlite", sql, str(copy), db, runner.config.settings(), {}, "inline")
+    event = worker.execute(request, "official_pair", gold_sql=gold_sql)
+    for leftover in (copy, copy.with_name(copy.name + "-journal")):
+        leftover.unlink(missing_ok=True)  # a killed worker cannot clean up after itself
+    if event.get("reason") != "ok":
+        return Verdict(0.0, event.get("reason", "exec_error"), event.get("detail", ""))
+    rows = {k: [tuple(decode(v) for v in row) for row in event[k]] for k in ("pred", "gold")}
+    return rows["pred"], rows["gold"]
+
+
+def _instance(index: int, gold: native.GoldLine | None, pred: native.PredictionValue | None, meta: dict,
+              verdicts: dict, info: dict) -> InstanceReport:
+    bird, strict = verdicts["bird"], verdicts["strict"]
+    location = str(pred.location) if pred else (str(gold.location) if gold else None)
+    return InstanceReport(
+        instance_id=str(index), funcs=("execution_match",), answer_type="sql" if pred else None, score=bird.score,
+        strict_score=strict.score, reason=bird.reason, detail=bird.detail, strict_reason=strict.reason,
+        strict_detail=strict.detail, scores={"bird": bird.score, "strict": strict.score}, location=location,
+        metadata=meta, execution={**info, **({"ex_bird": False, "ex_strict": False} if "ex_bird" not in info
+                                            and pred and gold else {})})
+
+
+def official_table(report: Report, metric: str = "EX") -> str:
+    """The official scripts' table: count and accuracy per difficulty and in total (over the compared pairs)."""
+    compared = [i for i in report.instances if i.answer_type is not None]
+    by_level = {level: [i for i in compared if i.metadata.get("difficulty") == level] for level in LEVELS}
+    counts = [len(by_level[level]) for level in LEVELS] + [len(compared)]
+    scores = [_percent(by_level[level]) for level in LEVELS] + [_percent(compared)]
+    lines = ["{:20} {:20} {:20} {:20} {:20}".format("", *LEVELS, "total"),
+             "{:20} {:<20} {:<20} {:<20} {:<20}".format("count", *counts),
+             f"======================================    {metric}    =====================================",
+             "{:20} {:<20} {:<20} {:<20} {:<20}".format(metric, *scores)]
+    return "\n".join(lines) + "\n"
+
+
+def _percent(instances: list) -> str:
+    return f"{100 * sum(i.score for i in instances) / len(instances):.2f}" if instances else "-"

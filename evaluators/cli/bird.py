@@ -1,0 +1,83 @@
+"""`bird`: BIRD's official evaluation command line, argument for argument, with our report beside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .options import check_writable_outside, handle_errors
+
+EPILOG = """\b
+Examples (the official scripts' arguments, unchanged):
+  python evaluate.py bird --db_root_path ../sqlite/dev_databases/ \\
+      --predicted_sql_path ../sql_result/predict_mini_dev_gpt-4-32k_cot_SQLite.json \\
+      --ground_truth_path ../sqlite/mini_dev_sqlite_gold.sql --diff_json_path ../sqlite/mini_dev_sqlite.jsonl \\
+      --num_cpus 16 --meta_time_out 30.0 --sql_dialect SQLite --output out/bird.json
+  python evaluate.py bird --predicted_sql_path exp_result/ --ground_truth_path data/dev/ --data_mode dev \\
+      --db_root_path data/dev/dev_databases/ --diff_json_path data/dev/dev.json
+"""
+
+
+def _path(*names, **kwargs):
+    return click.option(*names, type=click.Path(path_type=Path), **kwargs)
+
+
+@click.command("bird", epilog=EPILOG)
+@_path("--predicted_sql_path", "--predicted-sql-path", "predicted", required=True,
+       help="The predictions JSON, or the folder holding predict_<data_mode>.json.")
+@_path("--ground_truth_path", "--ground-truth-path", "ground_truth", required=True,
+       help="The gold .sql file (SQL<TAB>db_id a line), or the folder holding <data_mode>_gold.sql.")
+@_path("--db_root_path", "--db-root-path", "db_root", required=True, help="Folder of <db_id>/<db_id>.sqlite.")
+@_path("--diff_json_path", "--diff-json-path", "questions", help="Questions with `difficulty` (JSON array or lines).")
+@click.option("--sql_dialect", "--sql-dialect", "sql_dialect", default="SQLite", show_default=True,
+              type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False))
+@click.option("--meta_time_out", "--meta-time-out", "meta_time_out", type=float, default=30.0, show_default=True,
+              help="Seconds per query.")
+@click.option("--num_cpus", "--num-cpus", "num_cpus", type=click.IntRange(1), default=1, show_default=True,
+              help="Queries at once (capped at the machine's cores: each runs in its own process).")
+@click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
+@_path("--output_log_path", "--output-log-path", "log_path", help="Append the official table here, as the scripts do.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
+@_path("--work-dir", "work_dir", help="Where database copies and scratch files go (default: beside --output).")
+@click.option("--postgres-dsn", help="PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
+@click.option("--mysql-dsn", help="MySQL connection for --sql_dialect MySQL (never printed).")
+@handle_errors
+def bird(predicted, ground_truth, db_root, questions, sql_dialect, meta_time_out, num_cpus, data_mode, log_path,
+         output, work_dir, postgres_dsn, mysql_dsn):
+    """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
+    import os
+
+    from ..bird.run import BirdOptions, grade_bird, official_table
+    from ..report import write_atomic
+
+    if work_dir is None:
+        work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
+    # The predictions are one file, often beside where people write results; the databases are a folder.
+    check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    options = BirdOptions(db_root, _dialect(sql_dialect), meta_time_out, min(num_cpus, cores), work_dir,
+                          postgres_dsn, mysql_dsn)
+    report = grade_bird(predicted, ground_truth, questions, options, data_mode)
+    table = official_table(report)
+    click.echo(report.to_text(), nl=False)
+    click.echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
+    strict = official_table(_strict_view(report), metric="EX strict")
+    click.echo(strict.splitlines()[-1] + "\n", nl=False)
+    if log_path:
+        with open(log_path, "a", encoding="utf-8") as handle:
+            handle.write("start calculate EX\n" + table)
+    if output:
+        write_atomic(output, report.to_json())
+        write_atomic(output.with_suffix(".csv"), report.to_csv())
+        click.echo(f"wrote {output}, {output.with_suffix('.csv')}", err=True)
+
+
+def _dialect(value: str) -> str:
+    return {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL"}[value.lower()]
+
+
+def _strict_view(report):
+    from dataclasses import replace
+
+    return replace(report, instances=tuple(replace(i, score=i.strict_score) for i in report.instances))

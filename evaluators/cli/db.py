@@ -1,0 +1,44 @@
+"""`db load-sqlite`: a SQLite database into a PostgreSQL or MySQL server, so one set of questions runs on three engines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .options import handle_errors
+
+EPILOG = """\b
+Examples:
+  python evaluate.py db load-sqlite dev_databases/california_schools/california_schools.sqlite \\
+      --engine postgres --dsn postgresql://admin@127.0.0.1:5432/postgres
+  python evaluate.py db load-sqlite shop.sqlite --engine mysql --dsn mysql://root:pw@127.0.0.1:3306 --replace
+"""
+
+
+@click.group()
+def db():
+    """Prepare databases for the server engines."""
+
+
+@db.command("load-sqlite", epilog=EPILOG)
+@click.argument("sqlite_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--engine", type=click.Choice(["postgres", "mysql"]), required=True)
+@click.option("--dsn", required=True, help="An account that may create databases (never printed).")
+@click.option("--database", help="Database name on the server (default: the file's name).")
+@click.option("--replace", is_flag=True, help="Drop and load again a database of that name.")
+@handle_errors
+def load_sqlite(sqlite_file, engine, dsn, database, replace):
+    """Copy every table and row of a SQLite file into a new database on the server."""
+    from ..backends.base import redact
+    from ..backends.load import load_sqlite as load
+    from ..backends.servers import dsn_secrets
+    from ..errors import MissingExtra, UsageError
+
+    try:
+        result = load(sqlite_file, engine, dsn, database, replace)
+    except ImportError:
+        raise MissingExtra("psycopg" if engine == "postgres" else "PyMySQL", engine) from None
+    except Exception as exc:  # the driver's error, said once, without the DSN's password
+        raise UsageError(redact(f"loading {sqlite_file.name} into {engine} failed: {exc}", dsn_secrets(dsn))) from None
+    click.echo(result.to_text(), nl=False)

@@ -1,0 +1,96 @@
+"""Spider 1's own files, read as test-suite-sql-eval's `evaluation.py` reads them.
+
+- gold: one `SQL<TAB>db_id` a line (`gold.txt`, `dev_gold.sql`);
+- predictions: one SQL a line (`pred.txt`); text after a tab is ignored;
+- a blank line separates interactions (SParC/CoSQL sessions; Spider's gold has
+  none, so it is one session): the scorer pairs the n-th session of each file and,
+  inside it, lines in order, and stops if the files have different numbers of
+  sessions; lines past the shorter side of a session are never compared (and not
+  counted by the scorer);
+- databases: `<db-dir>/<db_id>/*.sqlite` (every file whose name contains `.sqlite`,
+  the test suite's variants beside the original).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import Location, SpecError
+from ..specs import Problem
+
+
+@dataclass(frozen=True)
+class GoldQuery:
+    sql: str
+    db_id: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class Prediction:
+    sql: str
+    location: Location
+
+
+def _sessions(path: Path) -> list[list[tuple[int, str]]]:
+    """Non-blank lines (number, stripped text), grouped into blank-line-separated sessions."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read: {exc}", Location(str(path))) from None
+    sessions: list[list[tuple[int, str]]] = [[]]
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            sessions[-1].append((number, line.strip()))
+        else:
+            sessions.append([])  # the scorer closes a session at every blank line, even an empty one
+    if not sessions[-1]:
+        sessions.pop()  # only a non-empty last session is kept
+    return sessions
+
+
+def read_gold(path: Path, problems: list[Problem]) -> list[list[GoldQuery | None]]:
+    """Gold sessions; a line without `SQL<TAB>db_id` is None and a gold problem."""
+    return [[_gold_line(path, number, line, problems) for number, line in session] for session in _sessions(path)]
+
+
+def _gold_line(path: Path, number: int, line: str, problems: list[Problem]) -> GoldQuery | None:
+    where = Location(str(path), number)
+    fields = line.split("\t")
+    if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
+        problems.append(Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id"))
+        return None
+    return GoldQuery(fields[0].strip(), fields[1].strip(), where)
+
+
+def read_predictions(path: Path) -> list[list[Prediction]]:
+    return [[Prediction(line.split("\t")[0].strip(), Location(str(path), n)) for n, line in session]
+            for session in _sessions(path)]
+
+
+def pair(golds: list[list[GoldQuery | None]], preds: list[list[Prediction]], pred_file: Path,
+         problems: list[Problem]) -> list[tuple[GoldQuery | None, Prediction | None]]:
+    """(gold, prediction) for every gold line, as the scorer pairs them; unpaired gold lines get None."""
+    if len(golds) != len(preds):
+        problems.append(Problem(Location(str(pred_file)), f"{len(preds)} session(s) of predictions for {len(golds)} "
+                                "gold session(s): the official scorer stops here (a blank line starts a session); "
+                                "graded line by line instead", hint="remove blank lines, or write every prediction"))
+        golds, preds = [[g for s in golds for g in s]], [[p for s in preds for p in s]]
+    pairs: list[tuple[GoldQuery | None, Prediction | None]] = []
+    for number, (gold_session, pred_session) in enumerate(zip(golds, preds, strict=True), 1):
+        if len(gold_session) != len(pred_session):
+            problems.append(Problem(Location(str(pred_file)), f"session {number}: {len(pred_session)} prediction(s) "
+                                    f"for {len(gold_session)} gold line(s); the scorer compares the first "
+                                    f"{min(len(gold_session), len(pred_session))} only"))
+        pairs += [(g, pred_session[i] if i < len(pred_session) else None) for i, g in enumerate(gold_session)]
+    return pairs
+
+
+def database_variants(db_dir: Path, db_id: str) -> list[Path]:
+    """The suite's databases for `db_id`, sorted by name (the scorer lists them in directory order; the
+    verdict does not depend on the order, only which failure is named first does)."""
+    folder = Path(db_dir) / db_id
+    if not folder.is_dir() or db_id in ("", ".", "..") or "/" in db_id or "\\" in db_id:
+        return []
+    return sorted(p for p in folder.iterdir() if ".sqlite" in p.name and p.is_file())

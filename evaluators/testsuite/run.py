@@ -1,0 +1,131 @@
+"""Grade Spider 1 predictions with test-suite execution accuracy, and strict beside it.
+
+Every query runs in the project's killable SQLite worker (read-only, under the
+timeout).  The official verdict follows `rules`; the strict verdict runs both
+queries as written (only `> =` is joined) on every database of the suite and compares typed rows
+(`matchers.rows`), with row order when the gold's outermost query has ORDER BY.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import count
+from pathlib import Path
+
+from ..execution import ExecConfig, ExecResult, run_parallel, run_sql
+from ..matchers.rows import strict_rows
+from ..matchers.verdicts import Verdict
+from ..report import InstanceReport, Report, build_summary
+from ..specs import Problem
+from . import rules
+from .native import GoldQuery, Prediction, database_variants, pair, read_gold, read_predictions
+
+SEMANTICS = "test-suite"
+NAMES = (SEMANTICS, "strict")
+TIMEOUT_S = 60.0  # the scorer's own per-query limit
+
+
+@dataclass
+class _Runner:
+    config: ExecConfig
+    cache: dict = field(default_factory=dict)  # (database, sql) -> ExecResult
+    numbers: Iterator[int] = field(default_factory=count)  # result file names, unique across threads
+
+    def rows(self, database: Path, sql: str, label: str) -> ExecResult:
+        key = (str(database), sql)
+        if key not in self.cache:
+            out = Path(self.config.output_dir) / "test_suite" / f"{label}_{next(self.numbers)}.csv"
+            self.cache[key] = run_sql("sqlite", str(database), sql, self.config, out, collect="rows")
+        return self.cache[key]
+
+
+def grade_test_suite(gold_file: Path, pred_file: Path, db_dir: Path, work_dir: Path, keep_distinct: bool = False,
+                     timeout_s: float = TIMEOUT_S, jobs: int = 1) -> Report:
+    problems: list[Problem] = []
+    preds = read_predictions(Path(pred_file))
+    pairs = pair(read_gold(Path(gold_file), problems), preds, Path(pred_file), problems)
+    config = ExecConfig(output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore")
+    runner = _Runner(config)
+    items = [(i, gold, pred) for i, (gold, pred) in enumerate(pairs)]
+    instances = run_parallel(lambda item: _grade(*item, Path(db_dir), runner, keep_distinct), items, jobs)
+    submitted = sum(len(session) for session in preds)
+    return Report(build_summary(SEMANTICS, instances, submitted, [], problems, NAMES), tuple(instances))
+
+
+def official_accuracy(report: Report) -> tuple[float, int]:
+    """The scorer's own figure: correct over the pairs it compared (unpaired gold lines are not counted)."""
+    compared = [i for i in report.instances if i.answer_type is not None and i.reason != "invalid_gold"]
+    return (sum(i.score for i in compared) / len(compared) if compared else 0.0), len(compared)
+
+
+def _grade(index: int, gold: GoldQuery | None, pred: Prediction | None, db_dir: Path, runner: _Runner,
+           keep_distinct: bool) -> InstanceReport:
+    if gold is None:
+        both = _both(Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)"))
+        return _instance(index, None, pred, both, {})
+    if pred is None:
+        return _instance(index, gold, None, _both(Verdict(0.0, "missing_prediction", "no prediction line")), {})
+    variants = database_variants(db_dir, gold.db_id)
+    if not variants:
+        verdict = Verdict(0.0, "no_database", f"no {gold.db_id}/*.sqlite under {db_dir}")
+        return _instance(index, gold, pred, _both(verdict), {})
+    official, info = _official(gold, pred, variants, runner, keep_distinct)
+    strict = _strict(gold, pred, variants, runner)
+    info["databases"] = len(variants)
+    return _instance(index, gold, pred, {SEMANTICS: official, "strict": strict}, info)
+
+
+def _both(verdict: Verdict) -> dict:
+    return {name: verdict for name in NAMES}
+
+
+def _official(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner,
+              keep_distinct: bool) -> tuple[Verdict, dict]:
+    gold_sql = rules.prepare(gold.sql, keep_distinct)
+    pred_sql = rules.prepare(rules.replace_value(pred.sql), keep_distinct)
+    ordered = rules.order_matters(gold_sql)
+    info = {"order_matters": ordered, "rewritten": pred_sql != pred.sql}
+    for database in variants:
+        gold_result = runner.rows(database, rules.replace_cur_year(gold_sql), "gold")
+        if not gold_result.ok:
+            return Verdict(0.0, "unreadable_gold", f"the gold query failed on {database.name} "
+                           f"({gold_result.reason}): {gold_result.detail}"), info
+        pred_result = runner.rows(database, rules.replace_cur_year(pred_sql), "pred")
+        if not pred_result.ok:
+            return Verdict(0.0, pred_result.reason, f"on {database.name}: {pred_result.detail}"), info
+        if not rules.result_eq(gold_result.rows()[1], pred_result.rows()[1], ordered):
+            order = "in order" if ordered else "as bags of rows"
+            return Verdict(0.0, "value_mismatch", f"results differ {order} on {database.name}"), info
+    return Verdict(1.0, "match", f"equal on all {len(variants)} database(s)"), info
+
+
+def _strict(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner) -> Verdict:
+    from ..metrics.bird import outermost_has_order_by
+
+    # Only Spider's tokenizer artifacts (`> =`) are mended; otherwise both queries run as written.
+    gold_sql, pred_sql = rules.postprocess(gold.sql), rules.postprocess(pred.sql)
+    ordered = outermost_has_order_by(gold_sql)
+    for database in variants:
+        gold_result = runner.rows(database, gold_sql, "gold")
+        if not gold_result.ok:
+            return Verdict(0.0, "unreadable_gold", f"the gold query failed on {database.name}: {gold_result.detail}")
+        pred_result = runner.rows(database, pred_sql, "pred")
+        if not pred_result.ok:
+            return Verdict(0.0, pred_result.reason, f"on {database.name}: {pred_result.detail}")
+        verdict = strict_rows(gold_result.rows()[1], pred_result.rows()[1], ordered)
+        if not verdict.passed:
+            return Verdict(0.0, verdict.reason, f"on {database.name}: {verdict.detail}")
+    return Verdict(1.0, "match", f"typed rows equal on all {len(variants)} database(s)")
+
+
+def _instance(index: int, gold: GoldQuery | None, pred: Prediction | None, verdicts: dict,
+              info: dict) -> InstanceReport:
+    official, strict = verdicts[SEMANTICS], verdicts["strict"]
+    metadata = {"db_id": gold.db_id} if gold else {}
+    location = str(pred.location) if pred else (str(gold.location) if gold else None)
+    return InstanceReport(
+        instance_id=str(index), funcs=("test_suite",), answer_type="sql" if pred else None, score=official.score,
+        strict_score=strict.score, reason=official.reason, detail=official.detail, strict_reason=strict.reason,
+        strict_detail=strict.detail, scores={SEMANTICS: official.score, "strict": strict.score}, location=location,
+        metadata=metadata, execution=info)
