@@ -4,9 +4,10 @@
     gold = runner.gold(RowQuery("sqlite", "/dbs/bank.sqlite", "SELECT ..."))   # cached per (database, SQL)
     results = runner.run_many([RowQuery(...), ...])                             # in order
 
-Every query goes through `execution.run_sql`, so it runs in a worker process with the
-read-only guard and a timeout that stops it (the worker is killed when the engine does not
-stop in time).  Result files go to a private temp folder, removed when the runner closes.
+Every query goes through `execution.run_sql`, so it runs in a worker process on the one
+opener (read-only, writes refused) with a timeout that stops it (the worker is killed when the
+engine does not stop in time).  Rows come back typed over the pipe; the private work folder
+(engine spills) is removed when the runner closes.
 The gold cache lives as long as the runner; a database file that changes (size or mtime)
 is a new key, so a stale gold is never served.
 """
@@ -47,24 +48,17 @@ class RowRunner:
         self._gold: dict[tuple, RowResult] = {}
         self._gold_locks: dict[tuple, threading.Lock] = {}
         self._lock = threading.Lock()
-        self._counter = 0
         self._threads = ThreadPoolExecutor(max_workers=self.jobs)
 
-    def run(self, query: RowQuery) -> RowResult:
-        with self._lock:
-            self._counter += 1
-            out = self._scratch / f"q{self._counter}.csv"
+    def run(self, query: RowQuery, trusted: bool = False) -> RowResult:
+        """One query; its typed rows come back over the worker's pipe (collect="inline"), no file written."""
         config = ExecConfig(output_dir=self._scratch, timeout_s=query.timeout_s)
-        result = run_sql(query.backend, query.database, query.sql, config, out, collect="rows")
-        try:
-            if not result.ok:
-                return RowResult(False, result.reason, result.detail)
-            columns, rows = result.rows()
-            return RowResult(True, "ok", "", tuple(columns), tuple(rows))
-        finally:
-            out.unlink(missing_ok=True)
-            if result.rows_path is not None:
-                result.rows_path.unlink(missing_ok=True)
+        out = self._scratch / "inline.csv"  # named for the protocol only: an inline run writes nothing
+        result = run_sql(query.backend, query.database, query.sql, config, out, collect="inline", trusted=trusted)
+        if not result.ok:
+            return RowResult(False, result.reason, result.detail)
+        columns, rows = result.rows()
+        return RowResult(True, "ok", "", tuple(columns), tuple(rows))
 
     def gold(self, query: RowQuery) -> RowResult:
         """The gold's result, run once per (database file state, SQL) for the life of the runner."""
@@ -73,7 +67,7 @@ class RowRunner:
             lock = self._gold_locks.setdefault(key, threading.Lock())
         with lock:  # two threads asking for one gold run it once
             if key not in self._gold:
-                self._gold[key] = self.run(query)
+                self._gold[key] = self.run(query, trusted=True)
             return self._gold[key]
 
     def gold_cache_size(self) -> int:
