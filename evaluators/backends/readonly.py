@@ -30,6 +30,10 @@ def read_only_authorizer(refused: list):
             return sqlite3.SQLITE_OK
         if action == sqlite3.SQLITE_PRAGMA and _pragma_reads(str(arg1 or "").lower(), arg2):
             return sqlite3.SQLITE_OK
+        if action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master" and trigger is None:
+            # SQLite asks this while it reads the schema for a pragma table function (pragma_table_info('t'));
+            # a real UPDATE of the schema needs writable_schema, refused above, on a file opened read-only.
+            return sqlite3.SQLITE_OK
         refused.append(f"{_ACTION_NAMES.get(action, action)} {arg1 or ''}".strip())
         return sqlite3.SQLITE_DENY
 

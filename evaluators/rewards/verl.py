@@ -20,6 +20,7 @@ from pathlib import Path
 from ..errors import InstanceError
 from ..execution import resolve_database
 from ..rowqueries import RowQuery, RowResult, RowRunner
+from ..sqltext import read_only_problem
 from .mathequal import math_equal_reward
 from .qa import qa_f1_reward
 from .tooluse import math_equal_tool_reward, qa_f1_tool_reward
@@ -121,6 +122,9 @@ def sql_score(solution_str: str, gold_sql: str, info: dict) -> dict:
         database = _database(backend, info)
     except InstanceError as exc:
         return _result(0.0, True, False, exc.reason)
+    refused = _text_refusal(sql, backend)
+    if refused:
+        return _result(0.0, True, False, refused)
     timeout = float(info.get("timeout_s", DEFAULT_TIMEOUT_S))
     pool = runner()
     gold = pool.gold(RowQuery(backend, database, str(gold_sql).strip().rstrip(";"), timeout))
@@ -139,6 +143,17 @@ def _database(backend: str, info: dict) -> str | None:
         root = info.get("db_root")
         return resolve_database(backend, str(info["db_id"]), Path(root) if root else None)
     raise InstanceError("no_database", "extra_info names no database (db_path, or db_id with db_root)")
+
+
+def _text_refusal(sql: str, backend: str) -> str:
+    """"write" or "multiple_statements" when sqlglot's parser sees that the text is no single query.
+
+    Text the parser cannot read, and PRAGMAs, go to the engine, whose read-only guard decides
+    (backends/readonly.py): a reading PRAGMA such as table_info runs."""
+    problem = read_only_problem(sql, "sqlite" if backend == "sqlite" else backend, unparsed_ok=True)
+    if problem is None or problem.startswith("a PRAGMA"):
+        return ""
+    return "multiple_statements" if "statements;" in problem else "write"
 
 
 def _error_kind(result: RowResult) -> str:
