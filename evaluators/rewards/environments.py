@@ -102,6 +102,7 @@ class EnvironmentPool:
 
 
 DEFAULT_STEP_LIMIT = 100  # ScienceWorld's own envStepLimit; a longer trajectory raises the limit to fit
+WATCHDOG_GRACE_S = 5.0  # how long past its time limit a step may hang before its environment is closed
 
 
 def replay(environment: Environment, task: str, variation: int, actions: Sequence[str], timeout_s: float,
@@ -109,7 +110,7 @@ def replay(environment: Environment, task: str, variation: int, actions: Sequenc
     """Reset, take the actions until the environment says done, return its final score."""
     limit = max_steps or max(DEFAULT_STEP_LIMIT, len(actions) + 1)
     deadline = time.monotonic() + timeout_s
-    watchdog = _Watchdog(environment, deadline)
+    watchdog = _Watchdog(environment, deadline, WATCHDOG_GRACE_S)
     steps, done = 0, False
     try:
         environment.reset(task, variation, limit)
@@ -132,7 +133,7 @@ def replay(environment: Environment, task: str, variation: int, actions: Sequenc
 class _Watchdog:
     """Closes the environment if the replay is still running `grace_s` after its deadline."""
 
-    def __init__(self, environment: Environment, deadline: float, grace_s: float = 5.0):
+    def __init__(self, environment: Environment, deadline: float, grace_s: float):
         self.fired = False
         self._environment = environment
         self._timer = threading.Timer(max(0.0, deadline - time.monotonic()) + grace_s, self._fire)
