@@ -149,3 +149,39 @@ def test_mini_dev_layout_and_bad_input_are_clear(tmp_path):
     assert any("4 prediction(s) for 3 gold line(s)" in t for t in texts)
     assert any("2 question(s) for 3 gold line(s)" in t for t in texts)
     assert report.summary.unknown_submitted == ("3",)
+
+
+def test_ves_and_rves_by_their_official_definitions_and_plan_cost(bird_files, tmp_path):
+    from evaluators.metrics.ves import official_rves, official_time_ratio, official_ves
+
+    root, db_root, _ = bird_files
+    report = grade_bird(root, root, root / "dev.json", BirdOptions(db_root, work_dir=tmp_path / "w", ves_iterations=5,
+                                                                   plan_cost=True))
+    metrics = report.summary.execution_metrics
+    compared = [i for i in report.instances if i.answer_type is not None]
+    ratios = [(i.execution.get("bird_ves") or {}).get("time_ratio", 0.0) if i.score >= 1 else 0.0 for i in compared]
+    assert any(r > 0 for r in ratios)
+    assert metrics["ves_dev"] == pytest.approx(official_ves(ratios))
+    assert metrics["rves_mini_dev"] == pytest.approx(official_rves(ratios))
+    assert "plan_cost_vs_time_spearman" in metrics and metrics["ves_timed"] > 0
+    timed = next(i for i in compared if i.execution.get("bird_ves", {}).get("time_ratio"))
+    assert timed.execution["plan_cost"]["pred"] is not None
+
+
+@pytest.mark.parametrize("gold, pred, expected", [
+    ([2.0, 2.2, 1.8], [1.0, 1.0, 1.0], 2.0),  # per-iteration ratios, not a ratio of means
+    ([1.0, 1.0], [1.0, 1.0], 0.0),  # sigma 0: nothing within the strict bounds, the scripts fail: 0
+    ([1.0, 3.0], [1.0, 1.0], 2.0),
+])
+def test_official_time_ratio(gold, pred, expected):
+    from evaluators.metrics.ves import official_time_ratio
+
+    assert official_time_ratio(gold, pred) == pytest.approx(expected)
+
+
+def test_rves_buckets_and_ves():
+    from evaluators.metrics.ves import official_rves, official_ves
+
+    assert official_ves([4.0, 0.0]) == pytest.approx(100.0)  # (200 + 0) / 2
+    assert official_rves([2.0, 1.0, 0.5, 0.25, 0.1, 0.0]) == pytest.approx(
+        (125 ** 0.5 * 10 + 100 + 75 ** 0.5 * 10 + 50 ** 0.5 * 10 + 25 ** 0.5 * 10 + 0) / 6)

@@ -201,3 +201,23 @@ def test_the_three_engines_give_the_same_ex(loaded, sqlite_db, tmp_path):
                                                                            key=lambda i: int(i["instance_id"][1:]))]
     assert verdicts["sqlite"] == [True, False, True, False, False, True, False], verdicts
     assert verdicts["postgres"] == verdicts["sqlite"] and verdicts["mysql"] == verdicts["sqlite"]
+
+
+def test_bird_in_three_dialects_gives_the_same_ex(loaded, sqlite_db, tmp_path):
+    from evaluators.bird.run import BirdOptions, grade_bird
+
+    pg, maria = loaded
+    sep = "\t----- bird -----\t"
+    db_root = tmp_path / "dbs"
+    (db_root / "school").mkdir(parents=True)
+    (db_root / "school" / "school.sqlite").write_bytes(sqlite_db.read_bytes())
+    (tmp_path / "gold.sql").write_text("".join(f"{g}\tschool\n" for g, _ in QUESTIONS))
+    (tmp_path / "pred.json").write_text(json.dumps({str(i): p + sep + "school" for i, (_, p) in enumerate(QUESTIONS)}))
+    verdicts = {}
+    for dialect in ("SQLite", "PostgreSQL", "MySQL"):
+        options = BirdOptions(db_root, dialect, work_dir=tmp_path / "w", postgres_dsn=pg.dsn.replace("/postgres", "/school"),
+                              mysql_dsn=maria.dsn + "/school")
+        report = grade_bird(tmp_path / "pred.json", tmp_path / "gold.sql", None, options)
+        verdicts[dialect] = [i.execution.get("ex_bird") for i in report.instances]
+    assert verdicts["SQLite"] == [True, False, True, False, False, True, False], verdicts
+    assert verdicts["PostgreSQL"] == verdicts["SQLite"] and verdicts["MySQL"] == verdicts["SQLite"], verdicts

@@ -105,3 +105,24 @@ def official_pair(request: Request, gold_sql: str, notify) -> dict:
         for leftover in (copy, copy.with_name(copy.name + "-journal"), copy.with_name(copy.name + "-wal"),
                          copy.with_name(copy.name + "-shm")):
             leftover.unlink(missing_ok=True)
+
+
+def time_pair(request: Request, gold_sql: str, iterations: int, notify) -> dict:
+    """Execute-and-fetch times of the prediction then the gold, `iterations` times each, alternating as the
+    BIRD VES scripts do, on one read-only connection (opening it is not timed)."""
+    con = connect(request)
+    deadline = time.monotonic() + request.timeout_s
+    con.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_EVERY)
+    notify({"event": "started"})
+    pred_times, gold_times = [], []
+    try:
+        for _ in range(iterations):
+            for sql, sink in ((request.sql, pred_times), (gold_sql, gold_times)):
+                started = time.perf_counter()
+                con.execute(sql).fetchall()
+                sink.append(time.perf_counter() - started)
+    except sqlite3.Error as exc:
+        raise QueryFailed("timeout" if time.monotonic() > deadline else "exec_error", first_line(exc)) from None
+    finally:
+        con.close()
+    return {"pred_times": pred_times, "gold_times": gold_times}

@@ -80,6 +80,11 @@ def serve(message: dict, send) -> dict:
         backend = get_backend(request.backend)
         if message.get("action") == "cancel":
             return {"event": "result", "reason": "ok", "detail": backend.cancel(request, message["handle"])}
+        if message.get("action") == "time_pair":
+            from .sqlite_backend import time_pair
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **time_pair(request, message["gold_sql"], int(message["iterations"]), send)}
         if message.get("action") == "official_pair":
             from .sqlite_backend import official_pair
 

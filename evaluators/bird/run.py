@@ -9,7 +9,7 @@ copy of the database (see `official`).
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..execution import ExecConfig, ExecResult, run_parallel, run_sql
@@ -34,6 +34,8 @@ class BirdOptions:
     work_dir: Path = Path(".grade-work")
     postgres_dsn: str | None = None
     mysql_dsn: str | None = None
+    ves_iterations: int = 0  # > 0: time correct answers for VES (BIRD dev) and R-VES (mini-dev); BIRD uses 100
+    plan_cost: bool = False  # EXPLAIN cost of gold and prediction, and its rank correlation with the time ratio
 
     @property
     def backend(self) -> str:
@@ -83,8 +85,11 @@ def grade_bird(predictions: Path, gold: Path, questions: Path | None, options: B
     items = [(i, g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
              for i, g in enumerate(golds)]
     instances = run_parallel(lambda item: _grade(*item, runner), items, max(1, options.num_cpus))
-    return Report(build_summary("bird", instances, len(preds), _unpaired(preds, golds), problems, NAMES),
-                  tuple(instances))
+    summary = build_summary("bird", instances, len(preds), _unpaired(preds, golds), problems, NAMES)
+    efficiency = efficiency_summary(instances, options)
+    if efficiency:
+        summary = replace(summary, execution_metrics={**(summary.execution_metrics or {}), **efficiency})
+    return Report(summary, tuple(instances))
 
 
 def _check_lengths(preds, golds, metadata, pred_file: Path, questions: Path | None, problems: list) -> None:
@@ -156,9 +161,81 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -
     ordered = outermost_has_order_by(gold.sql)
     strict = strict_rows(gold_rows, pred_rows, ordered)
     info.update(ex_bird=bird, ex_strict=strict.passed, gold_order_by=ordered)
+    if runner.options.backend == "sqlite" and sql.strip() and "ran" not in info:
+        info.update(_efficiency(sql, gold.sql, db, bird, runner))
     words = "equal as sets of rows" if bird else "different sets of rows"
     return {"bird": Verdict(float(bird), "match" if bird else "value_mismatch", f"BIRD EX: {words}"),
             "strict": strict}, info
+
+
+def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: _Runner) -> dict:
+    """Timings for VES / R-VES (correct answers only, as the official scripts) and EXPLAIN plan costs."""
+    from ..backends import worker
+    from ..backends.base import Request
+    from ..metrics.ves import official_time_ratio
+
+    out: dict = {}
+    settings = runner.config.settings()
+    iterations = runner.options.ves_iterations
+    if correct and iterations > 0:
+        limit = {**settings, "timeout_s": runner.options.meta_time_out * iterations}  # as the VES scripts allow
+        event = worker.execute(Request("sqlite", sql, "", db, limit, {}, "time"), "time_pair", gold_sql=gold_sql,
+                               iterations=iterations)
+        if event.get("reason") == "ok":
+            pred_times, gold_times = event["pred_times"], event["gold_times"]
+            ratio = official_time_ratio(gold_times, pred_times)
+            out["bird_ves"] = {"time_ratio": ratio, "iterations": iterations,
+                               "pred_mean_s": sum(pred_times) / len(pred_times),
+                               "gold_mean_s": sum(gold_times) / len(gold_times),
+                               "ratio_cv": _cv([g / p for g, p in zip(gold_times, pred_times) if p > 0])}
+        else:
+            out["bird_ves"] = {"time_ratio": 0.0, "error": f"{event.get('reason')}: {event.get('detail', '')}"}
+    if runner.options.plan_cost:
+        event = worker.execute(Request("sqlite", sql, "", db, settings, {}, "csv"), "inspect",
+                               plan_queries={"gold": gold_sql, "pred": sql})
+        if event.get("reason") == "ok" and "plan_cost" in event:
+            out["plan_cost"] = event["plan_cost"]
+    return out
+
+
+def _cv(values: list[float]) -> float | None:
+    import statistics
+
+    if len(values) < 2 or statistics.fmean(values) <= 0:
+        return None
+    return statistics.pstdev(values) / statistics.fmean(values)
+
+
+NOISY_CV = 0.5  # a spread of per-iteration ratios above this makes one question's figure untrustworthy
+
+
+def efficiency_summary(instances: list, options: BirdOptions) -> dict:
+    """VES (BIRD dev) and R-VES (mini-dev) over every compared question, each by its official definition,
+    the spread of the timings, and the rank correlation of plan-cost ratio with time ratio."""
+    from ..metrics.ves import official_rves, official_ves, spearman
+
+    compared = [i for i in instances if i.answer_type is not None]
+    out: dict = {}
+    if options.ves_iterations > 0 and compared:
+        ratios = [(i.execution.get("bird_ves") or {}).get("time_ratio", 0.0) if i.score >= 1 else 0.0 for i in compared]
+        cvs = [i.execution["bird_ves"]["ratio_cv"] for i in compared
+               if (i.execution.get("bird_ves") or {}).get("ratio_cv") is not None]
+        noisy = sum(cv > NOISY_CV for cv in cvs)
+        out.update(ves_dev=official_ves(ratios), rves_mini_dev=official_rves(ratios),
+                   ves_iterations=options.ves_iterations, ves_timed=len(cvs),
+                   ves_ratio_cv_median=sorted(cvs)[len(cvs) // 2] if cvs else None, ves_noisy=noisy,
+                   ves_definitions="VES: BIRD dev evaluation_ves.py; R-VES: mini-dev evaluation_ves.py; both take "
+                                   "the mean of per-iteration gold/pred time ratios within 3 sigma")
+        if cvs and noisy > len(cvs) / 4:
+            out["ves_warning"] = (f"{noisy} of {len(cvs)} timed questions have a ratio spread (CV) above {NOISY_CV}: "
+                                  "the VES figures are too noisy to trust; use more iterations or a quieter machine")
+    pairs = [(i.execution["plan_cost"], i.execution.get("bird_ves", {}).get("time_ratio")) for i in compared
+             if (i.execution.get("plan_cost") or {}).get("pred") and (i.execution.get("plan_cost") or {}).get("gold")]
+    timed = [(cost["gold"] / cost["pred"], ratio) for cost, ratio in pairs if ratio]
+    if options.plan_cost:
+        out["plan_cost_vs_time_spearman"] = spearman([a for a, _ in timed], [b for _, b in timed])
+        out["plan_cost_pairs"] = len(timed)
+    return out
 
 
 def _official_pair(sql: str, gold_sql: str, db: str | None, runner: _Runner):

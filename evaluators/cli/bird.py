@@ -40,11 +40,15 @@ def _path(*names, **kwargs):
 @_path("--output_log_path", "--output-log-path", "log_path", help="Append the official table here, as the scripts do.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
 @_path("--work-dir", "work_dir", help="Where database copies and scratch files go (default: beside --output).")
+@click.option("--ves-iterations", type=click.IntRange(0), default=0, show_default=True,
+              help="Time each correct answer N times for VES (BIRD dev) and R-VES (mini-dev); BIRD uses 100.")
+@click.option("--plan-cost", is_flag=True, help="EXPLAIN cost of gold and prediction, and its rank correlation "
+              "with the measured time ratio.")
 @click.option("--postgres-dsn", help="PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
 @click.option("--mysql-dsn", help="MySQL connection for --sql_dialect MySQL (never printed).")
 @handle_errors
 def bird(predicted, ground_truth, db_root, questions, sql_dialect, meta_time_out, num_cpus, data_mode, log_path,
-         output, work_dir, postgres_dsn, mysql_dsn):
+         output, work_dir, ves_iterations, plan_cost, postgres_dsn, mysql_dsn):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     import os
 
@@ -57,13 +61,22 @@ def bird(predicted, ground_truth, db_root, questions, sql_dialect, meta_time_out
     check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     options = BirdOptions(db_root, _dialect(sql_dialect), meta_time_out, min(num_cpus, cores), work_dir,
-                          postgres_dsn, mysql_dsn)
+                          postgres_dsn, mysql_dsn, ves_iterations, plan_cost)
     report = grade_bird(predicted, ground_truth, questions, options, data_mode)
     table = official_table(report)
     click.echo(report.to_text(), nl=False)
     click.echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
     strict = official_table(_strict_view(report), metric="EX strict")
     click.echo(strict.splitlines()[-1] + "\n", nl=False)
+    metrics = report.summary.execution_metrics or {}
+    if "ves_dev" in metrics:
+        click.echo(f"VES (BIRD dev) {metrics['ves_dev']:.2f}   R-VES (mini-dev) {metrics['rves_mini_dev']:.2f}   "
+                   f"({metrics['ves_iterations']} iterations; median ratio CV {metrics['ves_ratio_cv_median']})")
+        if metrics.get("ves_warning"):
+            click.echo("warning: " + metrics["ves_warning"], err=True)
+    if "plan_cost_vs_time_spearman" in metrics:
+        click.echo(f"plan cost vs time ratio: Spearman {metrics['plan_cost_vs_time_spearman']} over "
+                   f"{metrics['plan_cost_pairs']} question(s)")
     if log_path:
         with open(log_path, "a", encoding="utf-8") as handle:
             handle.write("start calculate EX\n" + table)

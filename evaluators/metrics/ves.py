@@ -174,3 +174,66 @@ def time_alternately(
             run()
             sink.append(time.perf_counter() - start)
     return gold_times, pred_times
+
+
+# --- the official definitions, each under its own name ------------------------------------------------
+
+def official_clean_abnormal(values: Sequence[float]) -> list[float]:
+    """BIRD's `clean_abnormal`: keep x with mean - 3σ < x < mean + 3σ (strict, population σ).
+
+    Quirk kept: when every value is equal (σ = 0) nothing is kept, and the official time ratio then
+    fails (a division by zero), which its caller scores 0."""
+    if not values:
+        return []
+    mean = statistics.fmean(values)
+    sigma = statistics.pstdev(values)
+    return [x for x in values if mean - 3 * sigma < x < mean + 3 * sigma]
+
+
+def official_time_ratio(gold_times: Sequence[float], pred_times: Sequence[float]) -> float:
+    """Both official scripts (BIRD dev's VES, mini-dev's R-VES): the mean of the per-iteration ratios
+    gold_time / pred_time that `clean_abnormal` keeps; 0.0 where the scripts fail (a zero time, nothing kept)."""
+    try:
+        ratios = [g / p for g, p in zip(gold_times, pred_times, strict=True)]
+        kept = official_clean_abnormal(ratios)
+        return sum(kept) / len(kept)
+    except ZeroDivisionError:
+        return 0.0
+
+
+def official_ves(time_ratios: Sequence[float]) -> float:
+    """BIRD dev's VES: mean over every question of sqrt(time_ratio) * 100 (0 for a wrong answer)."""
+    return math.fsum(math.sqrt(r) * 100 for r in time_ratios) / len(time_ratios) if time_ratios else 0.0
+
+
+def official_rves(time_ratios: Sequence[float]) -> float:
+    """mini-dev's R-VES: mean over every question of sqrt(reward) * 100, reward bucketed from the time ratio
+    (0 for a wrong answer or a ratio of 0)."""
+    rewards = [rves_reward(r) if r > 0 else 0.0 for r in time_ratios]
+    return math.fsum(math.sqrt(r) * 100 for r in rewards) / len(rewards) if rewards else 0.0
+
+
+def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Spearman's rank correlation (ties take their average rank); None with fewer than 3 pairs or no spread."""
+    if len(xs) != len(ys) or len(xs) < 3:
+        return None
+    rx, ry = _ranks(xs), _ranks(ys)
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    cov = math.fsum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    sx = math.sqrt(math.fsum((a - mx) ** 2 for a in rx))
+    sy = math.sqrt(math.fsum((b - my) ** 2 for b in ry))
+    return cov / (sx * sy) if sx and sy else None
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks

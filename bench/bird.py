@@ -1,0 +1,157 @@
+"""Benchmark: `evaluate.py bird` against the official BIRD mini-dev EX loop, side by side, whole processes.
+
+    python bench/bird.py                  # 1,000 predictions, 3 databases, medians of 3 runs
+    python bench/bird.py --n 200 --repeats 1
+
+Generates (seeded) three SQLite databases of 10^4 to 10^5 rows, 40 gold queries and N predictions of
+mixed kinds (right, wrong, a failing column, heavier joins), then times the official loop as its run
+script runs it (16 processes, `bench/bird_official.py`) and ours with the same arguments. Both are timed
+as whole processes (start-up included), alternating, and the verdicts are compared question by question.
+Results: bench/results/bird.json and a line for the README.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SEP = "\t----- bird -----\t"
+DATABASES = {"shop": 100_000, "school": 30_000, "city": 10_000}
+
+
+def make_databases(root: Path) -> None:
+    rng = random.Random(7)
+    for name, rows in DATABASES.items():
+        path = root / name / f"{name}.sqlite"
+        if path.exists():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(path)
+        con.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, grp INTEGER, label TEXT, price REAL, day TEXT)")
+        con.execute("CREATE TABLE groups (grp INTEGER PRIMARY KEY, name TEXT, region TEXT)")
+        con.executemany("INSERT INTO items VALUES (?,?,?,?,?)",
+                        [(i, rng.randrange(200), f"l{rng.randrange(5000)}", round(rng.uniform(1, 500), 2),
+                          f"2020-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}") for i in range(rows)])
+        con.executemany("INSERT INTO groups VALUES (?,?,?)",
+                        [(g, f"g{g}", rng.choice(["north", "south", "east", "west"])) for g in range(200)])
+        con.commit()
+        con.close()
+
+
+def queries(rng: random.Random) -> list[tuple[str, str]]:
+    out = []
+    for k in range(40):
+        db = list(DATABASES)[k % 3]
+        kind = k % 4
+        if kind == 0:
+            out.append((db, f"SELECT count(*) FROM items WHERE grp = {k}"))
+        elif kind == 1:
+            out.append((db, f"SELECT g.region, avg(i.price) FROM items i JOIN groups g ON i.grp = g.grp "
+                            f"WHERE i.price > {k * 5} GROUP BY g.region"))
+        elif kind == 2:
+            out.append((db, f"SELECT label FROM items WHERE day LIKE '2020-0{1 + k % 9}%' AND grp < {k} "
+                            "ORDER BY price DESC LIMIT 20"))
+        else:
+            out.append((db, f"SELECT grp, count(*) FROM items GROUP BY grp HAVING count(*) > {k} ORDER BY grp"))
+    return out
+
+
+def make_inputs(folder: Path, n: int) -> None:
+    rng = random.Random(11)
+    golds = queries(rng)
+    preds, lines = {}, []
+    for i in range(n):
+        db, gold = golds[rng.randrange(len(golds))]
+        roll = rng.random()
+        if roll < 0.55:
+            pred = gold
+        elif roll < 0.8:
+            pred = gold.replace("items", "items AS x", 1) if "JOIN" not in gold else gold.replace("avg", "sum")
+            pred = pred.replace("> ", ">= ", 1)
+        elif roll < 0.9:
+            pred = gold.replace("price", "prize", 1)
+        else:
+            pred = f"SELECT count(*) FROM items a JOIN items b ON a.id = b.id WHERE a.grp = {i % 200}"
+        preds[str(i)] = pred + SEP + db
+        lines.append(f"{gold}\t{db}\n")
+    (folder / "pred.json").write_text(json.dumps(preds))
+    (folder / "gold.sql").write_text("".join(lines))
+
+
+def timed(command: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return time.perf_counter() - started, done.stdout
+
+
+def plot(result: dict, path: Path) -> None:
+    """Each run's wall time, both scorers, from zero: the bars are the medians, the dots every run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    names = [f"official loop\n({result['num_cpus']} processes)", "evaluate.py bird"]
+    medians = [result["official_s"], result["ours_s"]]
+    ax.bar(names, medians, color=["#999999", "#3a7bd5"], width=0.5)
+    for x, runs in enumerate((result["official_runs"], result["ours_runs"])):
+        ax.scatter([x] * len(runs), runs, color="black", s=12, zorder=3)
+    for x, value in enumerate(medians):
+        ax.text(x, value, f"{value:.1f} s", ha="center", va="bottom")
+    ax.set_ylim(0, max(max(result["official_runs"]), max(result["ours_runs"])) * 1.2)
+    ax.set_ylabel("wall time, whole process (s)")
+    ax.set_title(f"BIRD EX on {result['n']} predictions (verdicts {result['agreement']} equal)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--num-cpus", type=int, default=16)
+    parser.add_argument("--docs", action="store_true", help="also write docs/bird_bench.png")
+    args = parser.parse_args(argv)
+    work = HERE / "results" / "bird"
+    (work / "dbs").mkdir(parents=True, exist_ok=True)
+    make_databases(work / "dbs")
+    make_inputs(work, args.n)
+    official_cmd = [sys.executable, str(HERE / "bird_official.py"), str(work / "pred.json"), str(work / "gold.sql"),
+                    str(work / "dbs") + "/", str(args.num_cpus), "30.0"]
+    ours_cmd = [sys.executable, str(ROOT / "evaluate.py"), "bird", "--predicted_sql_path", str(work / "pred.json"),
+                "--ground_truth_path", str(work / "gold.sql"), "--db_root_path", str(work / "dbs") + "/",
+                "--num_cpus", str(args.num_cpus), "--meta_time_out", "30.0", "--output", str(work / "ours.json")]
+    official_times, ours_times = [], []
+    for _ in range(args.repeats):
+        seconds, official_out = timed(official_cmd)
+        official_times.append(seconds)
+        seconds, _ = timed(ours_cmd)
+        ours_times.append(seconds)
+    official_verdicts = json.loads(official_out.splitlines()[1])
+    ours = json.loads((work / "ours.json").read_text())["instances"]
+    agree = sum(int(i["score"]) == v for i, v in zip(ours, official_verdicts))
+    result = {"n": args.n, "num_cpus": args.num_cpus, "official_s": statistics.median(official_times),
+              "ours_s": statistics.median(ours_times), "official_runs": official_times, "ours_runs": ours_times,
+              "agreement": f"{agree}/{len(official_verdicts)}"}
+    result["ratio"] = result["ours_s"] / result["official_s"]
+    (HERE / "results" / "bird.json").write_text(json.dumps(result, indent=2))
+    plot(result, HERE / "results" / "bird.png")
+    if args.docs:
+        plot(result, ROOT / "docs" / "bird_bench.png")
+    print(f"| {args.n} predictions | official loop {result['official_s']:.2f} s | ours {result['ours_s']:.2f} s | "
+          f"ratio {result['ratio']:.2f} | verdicts {result['agreement']} |")
+
+
+if __name__ == "__main__":
+    main()

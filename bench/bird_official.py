@@ -1,0 +1,73 @@
+"""A faithful re-implementation of BIRD mini-dev's official EX loop (evaluation_ex.py + evaluation_utils.py),
+for the bench only: written here from what the official scripts do, run as their run script runs them.
+
+    python bench/bird_official.py PRED.json GOLD.sql DB_ROOT/ NUM_CPUS META_TIME_OUT
+
+One pool of NUM_CPUS processes; for each pair a new writable sqlite3 connection, the prediction then the
+gold, `set(pred) == set(gold)`, under func_timeout when it is installed; results sorted by index.
+Prints one line: `EX <percent> <n>` and the per-question verdicts as JSON on the next.
+"""
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import sqlite3
+import sys
+
+SEP = "\t----- bird -----\t"
+
+
+def execute_sql(predicted_sql, ground_truth, db_path):
+    conn = sqlite3.connect(db_path)
+    cursor = conn.cursor()
+    cursor.execute(predicted_sql)
+    predicted_res = cursor.fetchall()
+    cursor.execute(ground_truth)
+    ground_truth_res = cursor.fetchall()
+    conn.close()
+    return 1 if set(predicted_res) == set(ground_truth_res) else 0
+
+
+def execute_model(predicted_sql, ground_truth, db_place, idx, meta_time_out):
+    try:
+        from func_timeout import func_timeout
+
+        res = func_timeout(meta_time_out, execute_sql, args=(predicted_sql, ground_truth, db_place))
+    except ImportError:
+        res = execute_sql(predicted_sql, ground_truth, db_place)
+    except Exception:
+        res = 0
+    return {"sql_idx": idx, "res": res}
+
+
+def main() -> None:
+    pred_path, gold_path, db_root, num_cpus, meta_time_out = sys.argv[1:6]
+    preds = []
+    for value in json.load(open(pred_path)).values():
+        if isinstance(value, str):
+            try:
+                sql, _ = value.split(SEP)
+            except ValueError:
+                sql = value.strip()
+        else:
+            sql = " "
+        preds.append(sql)
+    golds, dbs = [], []
+    for line in open(gold_path).readlines():
+        sql, db = line.strip().split("\t")
+        golds.append(sql)
+        dbs.append(db_root + db + "/" + db + ".sqlite")
+    results = []
+    pool = mp.Pool(processes=int(num_cpus))
+    for i, pair in enumerate(zip(preds, golds)):
+        pool.apply_async(execute_model, args=(*pair, dbs[i], i, float(meta_time_out)), callback=results.append)
+    pool.close()
+    pool.join()
+    results.sort(key=lambda r: r["sql_idx"])
+    verdicts = [r["res"] for r in results]
+    print(f"EX {100 * sum(verdicts) / len(verdicts):.2f} {len(verdicts)}")
+    print(json.dumps(verdicts))
+
+
+if __name__ == "__main__":
+    main()
