@@ -18,19 +18,23 @@ AUTO_INSTANCES_PER_JOB = 100  # fewer per process and starting the pool costs mo
 
 
 def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1, progress: bool | None = None,
-          options: Options = Options()) -> Report:
+          options: Options = Options(), ray_address: str | None = None) -> Report:
     """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
 
     `jobs`: processes to grade in, or "auto" (see `resolve_jobs`).
     `options.layout="flat"` grades a Spider2-lite style folder of `<id>.csv` / `<id>.sql` files.
+    `ray_address`: grade on Ray actors instead ("auto", "ray://host:10001", "local"; see raygrade.py).
     """
     get_preset(semantics)
     result_dir, gold_dir = Path(result_dir), Path(gold_dir)
     gold = load_gold(gold_dir)
     submission = load_submission_in(result_dir, options.layout)
     work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
-    graded = _grade_all(work, result_dir, gold_dir, options, resolve_jobs(jobs, len(work)),
-                        _progress_enabled(progress))
+    if ray_address is not None:
+        graded = _grade_on_ray(work, result_dir, gold_dir, options, ray_address, _progress_enabled(progress))
+    else:
+        graded = _grade_all(work, result_dir, gold_dir, options, resolve_jobs(jobs, len(work)),
+                            _progress_enabled(progress))
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]
     unknown = sorted(set(submission.records) - set(gold.records))
     problems = [str(p) for p in gold.problems + submission.problems]
@@ -98,6 +102,20 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, show: bool) -> li
         raise
     finally:
         pool.join()
+    bar.close()
+    return out
+
+
+def _grade_on_ray(work, result_dir, gold_dir, options, address: str, show: bool) -> list[Graded]:
+    from .raygrade import grade_chunks
+
+    bar = Progress(len(work), show)
+    size = max(1, min(32, len(work) // 64 or 1))
+    chunks = [(work[i:i + size], result_dir, gold_dir, options) for i in range(0, len(work), size)]
+    out: list[Graded] = []
+    for results in grade_chunks(chunks, address):
+        out.extend(results)
+        bar.step(len(results))
     bar.close()
     return out
 

@@ -40,3 +40,17 @@ def test_ray_batch_equals_the_local_batch(ray_instance, tmp_path):
     workers = rayshards.actors()
     used = {rayshards.shard_of(t, i, len(workers)) for t, i in zip(truths, infos)}
     assert used == {0, 1}  # both actors got work
+
+
+def test_grading_on_ray_equals_local_grading(ray_instance, tmp_path):
+    from evaluators import grade
+    from evaluators.grading import Options
+    from evaluators.run import grade as run_grade
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sub, gold = os.path.join(root, "example_submission_folder"), os.path.join(root, "gold")
+    local = grade(sub, gold)
+    spread = run_grade(sub, gold, options=Options(), ray_address="auto")
+    assert len(spread.instances) == len(local.instances) > 1
+    assert [(i.instance_id, i.score, i.strict_score, i.reason) for i in spread.instances] == \
+           [(i.instance_id, i.score, i.strict_score, i.reason) for i in local.instances]
