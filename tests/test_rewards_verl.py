@@ -149,3 +149,29 @@ def test_qa_and_math_sources_use_the_answer_rewards():
     assert compute_score("qa", "Paris", "Paris", {"trajectory": [{"role": "user", "content": "q"}]})["score"] == 0.0
     unknown = compute_score("chess", "e4", "e4")
     assert unknown["score"] == 0.0 and "unknown data_source" in unknown["error"]
+
+
+def test_verl_loads_the_entry_file_by_path(databases):
+    import importlib.util
+    from pathlib import Path
+
+    import evaluators.rewards
+
+    path = Path(evaluators.rewards.__file__).with_name("verl_entry.py")
+    spec = importlib.util.spec_from_file_location("custom_module", path)  # as verl's custom_reward_function does
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = module.compute_score("bird", fenced("SELECT count(*) FROM orders"), "SELECT 2000",
+                                  {"db_path": str(databases[0])})
+    assert result["score"] == 1.0
+
+
+def test_trl_grpo_reward_function(databases):
+    from evaluators.rewards.trl import sql_execution_reward
+
+    db = str(databases[0])
+    completions = [[{"role": "assistant", "content": fenced("SELECT count(*) FROM orders")}],
+                   [{"role": "assistant", "content": fenced("SELECT count(*) FROM customer")}], []]
+    scores = sql_execution_reward(completions, ground_truth=["SELECT 2000"] * 3, db_path=[db] * 3,
+                                  prompts=["q"] * 3)
+    assert scores == [1.0, 0.0, 0.0]
