@@ -147,7 +147,7 @@ def main() -> None:
     ours_s = time.perf_counter() - started
 
     runaway = [(completion(RUNAWAY), "SELECT 1", {"db_path": databases[0], "timeout_s": 1.0})] * 3
-    results = compute_score_batch(["bird"] * 3, *zip(*runaway))
+    results = compute_score_batch(["bird"] * 3, *zip(*runaway, strict=True))
     ours_left = busy_descendants(2.0)
     close_pool()
     baseline_batch(runaway, 1.0)

@@ -86,7 +86,7 @@ class RowRunner:
         self._threads.shutdown(wait=True)
         shutil.rmtree(self._scratch, ignore_errors=True)
 
-    def __enter__(self) -> "RowRunner":
+    def __enter__(self) -> RowRunner:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
 import textenv
-from evaluators.rewards.environments import EnvironmentPool, replay
 from textenv import TextEnvironment
+
+from evaluators.rewards.environments import EnvironmentPool, replay
 
 
 def test_replay_scores_and_stops_at_done():

@@ -5,7 +5,6 @@ import os
 import sys
 
 import pytest
-
 from rlcases import make_database, query_pairs
 
 
@@ -38,7 +37,7 @@ def test_ray_batch_equals_the_local_batch(ray_instance, tmp_path):
     assert 0 < sum(r["score"] for r in local) < len(local)
     assert len(rayshards._actors) == 2  # the batch went to the actors: one per CPU of the local instance
     workers = rayshards.actors()
-    used = {rayshards.shard_of(t, i, len(workers)) for t, i in zip(truths, infos)}
+    used = {rayshards.shard_of(t, i, len(workers)) for t, i in zip(truths, infos, strict=True)}
     assert used == {0, 1}  # both actors got work
 
 

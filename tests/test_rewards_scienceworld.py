@@ -10,7 +10,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from dbservers import apt_install, unavailable
 
 TASKS = [("find-non-living-thing", 1), ("lifespan-longest-lived", 0), ("find-animal", 2)]
@@ -85,6 +84,7 @@ def test_environments_are_pooled_and_reset(official):
 
 def test_gold_func_grades_a_trajectory_file(official, tmp_path):
     from casefolders import write_instance
+
     from evaluators import grade
 
     task, variation = TASKS[0]

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from processes import busy_descendants
+from rlcases import folder_fingerprint, make_database, oracle, query_pairs
 
 from evaluators.rewards import verl
 from evaluators.rewards.verl import compute_score, compute_score_batch, extract_sql
-from processes import busy_descendants
-from rlcases import folder_fingerprint, make_database, oracle, query_pairs
 
 RUNAWAY = "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 
-STARTED: list["TextEnvironment"] = []
+STARTED: list[TextEnvironment] = []
 
 
 class TextEnvironment:

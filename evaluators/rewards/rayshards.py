@@ -57,7 +57,7 @@ def spread_batch(data_sources: list, solution_strs: list, ground_truths: list, e
 
     workers = actors()
     parts: list[list[int]] = [[] for _ in workers]
-    for index, (truth, info) in enumerate(zip(ground_truths, extra_infos)):
+    for index, (truth, info) in enumerate(zip(ground_truths, extra_infos, strict=True)):
         parts[shard_of(truth, info, len(workers))].append(index)
     pending = [(indexes, workers[n].score.remote([data_sources[i] for i in indexes],
                                                 [solution_strs[i] for i in indexes],
@@ -66,7 +66,7 @@ def spread_batch(data_sources: list, solution_strs: list, ground_truths: list, e
                for n, indexes in enumerate(parts) if indexes]
     results: list = [None] * len(solution_strs)
     for indexes, ref in pending:
-        for index, value in zip(indexes, ray.get(ref)):
+        for index, value in zip(indexes, ray.get(ref), strict=True):
             results[index] = value
     return results
 

@@ -72,7 +72,7 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
 
 
 def local_batch(data_sources: list, solution_strs: list, ground_truths: list, extra_infos: list) -> list[dict]:
-    items = list(zip(data_sources, solution_strs, ground_truths, extra_infos))
+    items = list(zip(data_sources, solution_strs, ground_truths, extra_infos, strict=True))
     return runner().map(lambda item: _score_one(*item), items)
 
 
@@ -146,7 +146,7 @@ def _database(backend: str, info: dict) -> str | None:
 
 
 def _text_refusal(sql: str, backend: str) -> str:
-    """"write" or "multiple_statements" when sqlglot's parser sees that the text is no single query.
+    """The error kind ("write", "multiple_statements") when sqlglot's parser sees that the text is no single query.
 
     Text the parser cannot read, and PRAGMAs, go to the engine, whose read-only guard decides
     (backends/readonly.py): a reading PRAGMA such as table_info runs."""
