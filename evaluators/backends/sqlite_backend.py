@@ -61,7 +61,7 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
         if expired:
             raise QueryFailed("timeout", f"interrupted after {request.timeout_s:g} s") from None
         if refused:
-            raise QueryFailed("exec_error", f"{WRITE_REFUSED}: {', '.join(refused)}") from None
+            raise QueryFailed("exec_error", f"{WRITE_REFUSED} (readonly database): {', '.join(refused)}") from None
         raise QueryFailed("exec_error", first_line(exc)) from None
     # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
     return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
