@@ -100,3 +100,13 @@ def test_gold_func_grades_a_trajectory_file(official, tmp_path):
     write_instance(tmp_path, "sw", bad, "answer", "look around")
     (instance,) = grade(tmp_path / "sub", tmp_path / "gold").instances
     assert instance.reason == "invalid_spec" and "variations" in instance.detail
+
+
+def test_a_long_gold_path_is_not_cut_by_the_step_limit(official):
+    """143 actions, several of them "wait1": ScienceWorld's default limit of 100 moves would end it early."""
+    from evaluators.rewards.scienceworld import scienceworld_replay
+
+    gold = gold_path(official, "mendelian-genetics-known-plant", 0)
+    assert len(gold) > 100
+    outcome = scienceworld_replay("mendelian-genetics-known-plant", 0, gold)
+    assert outcome.reward == 1.0 and outcome.done

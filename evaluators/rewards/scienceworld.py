@@ -19,6 +19,7 @@ from .environments import EnvironmentPool, Replay
 
 INSTALL_HINT = "pip install '.[scienceworld]'"
 DEFAULT_TIMEOUT_S = 300.0
+MOVES_PER_ACTION = 20
 _pool: EnvironmentPool | None = None
 _pool_lock = threading.Lock()
 
@@ -37,8 +38,10 @@ class ScienceWorldEnvironment:
 
     def reset(self, task: str, variation: int, max_steps: int) -> str:
         self.env.load(task, int(variation), "")
-        self.env.envStepLimit = max_steps
-        self._limit = max_steps
+        # ScienceWorld counts moves, not actions, and one action can take several moves ("wait" takes 10):
+        # the replay limits the actions itself; the move limit only has to stay out of its way.
+        self._limit = max_steps * MOVES_PER_ACTION
+        self.env.envStepLimit = self._limit
         self._score = 0
         observation, info = self.env.reset()
         self._score = int(info["score"])
