@@ -103,7 +103,7 @@ def test_gold_func_grades_a_trajectory_file(official, tmp_path):
 
 
 def test_a_long_gold_path_is_not_cut_by_the_step_limit(official):
-    """143 actions, several of them "wait1": ScienceWorld's default limit of 100 moves would end it early."""
+    """143 actions, 157 moves ("wait1" counts 2): a move limit fitted to the action count would end it early."""
     from evaluators.rewards.scienceworld import scienceworld_replay
 
     gold = gold_path(official, "mendelian-genetics-known-plant", 0)

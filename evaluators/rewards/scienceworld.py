@@ -38,7 +38,7 @@ class ScienceWorldEnvironment:
 
     def reset(self, task: str, variation: int, max_steps: int) -> str:
         self.env.load(task, int(variation), "")
-        # ScienceWorld counts moves, not actions, and one action can take several moves ("wait" takes 10):
+        # ScienceWorld counts moves, not actions, and one action can count several (a gold path's "wait1" 2):
         # the replay limits the actions itself; the move limit only has to stay out of its way.
         self._limit = max_steps * MOVES_PER_ACTION
         self.env.envStepLimit = self._limit
