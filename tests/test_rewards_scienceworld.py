@@ -110,3 +110,19 @@ def test_a_long_gold_path_is_not_cut_by_the_step_limit(official):
     assert len(gold) > 100
     outcome = scienceworld_replay("mendelian-genetics-known-plant", 0, gold)
     assert outcome.reward == 1.0 and outcome.done
+
+
+def test_a_trajectory_past_its_time_limit_scores_zero_and_its_jvm_goes(official):
+    import time
+
+    from evaluators.rewards import scienceworld
+    from processes import descendants
+
+    gold = gold_path(official, "boil", 0)
+    scienceworld.close_pool()
+    outcome = scienceworld.scienceworld_replay("boil", 0, gold, timeout_s=0.5)
+    assert outcome.timed_out and outcome.reward == 0.0 and outcome.steps < len(gold)
+    time.sleep(1.0)
+    java = [pid for pid in descendants() if "java" in open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")]
+    assert len(java) == 1  # only the reference environment's JVM: the timed-out one was closed
+    assert scienceworld.scienceworld_reward("find-non-living-thing", 1, ["look around"]) == 0.0

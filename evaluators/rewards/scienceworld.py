@@ -61,7 +61,13 @@ class ScienceWorldEnvironment:
         return self._score
 
     def close(self) -> None:
+        java = self.env._gateway.java_process
         self.env.close()
+        try:  # wait for the JVM, so nothing is left running (and a later close finds it gone)
+            java.wait(timeout=10)
+        except Exception:
+            java.kill()
+            java.wait(timeout=10)
 
 
 def pool(size: int | None = None) -> EnvironmentPool:
