@@ -31,6 +31,8 @@ def fenced(sql: str) -> str:
     ("<think>only thinking</think>   ", None),
     ("```python\nprint(1)\n```", None),
     ("```sql\nSELECT 6", None),  # an unclosed fence is not a block
+    ("```sql SELECT 7```", "SELECT 7"),
+    ("```sqlite\nSELECT 8\n```", None),  # another language's fence
 ])
 def test_sql_extraction(completion, expected):
     assert extract_sql(completion) == expected
@@ -131,6 +133,14 @@ def test_gold_results_are_cached_per_database_and_sql(databases):
     compute_score_batch(["bird"] * len(items), [fenced("SELECT 1")] * len(items), [g for g, _ in items],
                         [{"db_path": db} for _, db in items])
     assert verl.runner().gold_cache_size() == 4
+
+
+def test_a_broken_sample_does_not_stop_the_batch(databases):
+    db = str(databases[0])
+    results = compute_score_batch(["bird", "bird"], [fenced("SELECT 1")] * 2, ["SELECT 1"] * 2,
+                                  [{"db_path": db, "timeout_s": "soon"}, {"db_path": db}])
+    assert results[0]["score"] == 0.0 and results[0]["error"].startswith("internal: ValueError")
+    assert results[1]["score"] == 1.0
 
 
 def test_a_failing_gold_is_named(databases):

@@ -17,6 +17,7 @@ import re
 import threading
 from pathlib import Path
 
+from ..backends.readonly import WRITE_REFUSED
 from ..errors import InstanceError
 from ..execution import resolve_database
 from ..rowqueries import RowQuery, RowResult, RowRunner
@@ -29,9 +30,8 @@ SQL_SOURCES = ("text2sql", "synsql", "bird", "spider")
 QA_SOURCES = ("qa", "hotpotqa", "squad", "nq", "triviaqa")
 MATH_SOURCES = ("math", "gsm8k")
 DEFAULT_TIMEOUT_S = 30.0
-_FENCE = re.compile(r"```[ \t]*sql[ \t]*\n(.*?)```", re.S | re.I)
+_FENCE = re.compile(r"```[ \t]*sql(?:[ \t]*\n|[ \t]+)(.*?)```", re.S | re.I)  # "```sql" then a space or a line
 _THINK_END = "</think>"
-WRITE_REFUSED = "write refused"  # backends/readonly.py starts its error with these words
 
 _runner: RowRunner | None = None
 _runner_lock = threading.Lock()
@@ -53,8 +53,9 @@ def extract_sql(completion: str) -> str | None:
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth, extra_info: dict | None = None) -> dict:
-    """verl's custom reward function: a dict whose "score" is the reward."""
-    return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
+    """verl's custom reward function: a dict whose "score" is the reward (always run here, never on Ray:
+    one sample is not worth a round trip)."""
+    return local_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
 
 
 def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, **_unused) -> list[dict]:
@@ -73,7 +74,7 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
 
 def local_batch(data_sources: list, solution_strs: list, ground_truths: list, extra_infos: list) -> list[dict]:
     items = list(zip(data_sources, solution_strs, ground_truths, extra_infos, strict=True))
-    return runner().map(lambda item: _score_one(*item), items)
+    return runner().map(lambda item: _guarded(*item), items)
 
 
 def runner() -> RowRunner:
@@ -94,6 +95,17 @@ def close_pool() -> None:
 
 
 atexit.register(close_pool)
+
+
+def _guarded(data_source, solution_str, ground_truth, extra_info) -> dict:
+    """One sample's score; an unexpected error is that sample's error, never the batch's end (a missing
+    extra still raises, with its pip hint: it is the trainer's set-up, not the sample)."""
+    try:
+        return _score_one(data_source, solution_str, ground_truth, extra_info)
+    except ImportError:
+        raise
+    except Exception as exc:
+        return _result(0.0, False, False, f"internal: {type(exc).__name__}: {exc}"[:300])
 
 
 def _score_one(data_source, solution_str, ground_truth, extra_info) -> dict:
