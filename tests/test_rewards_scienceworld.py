@@ -115,8 +115,9 @@ def test_a_long_gold_path_is_not_cut_by_the_step_limit(official):
 def test_a_trajectory_past_its_time_limit_scores_zero_and_its_jvm_goes(official):
     import time
 
-    from evaluators.rewards import scienceworld
     from processes import descendants
+
+    from evaluators.rewards import scienceworld
 
     gold = gold_path(official, "boil", 0)
     scienceworld.close_pool()
