@@ -53,10 +53,6 @@ class UsageError(EvalError):
     """Bad command-line input: unknown semantics, missing folder, ..."""
 
 
-class BelowThreshold(EvalError):
-    exit_code = EXIT_BELOW_THRESHOLD
-
-
 class MissingExtra(EvalError, ImportError):
     """An optional dependency is needed for this instance but not installed (an ImportError too, so code
     that guards an optional import keeps working); graded instances get the reason `missing_extra`."""

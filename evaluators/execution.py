@@ -332,3 +332,12 @@ def scratch_config() -> ExecConfig:
         atexit.register(shutil.rmtree, folder, True)
         _scratch.append(ExecConfig(output_dir=folder))
     return _scratch[0]
+
+
+def default_executor(gold_dir: Path, output: Path | None = None, work_dir: Path | None = None) -> Executor:
+    """The executor the CLI builds without execution flags: the work folder beside --output (else
+    ./.grade-work), databases from GOLD/databases when it exists."""
+    if work_dir is None:
+        work_dir = Path(output).parent / f"{Path(output).stem}_exec" if output else Path(".grade-work")
+    databases = Path(gold_dir) / "databases"
+    return Executor(ExecConfig(output_dir=work_dir, db_dir=databases if databases.is_dir() else None))

@@ -28,7 +28,8 @@ class Options:
     max_file_bytes: int = DEFAULT_MAX_BYTES
     layout: str = "nested"  # or "flat": Spider2-lite's <id>.csv / <id>.sql beside each other (see layout.py)
     attempt_score: str = "last"  # with `attempts`: the instance's score is its last attempt, or its "best"
-    executor: object | None = None  # execution.Executor; None: SQL answers and temporal golds are not run
+    executor: object | None = None  # execution.Executor; None: `grade` makes the CLI's default one
+    execute_sql: bool = True  # False: SQL answers and temporal golds are not run (needs_execution)
     ves_iterations: int = 10  # execution_match: alternating timing runs per correct answer (BIRD: 100); 0: no VES
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from .execreport import execution_metrics, render_lines, valid_at_k_text, validity_section
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2  # 2: score intervals, graded scores, gold errors and provenance in the summary
+GOLD_ERROR_REASONS = ("invalid_gold", "unknown_func", "invalid_spec", "unreadable_gold")
 REASONS = {
     "match": "the answer passes",
     "partial": "a reward between 0 and 1 (qa_f1)",
@@ -80,6 +81,12 @@ class Summary:
     attempts: dict | None = None  # attempt metrics (Pass@1, Pass@k, refinement gain, Valid@k) when lines carry attempts
     bytes_processed: int = 0  # BigQuery bytes over all predicted and gold queries
     execution_metrics: dict | None = None  # EX (BIRD, strict), VES, R-VES, Valid@k, LLMetric-Q (execreport.py)
+    score_ci95: tuple | None = None  # bootstrap 95 % interval of `score` (instances resampled, seeded)
+    strict_score_ci95: tuple | None = None
+    graded_score: float | None = None  # mean over graded instances only (Spider2-lite's "Final score")
+    strict_graded_score: float | None = None
+    gold_errors: tuple = ()  # instances whose gold is broken: not the model's failures (exit 2 by default)
+    provenance: dict = field(default_factory=dict)  # version, command, time, libraries, gold file hashes
 
 
 @dataclass(frozen=True)
@@ -105,15 +112,31 @@ class Report:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         names = sorted(self.summary.scores)
+        keys = sorted({k for i in self.instances for k, v in i.metadata.items() if isinstance(v, (str, int, float, bool))
+                       and k not in ("question", "instruction")})
         writer.writerow(["instance_id", "funcs", "answer_type", "score", "strict_score", "reason", "detail",
-                         "strict_reason", "strict_detail"] + [f"score_{n}" for n in names])
+                         "strict_reason", "strict_detail"] + [f"score_{n}" for n in names] + keys)
         for i in self.instances:
             writer.writerow([i.instance_id, "+".join(i.funcs), i.answer_type or "", i.score, i.strict_score,
-                             i.reason, i.detail, i.strict_reason, i.strict_detail] + [i.scores.get(n, "") for n in names])
+                             i.reason, i.detail, i.strict_reason, i.strict_detail] + [i.scores.get(n, "") for n in names]
+                            + [i.metadata.get(k, "") for k in keys])
         return buffer.getvalue()
 
     def to_text(self, width: int = 100) -> str:
         return render_text(self, width)
+
+    def to_html(self) -> str:
+        from .html import report_html
+
+        return report_html(self)
+
+    def to_pandas(self):
+        """One row per instance: the CSV's columns, typed."""
+        import io as _io
+
+        import pandas as pd
+
+        return pd.read_csv(_io.StringIO(self.to_csv()), dtype={"instance_id": str}, keep_default_na=False)
 
 
 def _plain(value):
@@ -145,7 +168,20 @@ def build_summary(semantics: str, instances: list[InstanceReport], submitted: in
         bytes_processed=sum((i.execution.get("bytes_processed") or 0) + (i.execution.get("gold_bytes_processed") or 0)
                             for i in instances),
         execution_metrics=execution_metrics(instances, ves_iterations),
+        **_intervals(instances, graded),
+        gold_errors=tuple(i.instance_id for i in instances if i.reason in GOLD_ERROR_REASONS),
     )
+
+
+def _intervals(instances: list[InstanceReport], graded: list[InstanceReport]) -> dict:
+    from .stats import bootstrap_ci
+
+    def mean(values):
+        return sum(values) / len(values) if values else None
+
+    return {"score_ci95": bootstrap_ci([i.score for i in instances]),
+            "strict_score_ci95": bootstrap_ci([i.strict_score for i in instances]),
+            "graded_score": mean([i.score for i in graded]), "strict_graded_score": mean([i.strict_score for i in graded])}
 
 
 def attempt_summary(instances: list[InstanceReport]) -> dict | None:
@@ -210,6 +246,10 @@ def render_text(report: Report, width: int = 100) -> str:
     for name, value in s.scores.items():
         mark = " <- score" if name == s.semantics else (" <- strict_score" if name == "strict" else "")
         lines.append(f"  {name:<16}{value:>10.2%}{round(value * s.gold_instances):>10}{mark}")
+    if s.score_ci95:
+        lines.append(f"  score {s.score:.2%} (95% CI {s.score_ci95[0]:.2%}-{s.score_ci95[1]:.2%}), strict "
+                     f"{s.strict_score:.2%} (95% CI {s.strict_score_ci95[0]:.2%}-{s.strict_score_ci95[1]:.2%}); "
+                     f"over the {s.graded} graded: {s.graded_score or 0:.2%} / {s.strict_graded_score or 0:.2%}")
     if s.semantics == "spider2-lite":
         lines += _lite_headline(report)
     for key, buckets in s.breakdowns.items():
@@ -231,6 +271,17 @@ def render_text(report: Report, width: int = 100) -> str:
         lines += [f"    {i}" for i in s.likely_false_positives[:20]]
         if len(s.likely_false_positives) > 20:
             lines.append(f"    ... and {len(s.likely_false_positives) - 20} more (see the JSON report)")
+    failed = [i for i in report.instances if i.score < 1 and i.answer_type is not None
+              and i.reason not in GOLD_ERROR_REASONS]
+    if failed:
+        lines += ["", f"  Failed ({len(failed)}; reason and detail):"]
+        lines += [f"    {i.instance_id}: {i.reason}: {_one_line(i.detail)}"[:width] for i in failed[:20]]
+        if len(failed) > 20:
+            lines.append(f"    ... and {len(failed) - 20} more (see the JSON or HTML report)")
+    if s.gold_errors:
+        lines += ["", f"  Gold errors ({len(s.gold_errors)}; the gold's problems, not the model's):"]
+        by_id = {i.instance_id: i for i in report.instances}
+        lines += [f"    {g}: {by_id[g].reason}: {_one_line(by_id[g].detail)}"[:width] for g in s.gold_errors[:20]]
     extras = sorted({_pip_hint(i.detail) for i in report.instances if i.reason == "missing_extra"} - {None})
     if extras:
         count = sum(i.reason == "missing_extra" for i in report.instances)
@@ -251,6 +302,10 @@ def _lite_headline(report: Report) -> list[str]:
     return ["", "  As Spider2-lite's evaluate.py prints it:",
             f"    Final score: {correct / graded:.4f}, Correct examples: {correct:g}, Total examples: {s.graded}",
             f"    Real score: {correct / total:.4f}, Correct examples: {correct:g}, Total examples: {s.gold_instances}"]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
 
 
 def _pip_hint(detail: str) -> str | None:

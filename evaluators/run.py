@@ -6,8 +6,11 @@ import sys
 import time
 from pathlib import Path
 
+from dataclasses import replace
+
 from .grading import Graded, Options, grade_instance
 from .layout import load_submission_in
+from .provenance import provenance
 from .report import InstanceReport, Report, build_summary
 from .semantics import PRESETS, get_preset
 from .specs import load_gold
@@ -17,29 +20,33 @@ AUTO_MAX_JOBS = 8
 AUTO_INSTANCES_PER_JOB = 100  # fewer per process and starting the pool costs more than it saves
 
 
-def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1, progress: bool | None = None,
+def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1, progress=None,
           options: Options = Options(), ray_address: str | None = None) -> Report:
     """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
 
     `jobs`: processes to grade in, or "auto" (see `resolve_jobs`).
     `options.layout="flat"` grades a Spider2-lite style folder of `<id>.csv` / `<id>.sql` files.
-    `ray_address`: grade on Ray actors instead ("auto", "ray://host:10001", "local"; see raygrade.py).
     """
     get_preset(semantics)
     result_dir, gold_dir = Path(result_dir), Path(gold_dir)
     gold = load_gold(gold_dir)
     submission = load_submission_in(result_dir, options.layout)
     work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
+    if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
+        from .execution import default_executor
+
+        options = replace(options, executor=default_executor(gold_dir))
     if ray_address is not None:
-        graded = _grade_on_ray(work, result_dir, gold_dir, options, ray_address, _progress_enabled(progress))
+        graded = _grade_on_ray(work, result_dir, gold_dir, options, ray_address, progress)
     else:
-        graded = _grade_all(work, result_dir, gold_dir, options, resolve_jobs(jobs, len(work)),
-                            _progress_enabled(progress))
+        graded = _grade_all(work, result_dir, gold_dir, options, resolve_jobs(jobs, len(work)), progress)
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]
     unknown = sorted(set(submission.records) - set(gold.records))
     problems = [str(p) for p in gold.problems + submission.problems]
     summary = build_summary(semantics, instances, len(submission.records), unknown, problems, list(PRESETS),
                             ves_iterations=options.ves_iterations if options.executor is not None else 0)
+    gold_errors = summary.gold_errors + tuple(str(p) for p in gold.problems)
+    summary = replace(summary, provenance=provenance(gold_dir), gold_errors=gold_errors)
     return Report(summary, tuple(instances))
 
 
@@ -77,8 +84,8 @@ def _grade_chunk(args) -> list[Graded]:
     return [grade_instance(g, line, result_dir, gold_dir, options) for g, line in chunk]
 
 
-def _grade_all(work, result_dir, gold_dir, options, jobs: int, show: bool) -> list[Graded]:
-    bar = Progress(len(work), show)
+def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list[Graded]:
+    bar = progress(len(work)) if callable(progress) else _Silent()
     if jobs <= 1 or len(work) < 2:
         out = []
         for g, line in work:
@@ -106,10 +113,10 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, show: bool) -> li
     return out
 
 
-def _grade_on_ray(work, result_dir, gold_dir, options, address: str, show: bool) -> list[Graded]:
+def _grade_on_ray(work, result_dir, gold_dir, options, address: str, progress) -> list[Graded]:
     from .raygrade import grade_chunks
 
-    bar = Progress(len(work), show)
+    bar = progress(len(work)) if callable(progress) else _Silent()
     size = max(1, min(32, len(work) // 64 or 1))
     chunks = [(work[i:i + size], result_dir, gold_dir, options) for i in range(0, len(work), size)]
     out: list[Graded] = []
@@ -120,26 +127,11 @@ def _grade_on_ray(work, result_dir, gold_dir, options, address: str, show: bool)
     return out
 
 
-def _progress_enabled(progress: bool | None) -> bool:
-    return sys.stderr.isatty() if progress is None else progress
-
-
-class Progress:
-    """A one-line progress bar on a terminal's stderr; silent when piped."""
-
-    def __init__(self, total: int, show: bool):
-        self.total, self.show, self.done, self.start = total, show and total > 0, 0, time.monotonic()
+class _Silent:
+    """No progress shown (the API's default; the CLI passes a bar)."""
 
     def step(self, n: int = 1) -> None:
-        self.done += n
-        if self.show:
-            width = 30
-            filled = int(width * self.done / self.total)
-            rate = self.done / max(time.monotonic() - self.start, 1e-9)
-            sys.stderr.write(f"\rgrading [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                             f"({rate:.0f}/s)")
-            sys.stderr.flush()
+        pass
 
     def close(self) -> None:
-        if self.show:
-            sys.stderr.write("\n")
+        pass

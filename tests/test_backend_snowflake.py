@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hostile import HOSTILE
 
 from evaluators.backends import worker
 from evaluators.errors import Location
@@ -127,19 +128,6 @@ def test_temporal_gold_is_cached_and_refreshed(tmp_path, snowflake_emulator, dat
     assert pd.read_csv(refreshed.csv_path)["NAME"].tolist() == ["ann", "bob", "cy"]
 
 
-HOSTILE = (  # security row 12: writes the leading-keyword filter let through
-    "BEGIN DELETE FROM {t} WHERE TRUE; END",
-    "IF TRUE THEN DELETE FROM {t} WHERE TRUE; END IF",
-    "WITH x AS (SELECT 1) DELETE FROM {t} WHERE TRUE",
-    "CALL my_procedure()",
-    "EXECUTE IMMEDIATE 'DELETE FROM {t} WHERE TRUE'",
-    "CREATE PROCEDURE p() BEGIN DELETE FROM {t} WHERE TRUE; END",
-    "/* SELECT */ DELETE FROM {t} WHERE TRUE",
-    "SELECT 1; -- comment\nDELETE FROM {t} WHERE TRUE",
-    "SELECT ';'; DELETE FROM {t} WHERE TRUE",
-    "MERGE INTO {t} USING {t} s ON FALSE WHEN NOT MATCHED THEN INSERT ROW",
-    "(DELETE FROM {t} WHERE TRUE)",
-)
 
 
 def test_write_statements_are_refused(tmp_path, snowflake_emulator, database, snowflake_env):

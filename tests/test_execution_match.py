@@ -158,10 +158,12 @@ def test_a_csv_answer_is_not_graded_by_execution_match(tmp_path, dbs):
     assert by_id["csv"].reason == "answer_type_mismatch" and ".sql" in by_id["csv"].detail
 
 
-def test_without_an_executor_it_needs_execution(tmp_path):
+def test_with_sql_switched_off_it_needs_execution(tmp_path):
     add(tmp_path, "offline", "SELECT 1", "SELECT 1")
-    report = grade(tmp_path / "sub", tmp_path / "gold")
+    report = grade(tmp_path / "sub", tmp_path / "gold", options=Options(execute_sql=False))
     assert report.instances[0].reason == "needs_execution"
+    by_default = grade(tmp_path / "sub", tmp_path / "gold")  # the API runs SQL as the CLI does
+    assert by_default.instances[0].reason != "needs_execution"
 
 
 # ------------------------------------------------------------------ typed rows from the worker

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import SHARED
+from conftest import SHARED, requires_shared
 from helpers_io import TABLE, run_cli, tree_hash, write_lines
 from evaluators import grade
 from evaluators.goldtools.lint import lint_gold
@@ -110,10 +110,10 @@ def test_flat_submission_grades_against_imported_gold(tmp_path):
     (flat / "one.csv").write_text("x,a,y,c\n0,1,0,2.5\n0,2,0,3.5\n")
     (flat / "var.csv").write_text("v\n2.5\n3.5\n")
     (flat / "bad.sql").write_text("SELECT 1")
-    report = grade(flat, gold, options=Options(layout="flat"))
+    report = grade(flat, gold, options=Options(layout="flat", execute_sql=False))
     reasons = {i.instance_id: i.reason for i in report.instances}
     assert reasons == {"one": "match", "var": "match", "bad": "needs_execution", "gone": "missing_prediction"}
-    lite = grade(flat, gold, semantics="spider2-lite", options=Options(layout="flat"))
+    lite = grade(flat, gold, semantics="spider2-lite", options=Options(layout="flat", execute_sql=False))
     assert "Final score: 0.6667, Correct examples: 2, Total examples: 3" in lite.to_text(), "over the graded"
     assert "Real score: 0.5000, Correct examples: 2, Total examples: 4" in lite.to_text(), "over all gold instances"
     gone = next(i for i in report.instances if i.instance_id == "gone")
@@ -142,7 +142,7 @@ def _inconsistent(line, files, exec_dir) -> bool:
     return any(i >= _width(exec_dir / name) for name, c in zip(files, per_file) for i in c or [])
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpora/spider2-lite is not beside the project")
+@requires_shared(CORPUS)
 def test_real_corpus_import_and_lint_flag_exactly_the_broken_specs(tmp_path):
     source = CORPUS / "gold"
     imported = import_spider2_lite(source, tmp_path / "gold")
@@ -214,7 +214,7 @@ def test_import_snow_routes_everything_to_snowflake(tmp_path):
     assert {(x["type"], x["db"]) for x in lines} == {("Snowflake", "GA4"), ("Snowflake", "F1")}
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpora/spider2-lite is not beside the project")
+@requires_shared(CORPUS)
 def test_real_corpus_import_routes_all_instances_and_brings_every_gold_sql(tmp_path):
     source = CORPUS / "gold"
     result = import_spider2_lite(source, tmp_path / "gold")

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pandas._libs.parsers import STR_NA_VALUES
 
-from conftest import SHARED
+from conftest import SHARED, requires_shared
 from evaluators.tables.quickcsv import MAX_BYTES, read_small
 from evaluators.tables.read import TableReader
 
@@ -63,7 +63,7 @@ def _small_files() -> list[bytes]:
     return list(seen.values())
 
 
-@pytest.mark.skipif(not CORPUS_DIRS[0].is_dir(), reason="../shared corpora are not beside the project")
+@requires_shared(CORPUS_DIRS[0])
 def test_corpus_files_read_exactly_as_pandas_reads_them_and_most_take_the_fast_path():
     files = _small_files()
     fast = sum(check(data) is not None for data in files)

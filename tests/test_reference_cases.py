@@ -3,11 +3,11 @@ import csv
 
 import pytest
 
-from conftest import SHARED
+from conftest import SHARED, requires_shared
 from evaluators import grade
 
 CASES = SHARED / "cases" / "dev"
-pytestmark = pytest.mark.skipif(not CASES.is_dir(), reason="../shared/cases/dev is not beside the project")
+pytestmark = requires_shared(CASES)
 
 
 @pytest.fixture(scope="module")

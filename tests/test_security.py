@@ -366,3 +366,60 @@ def test_15_an_unreachable_token_endpoint_is_a_network_problem_naming_it(tmp_pat
     result = run_sql("bigquery", "p.ds", "SELECT 1", config, tmp_path / "out" / "r.csv")
     assert result.reason == "network_error", result
     assert token_uri in result.detail and "BEGIN PRIVATE KEY" not in result.detail
+
+
+# ---- credentials from the usual places (issue I) ------------------------------------------------------------
+
+def test_bigquery_application_default_credentials_are_used(tmp_path, monkeypatch):
+    """gcloud's ADC file is found (a key file there; the token endpoint in it is where the grader goes, on
+    loopback), and nothing secret of it appears in the message."""
+    pytest.importorskip("google.cloud.bigquery")
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from evaluators.execution import ExecConfig, run_sql
+
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    gcloud = tmp_path / "gcloud"
+    gcloud.mkdir()
+    token_uri = "http://127.0.0.1:9/adc-token"
+    pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
+    (gcloud / "application_default_credentials.json").write_text(json.dumps({
+        "type": "service_account", "project_id": "p", "private_key_id": "rtoken-Value-5678", "private_key": pem,
+        "client_email": "adc@p.iam.gserviceaccount.com", "client_id": "1", "token_uri": token_uri}))
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(gcloud))
+    config = ExecConfig(output_dir=tmp_path / "out", credentials_dir=tmp_path / "none", timeout_s=20)
+    result = run_sql("bigquery", "p.ds", "SELECT 1", config, tmp_path / "out" / "r.csv")
+    assert result.reason == "network_error" and token_uri in result.detail, result.detail
+    assert "rtoken-Value-5678" not in result.detail and "PRIVATE KEY" not in result.detail
+
+
+def test_snowflake_connections_toml_with_key_pair_is_read(tmp_path, monkeypatch, snowflake_emulator):
+    """The named connection of connections.toml reaches the server (the emulator), private key and all."""
+    pytest.importorskip("snowflake.connector")
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from evaluators.execution import ExecConfig, run_sql
+
+    for name in [n for n in os.environ if n.startswith("SNOWFLAKE_")]:
+        monkeypatch.delenv(name)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    key_file = tmp_path / "rsa_key.p8"
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    home = tmp_path / "snowhome"
+    home.mkdir()
+    (home / "connections.toml").write_text(
+        f'[grading]\naccount = "{snowflake_emulator.account}"\nuser = "{snowflake_emulator.user}"\n'
+        f'authenticator = "SNOWFLAKE_JWT"\nprivate_key_file = "{key_file}"\n'
+        f'host = "{snowflake_emulator.host}"\nport = {snowflake_emulator.port}\nprotocol = "http"\n')
+    monkeypatch.setenv("SNOWFLAKE_HOME", str(home))
+    monkeypatch.setenv("SNOWFLAKE_DEFAULT_CONNECTION_NAME", "grading")
+    config = ExecConfig(output_dir=tmp_path / "out", credentials_dir=tmp_path / "none", timeout_s=20)
+    result = run_sql("snowflake", None, "SELECT 41 + 1 AS n", config, tmp_path / "out" / "r.csv")
+    assert result.ok and result.first_cell == 42, result
+    monkeypatch.setenv("SNOWFLAKE_DEFAULT_CONNECTION_NAME", "absent")
+    missing = run_sql("snowflake", None, "SELECT 1", config, tmp_path / "out" / "m.csv")
+    assert missing.reason == "credentials_missing" and "[absent]" in missing.detail

@@ -194,7 +194,7 @@ def test_flat_layout_validates_and_grades(folders, tmp_path):
     assert "warning:" in text and "notes.txt" in text  # layout notes are warnings
     assert "the answer is a file but the gold has only ['string_match'] specs" in text
     assert set(result.missing_ids) == {"f1", "d1"}
-    report = grade(flat, gold, options=Options(layout="flat"))
+    report = grade(flat, gold, options=Options(layout="flat", execute_sql=False))
     reasons = {i.instance_id: i.reason for i in report.instances}
     # a .sql answer is run and its first cell graded by the text spec: without an executor that waits
     assert reasons["t1"] == "match" and reasons["n1"] == "needs_execution"

@@ -27,10 +27,10 @@ REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "
 # time of executing and fetching every row (VES timing runs, which write nothing).
 COLLECT = ("csv", "rows", "time", "inline")  # inline: typed rows come back in the result itself, no file
 REDACTED = "[redacted]"
-CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_", "MYSQL_", "PGHOST", "PGHOSTADDR", "PGPORT",
+CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "SNOWFLAKE_", "MYSQL_", "PGHOST", "PGHOSTADDR", "PGPORT",
                         "PGUSER", "PGPASSWORD", "PGDATABASE", "PGPASSFILE", "PGSERVICE", "PGSERVICEFILE", "PGSSLMODE",
                         "PGCONNECT_TIMEOUT")  # names, or prefixes ending in "_"
-_SECRET_WORDS = ("password", "passcode", "passphrase", "secret", "private_key", "token", "key")
+_SECRET_WORDS = ("password", "passcode", "passphrase", "secret", "private_key", "token", "key", "pwd")
 _PEM_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S)
 
 

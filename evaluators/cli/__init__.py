@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from .bird import bird
+from .compare import compare
 from .db import db
 from .gold import gold
 from .grade import GRADE_EPILOG, grade
@@ -38,3 +39,4 @@ main.add_command(gold)
 main.add_command(test_suite)
 main.add_command(db)
 main.add_command(bird)
+main.add_command(compare)

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import EXIT_BELOW_THRESHOLD, MissingExtra
-from ..grading import Options
-from ..report import write_atomic
+from ..errors import EXIT_BELOW_THRESHOLD, EXIT_USAGE, MissingExtra
 from ..semantics import PRESETS
 from .options import (check_writable_outside, execution_options, gold_dir_option, handle_errors, jobs_option, layout_option,
                       result_dir_option)
@@ -30,7 +28,13 @@ Examples:
 @click.option("--semantics", type=click.Choice(list(PRESETS)), default="spider2", show_default=True,
               help="Which semantics is the reported `score`; strict_score is always reported too.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the JSON report here, with a CSV and a PNG of the same name beside it.")
+              help="Write the JSON report here, with a CSV and a PNG of the same name beside it "
+                   "(a name ending in .html writes the HTML report instead).")
+@click.option("--html", "with_html", is_flag=True, help="With --output: also write the HTML report beside it.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: the report on stdout and nothing else there (messages and progress on stderr).")
+@click.option("--allow-gold-errors", is_flag=True,
+              help="Exit 0 even when some gold instances are broken (they are still counted apart and named).")
 @click.option("--plot/--no-plot", default=True, show_default=True,
               help="With --output: also draw the PNG (matplotlib takes about half a second to start).")
 @jobs_option("Grade")
@@ -45,22 +49,32 @@ Examples:
 @layout_option
 @execution_options
 @handle_errors
-def grade(result_dir, gold_dir, semantics, output, plot, jobs, fail_under, max_file_mb, progress, attempt_score, layout,
-          ves_iterations, ray_address, **execution):
+def grade(result_dir, gold_dir, semantics, output, with_html, output_format, allow_gold_errors, plot, jobs, fail_under,
+          max_file_mb, progress, attempt_score, layout, ves_iterations, ray_address, **execution):
     """Grade a submission folder against a gold folder."""
+    from ..grading import Options
     from ..run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
     check_writable_outside({"--output": output, "--work-dir": executor.config.output_dir},
                            {"submission": result_dir, "gold": gold_dir})
-    report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress,
+    report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress_bar(progress),
                        options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout,
                                        attempt_score=attempt_score, executor=executor,
                                        ves_iterations=ves_iterations),
                        ray_address=ray_address)
-    click.echo(report.to_text(), nl=False)
+    if output_format == "json":
+        click.echo(report.to_json())
+    else:
+        click.echo(report.to_text(), nl=False)
     if output:
-        _write_outputs(report, output, plot)
+        _write_outputs(report, output, plot, with_html)
+    gold_errors = report.summary.gold_errors
+    if gold_errors and not allow_gold_errors:
+        click.echo(f"error: {len(gold_errors)} gold error(s) (the gold's problems, not the model's): "
+                   f"{', '.join(gold_errors[:5])}{' ...' if len(gold_errors) > 5 else ''} "
+                   "(hint: fix the gold, or pass --allow-gold-errors)", err=True)
+        sys.exit(EXIT_USAGE)
     if fail_under is not None and report.summary.score < fail_under:
         click.echo(f"score {report.summary.score:.4f} is below --fail-under {fail_under}", err=True)
         sys.exit(EXIT_BELOW_THRESHOLD)
@@ -85,10 +99,50 @@ def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_o
         postgres_dsn=postgres_dsn, mysql_dsn=mysql_dsn))
 
 
-def _write_outputs(report, output: Path, plot: bool) -> None:
+def progress_bar(wanted: bool | None):
+    """A factory for grading's progress: click's bar (ETA, percent, rate) on a terminal's stderr, nothing when
+    piped (click hides it) or when --no-progress."""
+    if wanted is False or (wanted is None and not sys.stderr.isatty()):
+        return None  # quiet when piped: click would still print the label
+
+    def make(total: int):
+        return _Bar(total)
+
+    return make
+
+
+class _Bar:
+    def __init__(self, total: int):
+        import time
+
+        self.clock, self.start = time.monotonic, time.monotonic()
+        self.done = 0
+        self.bar = click.progressbar(length=total, label="grading", file=sys.stderr, show_eta=True, show_percent=True,
+                                     show_pos=True, width=0, item_show_func=lambda rate: rate)
+        self.bar.__enter__()
+
+    def step(self, n: int = 1) -> None:
+        self.done += n
+        rate = self.done / max(self.clock() - self.start, 1e-9)
+        self.bar.update(n, f"{rate:.1f}/s")
+
+    def close(self) -> None:
+        self.bar.__exit__(None, None, None)
+
+
+def _write_outputs(report, output: Path, plot: bool, with_html: bool = False) -> None:
+    from ..report import write_atomic
+
+    if output.suffix.lower() in (".html", ".htm"):
+        write_atomic(output, report.to_html())
+        click.echo(f"wrote {output}", err=True)
+        return
     write_atomic(output, report.to_json())
     write_atomic(output.with_suffix(".csv"), report.to_csv())
     written = [output, output.with_suffix(".csv")]
+    if with_html:
+        write_atomic(output.with_suffix(".html"), report.to_html())
+        written.append(output.with_suffix(".html"))
     try:
         if plot:
             from ..plots import plot_report

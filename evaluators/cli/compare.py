@@ -1,0 +1,35 @@
+"""`compare`: two reports of the same gold, with flips, Δ, its interval and McNemar's p-value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .options import handle_errors
+
+EPILOG = """\b
+Examples:
+  python evaluate.py compare baseline.json candidate.json
+  python evaluate.py compare baseline.json candidate.json --output cmp.json --html cmp.html
+"""
+
+
+@click.command("compare", epilog=EPILOG)
+@click.argument("baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison as JSON.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write a self-contained HTML page of the comparison.")
+@handle_errors
+def compare(baseline, candidate, output, html_path):
+    """Is CANDIDATE better than BASELINE? Both are JSON reports of `evaluate.py grade --output`."""
+    from ..compare import compare_reports
+    from ..report import write_atomic
+
+    comparison = compare_reports(baseline, candidate)
+    click.echo(comparison.to_text(), nl=False)
+    if output:
+        write_atomic(output, comparison.to_json())
+    if html_path:
+        write_atomic(html_path, comparison.to_html())
