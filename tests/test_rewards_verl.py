@@ -185,3 +185,20 @@ def test_trl_grpo_reward_function(databases):
     scores = sql_execution_reward(completions, ground_truth=["SELECT 2000"] * 3, db_path=[db] * 3,
                                   prompts=["q"] * 3)
     assert scores == [1.0, 0.0, 0.0]
+
+
+def test_a_duckdb_database_works_the_same(tmp_path):
+    import duckdb
+
+    path = tmp_path / "shop.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE t AS SELECT range AS a FROM range(10)")
+    con.close()
+    before = folder_fingerprint(tmp_path)
+    info = {"db_path": str(path), "backend": "duckdb"}
+    gold = "SELECT a FROM t WHERE a < 3"
+    assert compute_score("bird", fenced("SELECT a FROM t WHERE a <= 2 ORDER BY a DESC"), gold, info)["score"] == 1.0
+    assert compute_score("bird", fenced("DELETE FROM t WHERE a < 3 RETURNING a"), gold, info)["error"] == "write"
+    outside = compute_score("bird", fenced("SELECT * FROM read_csv('/etc/passwd')"), gold, info)
+    assert outside["score"] == 0.0 and not outside["executed"]
+    assert folder_fingerprint(tmp_path) == before
