@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
@@ -62,14 +61,9 @@ class GoldCache:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from .atomic import write_text
+
+    write_text(path, text)
 
 
 def read_csv_frame(path: Path):

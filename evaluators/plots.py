@@ -24,10 +24,11 @@ def _figure(**options):
 
 
 def plot_report(report, path: Path) -> Path:
+    from .atomic import atomic_path
+
     fig = report_figure(report)
-    tmp = Path(path).with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    tmp.replace(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
     return Path(path)
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
@@ -334,19 +332,7 @@ def _short(ids, limit=10) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder, then rename: readers never see half a report."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes the file private; a report is an ordinary file
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a report atomically (`atomic.write_text`): readers never see half a report."""
+    from .atomic import write_text
+
+    write_text(path, text)

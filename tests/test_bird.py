@@ -152,7 +152,7 @@ def test_mini_dev_layout_and_bad_input_are_clear(tmp_path):
 
 
 def test_ves_and_rves_by_their_official_definitions_and_plan_cost(bird_files, tmp_path):
-    from evaluators.metrics.ves import official_rves, official_time_ratio, official_ves
+    from evaluators.metrics.ves import official_rves, official_ves
 
     root, db_root, _ = bird_files
     report = grade_bird(root, root, root / "dev.json", BirdOptions(db_root, work_dir=tmp_path / "w", ves_iterations=5,

@@ -44,3 +44,20 @@ def test_every_case_is_graded_with_a_documented_reason(report):
     assert len(report.instances) == len(_rows("expected.csv"))
     assert {i.reason for i in report.instances} <= set(REASONS)
     assert all(i.detail for i in report.instances)
+
+
+def test_the_cli_gives_the_apis_report_on_the_reference_cases(report, tmp_path):
+    import json
+
+    from helpers_io import run_cli
+
+    out = tmp_path / "cli.json"
+    result = run_cli("--result-dir", CASES / "submission", "--gold-dir", CASES / "gold", "--output", out, "--no-plot",
+                     "--jobs", "2", "--work-dir", tmp_path / "w")
+    assert result.exit_code == 0, result.output[-2000:]
+    cli = json.loads(out.read_text())
+    api = report.to_dict()
+    key = lambda d: [(i["instance_id"], i["scores"], i["reason"], i["strict_reason"]) for i in d["instances"]]  # noqa
+    assert key(cli) == key(api)
+    assert cli["summary"]["scores"] == api["summary"]["scores"]
+    assert list(cli["summary"]["score_ci95"]) == list(api["summary"]["score_ci95"])

@@ -13,7 +13,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -236,16 +235,10 @@ def _is_missing(value) -> bool:
 
 def save_frame(frame, out_csv: str, bytes_processed: int | None = None) -> Outcome:
     """Write the result as pandas writes it (index=False), atomically; return its first cell."""
-    path = Path(out_csv)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
+    from ..atomic import atomic_path
+
+    with atomic_path(out_csv) as tmp:
         frame.to_csv(tmp, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     first = json_safe(frame.iat[0, 0]) if frame.shape[0] and frame.shape[1] else None
     return Outcome(first, int(frame.shape[0]), int(frame.shape[1]), bytes_processed)
 

@@ -91,13 +91,12 @@ def _hashable(key):
 
 def write_rows(path: Path, columns: list, rows) -> None:
     """Write the columns and rows; written whole under a scratch name, then renamed."""
-    path = Path(path)
-    scratch = path.with_name(f".{path.name}.partial")
-    with open(scratch, "w", encoding="utf-8") as handle:
+    from ..atomic import atomic_path
+
+    with atomic_path(path) as scratch, open(scratch, "w", encoding="utf-8") as handle:
         handle.write(json.dumps([str(c) for c in columns]) + "\n")
         for row in rows:
             handle.write(json.dumps([encode(v) for v in row], ensure_ascii=False) + "\n")
-    scratch.replace(path)
 
 
 def read_rows(path: Path) -> tuple[list[str], list[tuple]]:

@@ -7,12 +7,11 @@ CRLF line ends.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 from ..errors import Location, SpecError
-from ..report import write_atomic
+from ..atomic import write_text
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+$")
 
@@ -41,16 +40,8 @@ def rewrite_jsonl(path: Path, new_lines: dict[str, str]) -> None:
     if kept and not kept[-1].endswith("\n"):
         kept[-1] += newline
     kept += [line + newline for iid, line in new_lines.items() if iid not in placed]
-    mode = path.stat().st_mode & 0o777 if path.exists() else default_file_mode()
-    write_atomic(path, bom + "".join(kept))
-    os.chmod(path, mode)  # the temporary file was private (0600); keep the file as readable as it was
-
-
-def default_file_mode() -> int:
-    """What a plain `open(path, "w")` would give: 0666 less the umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+    mode = path.stat().st_mode & 0o777 if path.exists() else None  # keep the file as readable as it was
+    write_text(path, bom + "".join(kept), mode)
 
 
 def line_id(raw: str) -> str | None:

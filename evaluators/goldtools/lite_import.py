@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +23,8 @@ from ..errors import Location, UsageError
 from ..paths import unsafe_instance_id
 from ..specs import GOLD_FILE, Problem, iter_json_lines, load_gold
 from .lite_tasks import Route, find_task_file, load_routes, sql_file_for
-from .jsonl_edit import default_file_mode, rewrite_jsonl, to_line
+from ..atomic import atomic_path
+from .jsonl_edit import rewrite_jsonl, to_line
 from .structure import TEMPORAL_SQL
 
 EVAL_FILES = ("spider2lite_eval.jsonl", "spider2snow_eval.jsonl")
@@ -203,13 +203,6 @@ def _copy_files(plans, exec_dir: Path, target: Path) -> tuple[int, int]:
 
 
 def _copy(source: Path, destination: Path) -> None:
-    """Copy through a temporary name, so a file in the gold is whole or absent; permissions are not copied."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{destination.name}.", dir=destination.parent)
-    os.close(fd)
-    try:
+    """Copy atomically (`atomic.atomic_path`), so a file in the gold is whole or absent; permissions are not copied."""
+    with atomic_path(destination) as tmp:
         shutil.copyfile(source, tmp)
-        os.chmod(tmp, default_file_mode())  # mkstemp's file is private; a gold file is not
-        os.replace(tmp, destination)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
