@@ -100,10 +100,11 @@ FUNCS: dict[str, FuncInfo] = {
         FuncInfo("math_equal", "answer", {}),
         FuncInfo("qa_f1_tool", "answer", {}),
         FuncInfo("math_equal_tool", "answer", {}),
+        FuncInfo("scienceworld_reward", "answer", {}),
     )
 }
 # Reward funcs validate their own parameters (evaluators.rewards.gold_funcs).
-SELF_CHECKED = {"qa_f1", "math_equal", "qa_f1_tool", "math_equal_tool"}
+SELF_CHECKED = {"qa_f1", "math_equal", "qa_f1_tool", "math_equal_tool", "scienceworld_reward"}
 
 
 def lookup(func: str) -> FuncInfo:

@@ -19,7 +19,7 @@ AUTO_INSTANCES_PER_JOB = 100  # fewer per process and starting the pool costs mo
 
 
 def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1, progress=None,
-          options: Options = Options()) -> Report:
+          options: Options = Options(), ray_address: str | None = None) -> Report:
     """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
 
     `jobs`: processes to grade in, or "auto" (see `resolve_jobs`).
@@ -34,7 +34,10 @@ def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1,
         from .execution import default_executor
 
         options = replace(options, executor=default_executor(gold_dir))
-    graded = _grade_all(work, result_dir, gold_dir, options, resolve_jobs(jobs, len(work)), progress)
+    if ray_address is not None:
+        graded = _grade_on_ray(work, result_dir, gold_dir, options, ray_address, progress)
+    else:
+        graded = _grade_all(work, result_dir, gold_dir, options, resolve_jobs(jobs, len(work)), progress)
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]
     unknown = sorted(set(submission.records) - set(gold.records))
     problems = [str(p) for p in gold.problems + submission.problems]
@@ -104,6 +107,20 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list
         raise
     finally:
         pool.join()
+    bar.close()
+    return out
+
+
+def _grade_on_ray(work, result_dir, gold_dir, options, address: str, progress) -> list[Graded]:
+    from .raygrade import grade_chunks
+
+    bar = progress(len(work)) if callable(progress) else _Silent()
+    size = max(1, min(32, len(work) // 64 or 1))
+    chunks = [(work[i:i + size], result_dir, gold_dir, options) for i in range(0, len(work), size)]
+    out: list[Graded] = []
+    for results in grade_chunks(chunks, address):
+        out.extend(results)
+        bar.step(len(results))
     bar.close()
     return out
 

@@ -86,6 +86,7 @@ def test_registry():
         "math_equal",
         "qa_f1_tool",
         "math_equal_tool",
+        "scienceworld_reward",
     }
     assert gold_funcs.NEEDS_TRAJECTORY == {"qa_f1_tool", "math_equal_tool"}
     assert gold_funcs.NEEDS_TRAJECTORY <= set(gold_funcs.GOLD_FUNCS)

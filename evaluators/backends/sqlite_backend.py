@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from .opener import open_sqlite
+from .readonly import WRITE_REFUSED, read_only_authorizer
 from .base import Backend, Outcome, QueryFailed, Request, first_line, keep_result, records_frame
 
 _PROGRESS_EVERY = 10_000  # virtual-machine instructions between deadline checks (well under a millisecond)
@@ -48,6 +49,7 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
         return 0
 
     con.set_progress_handler(past_deadline, _PROGRESS_EVERY)
+    refused = _guard(con)
     notify({"event": "started"})
     try:
         started = time.perf_counter()
@@ -58,9 +60,18 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
     except sqlite3.Error as exc:
         if expired:
             raise QueryFailed("timeout", f"interrupted after {request.timeout_s:g} s") from None
+        if refused:
+            raise QueryFailed("exec_error", f"{WRITE_REFUSED} (readonly database): {', '.join(refused)}") from None
         raise QueryFailed("exec_error", first_line(exc)) from None
     # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
     return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+
+
+def _guard(con: sqlite3.Connection) -> list:
+    """Refuse every statement that would write, even where mode=ro would not notice (readonly.py)."""
+    refused: list = []
+    con.set_authorizer(read_only_authorizer(refused))
+    return refused
 
 
 def official_pair(request: Request, gold_sql: str, notify) -> dict:

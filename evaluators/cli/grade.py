@@ -18,6 +18,7 @@ Examples:
   python evaluate.py grade --result-dir sub --gold-dir gold --jobs 2 --fail-under 0.5
   python evaluate.py grade --result-dir lite_csvs --gold-dir lite_gold --layout flat
   python evaluate.py grade --result-dir sub --gold-dir gold --db-dir dbs --ves-iterations 100
+  python evaluate.py grade --result-dir sub --gold-dir gold --ray auto
 """
 
 
@@ -43,11 +44,13 @@ Examples:
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
 @click.option("--attempt-score", type=click.Choice(["last", "best"]), default="last", show_default=True,
               help="For lines with `attempts`: score the last attempt, or the best one.")
+@click.option("--ray", "ray_address", metavar="ADDRESS",
+              help="Grade on Ray actors: a cluster address (auto, ray://host:10001) or 'local' (needs '.[ray]').")
 @layout_option
 @execution_options
 @handle_errors
 def grade(result_dir, gold_dir, semantics, output, with_html, output_format, allow_gold_errors, plot, jobs, fail_under,
-          max_file_mb, progress, attempt_score, layout, ves_iterations, **execution):
+          max_file_mb, progress, attempt_score, layout, ves_iterations, ray_address, **execution):
     """Grade a submission folder against a gold folder."""
     from ..grading import Options
     from ..run import grade as run_grade
@@ -58,7 +61,8 @@ def grade(result_dir, gold_dir, semantics, output, with_html, output_format, all
     report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress_bar(progress),
                        options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout,
                                        attempt_score=attempt_score, executor=executor,
-                                       ves_iterations=ves_iterations))
+                                       ves_iterations=ves_iterations),
+                       ray_address=ray_address)
     if output_format == "json":
         click.echo(report.to_json())
     else:

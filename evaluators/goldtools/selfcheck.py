@@ -21,7 +21,7 @@ from ..specs import GoldInstance, SubmissionLine
 from ..tables.read import TableReader
 from .structure import as_list, table_match_cols
 
-SKIPPED_FUNCS = {"qa_f1_tool", "math_equal_tool"}  # they grade an agent's trajectory, which a gold lacks
+SKIPPED_FUNCS = {"qa_f1_tool", "math_equal_tool", "scienceworld_reward"}  # they grade an agent's trajectory, which a gold lacks
 
 
 def self_check(gold: GoldInstance, spec, params: dict, gold_dir: Path, folder_files: dict,

@@ -4,6 +4,10 @@ Everything here is pure (no I/O) and importable without the optional
 ``rewards`` extra; the heavy libraries (math-verify, sacrebleu, rouge-score,
 rapidfuzz) are imported only by the functions that need them.
 See docs/rewards.md for the conventions.
+
+The trainer-facing modules are imported on their own and do I/O: `rewards.verl` (verl's
+custom and batch reward, SQL run through the execution layer), `rewards.trl` (TRL GRPO),
+`rewards.scienceworld` and `rewards.environments` (environment rewards); see docs/rl.md.
 """
 
 from __future__ import annotations

@@ -121,10 +121,53 @@ def math_equal_tool(answer: str, params: dict, trajectory: list | None) -> tuple
     return (1.0 if equal else TOOL_USED_WRONG_ANSWER), f"{note}; {detail}"
 
 
+_SCIENCEWORLD_PARAMS = frozenset({"task", "variation", "timeout_s"})
+
+
+def trajectory_actions(answer: str, trajectory: list | None) -> list[str]:
+    """The actions of an environment trajectory: strings, {"action": ...} steps, or the assistant
+    messages of a message list; without a trajectory, the answer's non-empty lines."""
+    if trajectory is None:
+        return [line.strip() for line in require_str(answer, "answer").splitlines() if line.strip()]
+    actions = []
+    for step in trajectory:
+        if isinstance(step, str):
+            actions.append(step)
+        elif isinstance(step, Mapping) and isinstance(step.get("action"), str):
+            actions.append(step["action"])
+        elif isinstance(step, Mapping) and step.get("role") == "assistant" and isinstance(step.get("content"), str):
+            actions.append(step["content"].strip())
+    return actions
+
+
+def scienceworld_reward(answer: str, params: dict, trajectory: list | None) -> tuple[float, str]:
+    """ScienceWorld's own final score of the submitted trajectory, as max(0, score) / 100."""
+    if not isinstance(params, Mapping):
+        raise ValueError(f"scienceworld_reward: parameters must be a mapping, got {type(params).__name__}")
+    unknown = sorted(set(params) - _SCIENCEWORLD_PARAMS)
+    if unknown:
+        raise ValueError(f"scienceworld_reward: unknown parameter {unknown[0]!r} "
+                         f"(allowed: {', '.join(sorted(_SCIENCEWORLD_PARAMS))})")
+    task, variation = params.get("task"), params.get("variation", 0)
+    if not isinstance(task, str) or not task:
+        raise ValueError("scienceworld_reward: parameter 'task' must be a ScienceWorld task name")
+    if not isinstance(variation, int) or isinstance(variation, bool) or variation < 0:
+        raise ValueError("scienceworld_reward: parameter 'variation' must be a non-negative integer")
+    from .scienceworld import DEFAULT_TIMEOUT_S, scienceworld_replay
+
+    actions = trajectory_actions(answer, trajectory)
+    replay = scienceworld_replay(task, variation, actions, float(params.get("timeout_s", DEFAULT_TIMEOUT_S)))
+    state = "done" if replay.done else "not done"
+    note = f"; {replay.error}" if replay.error else ""
+    return replay.reward, (f"ScienceWorld {task} variation {variation}: reward {replay.reward:.2f} after "
+                           f"{replay.steps} of {len(actions)} actions ({state}){note}")
+
+
 GOLD_FUNCS: dict[str, GoldFunc] = {
     "qa_f1": qa_f1,
     "math_equal": math_equal,
     "qa_f1_tool": qa_f1_tool,
     "math_equal_tool": math_equal_tool,
+    "scienceworld_reward": scienceworld_reward,
 }
 NEEDS_TRAJECTORY = {"qa_f1_tool", "math_equal_tool"}

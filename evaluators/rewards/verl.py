@@ -1,0 +1,211 @@
+"""Rewards in verl's custom-reward shape, and its batch reward manager's shape.
+
+    compute_score(data_source, solution_str, ground_truth, extra_info=None) -> dict with "score"
+    compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos) -> list of dicts
+
+Text-to-SQL (data_source "text2sql", or beginning with "synsql", "bird", "spider"): the SQL is
+the last fenced ```sql block of the completion, else the text after the last `</think>`; it
+runs through the project's execution layer (a worker process, the database opened read-only
+with writes refused, a timeout that stops the query) and scores 1.0 when its rows equal the
+gold's as sets (BIRD EX).  "qa" and "math"/"gsm8k" use the answer rewards of this package, with
+AgentFly's tool-use variants when `extra_info` carries a "trajectory".  See docs/rl.md.
+"""
+from __future__ import annotations
+
+import atexit
+import re
+import threading
+from pathlib import Path
+
+from ..backends.readonly import WRITE_REFUSED
+from ..errors import InstanceError
+from ..execution import resolve_database
+from ..rowqueries import RowQuery, RowResult, RowRunner
+from ..sqltext import read_only_problem
+from .mathequal import math_equal_reward
+from .qa import qa_f1_reward
+from .tooluse import math_equal_tool_reward, qa_f1_tool_reward
+
+SQL_SOURCES = ("text2sql", "synsql", "bird", "spider")
+QA_SOURCES = ("qa", "hotpotqa", "squad", "nq", "triviaqa")
+MATH_SOURCES = ("math", "gsm8k")
+DEFAULT_TIMEOUT_S = 30.0
+_FENCE = re.compile(r"```[ \t]*sql(?:[ \t]*\n|[ \t]+)(.*?)```", re.S | re.I)  # "```sql" then a space or a line
+_THINK_END = "</think>"
+
+_runner: RowRunner | None = None
+_runner_lock = threading.Lock()
+
+
+def extract_sql(completion: str) -> str | None:
+    """The last closed ```sql fence, else the text after the last </think>; None when neither holds SQL."""
+    if not isinstance(completion, str):
+        return None
+    blocks = _FENCE.findall(completion)
+    if blocks:
+        text = blocks[-1]
+    elif _THINK_END in completion:
+        text = completion.rsplit(_THINK_END, 1)[1]
+    else:
+        return None
+    text = text.strip().rstrip(";").strip()
+    return text or None
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth, extra_info: dict | None = None) -> dict:
+    """verl's custom reward function: a dict whose "score" is the reward (always run here, never on Ray:
+    one sample is not worth a round trip)."""
+    return local_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
+
+
+def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, **_unused) -> list[dict]:
+    """verl's batch reward manager shape; SQL rewards run in parallel, the gold results cached.
+
+    Under a running Ray instance (`ray.is_initialized()`), the batch is spread over Ray actors
+    (rewards/rayshards.py); results are the same."""
+    count = len(solution_strs)
+    infos = list(extra_infos) if extra_infos is not None else [None] * count
+    if _ray_running():
+        from .rayshards import spread_batch
+
+        return spread_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
+    return local_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
+
+
+def local_batch(data_sources: list, solution_strs: list, ground_truths: list, extra_infos: list) -> list[dict]:
+    items = list(zip(data_sources, solution_strs, ground_truths, extra_infos, strict=True))
+    return runner().map(lambda item: _guarded(*item), items)
+
+
+def runner() -> RowRunner:
+    """The process's pool: its workers and gold cache live until close_pool() or exit."""
+    global _runner
+    with _runner_lock:
+        if _runner is None:
+            _runner = RowRunner()
+        return _runner
+
+
+def close_pool() -> None:
+    global _runner
+    with _runner_lock:
+        if _runner is not None:
+            _runner.close()
+            _runner = None
+
+
+atexit.register(close_pool)
+
+
+def _guarded(data_source, solution_str, ground_truth, extra_info) -> dict:
+    """One sample's score; an unexpected error is that sample's error, never the batch's end (a missing
+    extra still raises, with its pip hint: it is the trainer's set-up, not the sample)."""
+    try:
+        return _score_one(data_source, solution_str, ground_truth, extra_info)
+    except ImportError:
+        raise
+    except Exception as exc:
+        return _result(0.0, False, False, f"internal: {type(exc).__name__}: {exc}"[:300])
+
+
+def _score_one(data_source, solution_str, ground_truth, extra_info) -> dict:
+    source = str(data_source or "").lower()
+    info = extra_info if isinstance(extra_info, dict) else {}
+    if source.startswith(SQL_SOURCES):
+        return sql_score(solution_str, ground_truth, info)
+    if source.startswith(QA_SOURCES):
+        return _qa_score(solution_str, ground_truth, info)
+    if source.startswith(MATH_SOURCES):
+        return _math_score(solution_str, ground_truth, info)
+    return _result(0.0, False, False, f"unknown data_source {data_source!r}")
+
+
+def _result(score: float, format_ok: bool, executed: bool, error: str = "") -> dict:
+    # verl stacks every key over the batch, so each key is always there, with one type.
+    return {"score": float(score), "format_ok": format_ok, "executed": executed, "error": error}
+
+
+def sql_score(solution_str: str, gold_sql: str, info: dict) -> dict:
+    sql = extract_sql(solution_str)
+    if sql is None:
+        return _result(0.0, False, False, "no_sql")
+    try:
+        backend = str(info.get("backend", "sqlite"))
+        database = _database(backend, info)
+    except InstanceError as exc:
+        return _result(0.0, True, False, exc.reason)
+    refused = _text_refusal(sql, backend)
+    if refused:
+        return _result(0.0, True, False, refused)
+    timeout = float(info.get("timeout_s", DEFAULT_TIMEOUT_S))
+    pool = runner()
+    gold = pool.gold(RowQuery(backend, database, str(gold_sql).strip().rstrip(";"), timeout))
+    if not gold.ok:
+        return _result(0.0, True, False, f"gold_{gold.reason}")
+    predicted = pool.run(RowQuery(backend, database, sql, timeout))
+    if not predicted.ok:
+        return _result(0.0, True, False, _error_kind(predicted))
+    return _result(1.0 if set(predicted.rows) == set(gold.rows) else 0.0, True, True)
+
+
+def _database(backend: str, info: dict) -> str | None:
+    if info.get("db_path"):
+        return resolve_database(backend, str(info["db_path"]), None)
+    if info.get("db_id") is not None:
+        root = info.get("db_root")
+        return resolve_database(backend, str(info["db_id"]), Path(root) if root else None)
+    raise InstanceError("no_database", "extra_info names no database (db_path, or db_id with db_root)")
+
+
+def _text_refusal(sql: str, backend: str) -> str:
+    """The error kind ("write", "multiple_statements") when sqlglot's parser sees that the text is no single query.
+
+    Text the parser cannot read, and PRAGMAs, go to the engine, whose read-only guard decides
+    (backends/readonly.py): a reading PRAGMA such as table_info runs."""
+    problem = read_only_problem(sql, "sqlite" if backend == "sqlite" else backend, unparsed_ok=True)
+    if problem is None or problem.startswith("a PRAGMA"):
+        return ""
+    return "multiple_statements" if "statements;" in problem else "write"
+
+
+def _error_kind(result: RowResult) -> str:
+    if result.reason == "exec_error" and result.detail.startswith(WRITE_REFUSED):
+        return "write"
+    return result.reason
+
+
+def _qa_score(solution_str: str, answer, info: dict) -> dict:
+    trajectory = info.get("trajectory")
+    try:
+        if trajectory is not None:
+            scores = qa_f1_tool_reward(solution_str, answer, trajectory)
+        else:
+            scores = qa_f1_reward(solution_str, answer)
+    except ValueError as exc:
+        return _result(0.0, False, False, f"bad_input: {exc}")
+    return {**_result(scores["reward"], True, True), "f1": float(scores["f1"]), "em": float(scores["em"])}
+
+
+def _math_score(solution_str: str, answer, info: dict) -> dict:
+    trajectory = info.get("trajectory")
+    try:
+        if trajectory is not None:
+            score = math_equal_tool_reward(solution_str, answer, trajectory)
+        else:
+            score = math_equal_reward(solution_str, answer)
+    except ValueError as exc:
+        return _result(0.0, False, False, f"bad_input: {exc}")
+    return _result(score, True, True)
+
+
+def _ray_running() -> bool:
+    import sys
+
+    ray = sys.modules.get("ray")  # never imported here: only a caller that uses Ray has it loaded
+    return bool(ray is not None and ray.is_initialized() and not _inside_ray_shard())
+
+
+def _inside_ray_shard() -> bool:
+    from . import rayshards
+
+    return rayshards.INSIDE_SHARD

@@ -1,0 +1,204 @@
+"""verl's reward shapes: generated databases and queries, hostile writes, timeouts that stop."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from processes import busy_descendants
+from rlcases import folder_fingerprint, make_database, oracle, query_pairs
+
+from evaluators.rewards import verl
+from evaluators.rewards.verl import compute_score, compute_score_batch, extract_sql
+
+RUNAWAY = "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
+
+
+@pytest.fixture(scope="module")
+def databases(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("dbs")
+    return [make_database(folder / f"shop{seed}.sqlite", seed) for seed in (1, 2)]
+
+
+def fenced(sql: str) -> str:
+    return f"<think>the tables are customer and orders</think>\nHere it is:\n```sql\n{sql}\n```"
+
+
+@pytest.mark.parametrize("completion, expected", [
+    ("```sql\nSELECT 1\n```", "SELECT 1"),
+    ("```SQL\nSELECT 1;\n``` then ```sql\nSELECT 2\n```", "SELECT 2"),  # the last fence
+    ("<think>maybe ```sql\nSELECT 1\n``` no</think> SELECT 3;", "SELECT 1"),  # a fence wins over </think>
+    ("<think>a</think>x<think>b</think>\n SELECT 4 ", "SELECT 4"),  # after the last </think>
+    ("SELECT 5", None),  # neither a fence nor </think>
+    ("<think>only thinking</think>   ", None),
+    ("```python\nprint(1)\n```", None),
+    ("```sql\nSELECT 6", None),  # an unclosed fence is not a block
+    ("```sql SELECT 7```", "SELECT 7"),
+    ("```sqlite\nSELECT 8\n```", None),  # another language's fence
+])
+def test_sql_extraction(completion, expected):
+    assert extract_sql(completion) == expected
+
+
+def test_scores_equal_the_oracle_on_generated_pairs(databases):
+    items = [(db, gold, pred) for seed, db in enumerate(databases) for gold, pred in query_pairs(seed)]
+    expected = [oracle(db, gold, pred) for db, gold, pred in items]
+    assert 0 < sum(expected) < len(expected)  # the set has right and wrong answers
+    results = compute_score_batch(["bird"] * len(items), [fenced(p) for _, _, p in items],
+                                  [g for _, g, _ in items], [{"db_path": str(db)} for db, _, _ in items])
+    assert [r["score"] for r in results] == expected
+    singles = [compute_score("spider", fenced(p), g, {"db_path": str(db)})["score"] for db, g, p in items[:12]]
+    assert singles == expected[:12]
+
+
+def test_batch_takes_verl_keyword_arguments_and_numpy_arrays(databases):
+    db = str(databases[0])
+    gold = "SELECT count(*) FROM orders"
+    results = compute_score_batch(data_sources=np.array(["synsql_2.5m", "text2sql"], dtype=object),
+                                  solution_strs=np.array([fenced("SELECT count(id) FROM orders"), "no sql here"],
+                                                         dtype=object),
+                                  ground_truths=np.array([gold, gold], dtype=object),
+                                  extra_infos=np.array([{"db_path": db}, {"db_path": db}], dtype=object))
+    assert results[0] == {"score": 1.0, "format_ok": True, "executed": True, "error": ""}
+    assert results[1] == {"score": 0.0, "format_ok": False, "executed": False, "error": "no_sql"}
+
+
+def test_database_by_db_id_and_db_root(tmp_path):
+    make_database((tmp_path / "bank").mkdir() or tmp_path / "bank" / "bank.sqlite", 7)  # Spider's layout
+    info = {"db_id": "bank", "db_root": str(tmp_path)}
+    assert compute_score("text2sql", fenced("SELECT count(*) FROM customer"), "SELECT 500", info)["score"] == 1.0
+    missing = compute_score("text2sql", fenced("SELECT 1"), "SELECT 1", {"db_id": "nope", "db_root": str(tmp_path)})
+    assert missing["score"] == 0.0 and missing["error"] == "no_database"
+
+
+HOSTILE = [
+    "DELETE FROM customer WHERE region = 'north' RETURNING id, name",
+    "UPDATE customer SET name = name WHERE region = 'north' RETURNING id, name",
+    "INSERT INTO customer SELECT id + 100000, name, region, score FROM customer WHERE region = 'north' "
+    "RETURNING id - 100000, name",
+    "PRAGMA user_version = 7",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA query_only = 0",
+    "PRAGMA cache_size = 10",
+    "CREATE INDEX idx_region ON customer(region)",
+    "CREATE TEMP TABLE t AS SELECT id, name FROM customer WHERE region = 'north'",
+    "DROP TABLE orders",
+    "ALTER TABLE customer ADD COLUMN x INTEGER",
+    "VACUUM",
+    "ANALYZE",
+    "REINDEX",
+    "BEGIN",
+    "ATTACH DATABASE 'elsewhere.sqlite' AS other",
+    "CREATE VIEW v AS SELECT 1",
+    "UPDATE sqlite_master SET sql = sql RETURNING name",
+    "SELECT 1; DELETE FROM orders",
+]
+
+
+@pytest.mark.parametrize("sql", HOSTILE)
+def test_writes_score_zero_and_change_nothing(tmp_path, sql):
+    db = make_database(tmp_path / "shop.sqlite", 3)
+    before = folder_fingerprint(tmp_path)
+    gold = "SELECT id, name FROM customer WHERE region = 'north'"
+    if sql.startswith(("DELETE", "UPDATE customer", "INSERT")):  # the usual BEGIN-then-rollback scorer gives 1
+        assert oracle(db, gold, sql) == 1.0
+    result = compute_score("bird", fenced(sql), gold, {"db_path": str(db)})
+    expected = "multiple_statements" if ";" in sql else "write"
+    assert result["score"] == 0.0 and result["error"] == expected, result
+    assert folder_fingerprint(tmp_path) == before
+
+
+def test_reading_pragmas_still_run(tmp_path):
+    db = make_database(tmp_path / "shop.sqlite", 4)
+    gold = "SELECT name FROM pragma_table_info('customer')"
+    result = compute_score("bird", fenced("PRAGMA table_info(customer)"), gold, {"db_path": str(db)})
+    assert result["executed"] and result["score"] == 0.0  # six columns of rows vs one: executed, not equal
+    same = compute_score("bird", fenced("SELECT name FROM pragma_table_info('customer') ORDER BY cid DESC"), gold,
+                         {"db_path": str(db)})
+    assert same["score"] == 1.0
+
+
+def test_timeouts_score_zero_and_leave_nothing_running(databases):
+    db = str(databases[0])
+    results = compute_score_batch(["bird"] * 4, [fenced(RUNAWAY)] * 3 + [fenced("SELECT 1")], ["SELECT 1"] * 4,
+                                  [{"db_path": db, "timeout_s": 0.5}] * 4)
+    assert [r["error"] for r in results] == ["timeout"] * 3 + [""]
+    assert [r["score"] for r in results] == [0.0, 0.0, 0.0, 1.0]
+    assert busy_descendants(1.0) < 0.2  # idle workers sleep; nothing burns CPU after the call returned
+
+
+def test_gold_results_are_cached_per_database_and_sql(databases):
+    verl.close_pool()
+    db0, db1 = (str(d) for d in databases)
+    golds = ["SELECT count(*) FROM orders", "SELECT max(qty) FROM orders"]
+    items = [(g, db) for g in golds for db in (db0, db1)] * 5
+    compute_score_batch(["bird"] * len(items), [fenced("SELECT 1")] * len(items), [g for g, _ in items],
+                        [{"db_path": db} for _, db in items])
+    assert verl.runner().gold_cache_size() == 4
+
+
+def test_a_broken_sample_does_not_stop_the_batch(databases):
+    db = str(databases[0])
+    results = compute_score_batch(["bird", "bird"], [fenced("SELECT 1")] * 2, ["SELECT 1"] * 2,
+                                  [{"db_path": db, "timeout_s": "soon"}, {"db_path": db}])
+    assert results[0]["score"] == 0.0 and results[0]["error"].startswith("internal: ValueError")
+    assert results[1]["score"] == 1.0
+
+
+def test_a_failing_gold_is_named(databases):
+    result = compute_score("bird", fenced("SELECT 1"), "SELECT nope FROM nowhere", {"db_path": str(databases[0])})
+    assert result["score"] == 0.0 and result["error"] == "gold_exec_error"
+
+
+def test_qa_and_math_sources_use_the_answer_rewards():
+    assert compute_score("gsm8k", r"so the total is \boxed{72}", "72")["score"] == 1.0
+    assert compute_score("math", r"\boxed{1/2}", "0.5")["score"] == 1.0
+    assert compute_score("math", r"\boxed{3}", "0.5")["score"] == 0.0
+    qa = compute_score("hotpotqa", "the big cat", "the big red cat")
+    assert qa["score"] == pytest.approx(0.8) and qa["em"] == 0.0
+    tool = [{"role": "tool", "content": "42"}]
+    assert compute_score("math", r"\boxed{41}", "42", {"trajectory": tool})["score"] == pytest.approx(0.1)
+    assert compute_score("qa", "Paris", "Paris", {"trajectory": [{"role": "user", "content": "q"}]})["score"] == 0.0
+    unknown = compute_score("chess", "e4", "e4")
+    assert unknown["score"] == 0.0 and "unknown data_source" in unknown["error"]
+
+
+def test_verl_loads_the_entry_file_by_path(databases):
+    import importlib.util
+    from pathlib import Path
+
+    import evaluators.rewards
+
+    path = Path(evaluators.rewards.__file__).with_name("verl_entry.py")
+    spec = importlib.util.spec_from_file_location("custom_module", path)  # as verl's custom_reward_function does
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = module.compute_score("bird", fenced("SELECT count(*) FROM orders"), "SELECT 2000",
+                                  {"db_path": str(databases[0])})
+    assert result["score"] == 1.0
+
+
+def test_trl_grpo_reward_function(databases):
+    from evaluators.rewards.trl import sql_execution_reward
+
+    db = str(databases[0])
+    completions = [[{"role": "assistant", "content": fenced("SELECT count(*) FROM orders")}],
+                   [{"role": "assistant", "content": fenced("SELECT count(*) FROM customer")}], []]
+    scores = sql_execution_reward(completions, ground_truth=["SELECT 2000"] * 3, db_path=[db] * 3,
+                                  prompts=["q"] * 3)
+    assert scores == [1.0, 0.0, 0.0]
+
+
+def test_a_duckdb_database_works_the_same(tmp_path):
+    import duckdb
+
+    path = tmp_path / "shop.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE t AS SELECT range AS a FROM range(10)")
+    con.close()
+    before = folder_fingerprint(tmp_path)
+    info = {"db_path": str(path), "backend": "duckdb"}
+    gold = "SELECT a FROM t WHERE a < 3"
+    assert compute_score("bird", fenced("SELECT a FROM t WHERE a <= 2 ORDER BY a DESC"), gold, info)["score"] == 1.0
+    assert compute_score("bird", fenced("DELETE FROM t WHERE a < 3 RETURNING a"), gold, info)["error"] == "write"
+    outside = compute_score("bird", fenced("SELECT * FROM read_csv('/etc/passwd')"), gold, info)
+    assert outside["score"] == 0.0 and not outside["executed"]
+    assert folder_fingerprint(tmp_path) == before
