@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .execution import ExecConfig, run_sql
@@ -39,11 +39,14 @@ class RowResult:
     detail: str
     columns: tuple = ()
     rows: tuple = ()
+    query_seconds: float | None = None  # executing and fetching every row, in the worker
 
 
 class RowRunner:
-    def __init__(self, jobs: int | None = None):
+    def __init__(self, jobs: int | None = None, config: ExecConfig | None = None):
+        """`config`: the run's settings (work folder, server DSNs); each query brings its own timeout."""
         self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self._base = config
         self._scratch = Path(tempfile.mkdtemp(prefix="rowqueries-"))
         self._gold: dict[tuple, RowResult] = {}
         self._gold_locks: dict[tuple, threading.Lock] = {}
@@ -52,13 +55,16 @@ class RowRunner:
 
     def run(self, query: RowQuery, trusted: bool = False) -> RowResult:
         """One query; its typed rows come back over the worker's pipe (collect="inline"), no file written."""
-        config = ExecConfig(output_dir=self._scratch, timeout_s=query.timeout_s)
+        if self._base is None:
+            config = ExecConfig(output_dir=self._scratch, timeout_s=query.timeout_s)
+        else:
+            config = replace(self._base, timeout_s=query.timeout_s)
         out = self._scratch / "inline.csv"  # named for the protocol only: an inline run writes nothing
         result = run_sql(query.backend, query.database, query.sql, config, out, collect="inline", trusted=trusted)
         if not result.ok:
             return RowResult(False, result.reason, result.detail)
         columns, rows = result.rows()
-        return RowResult(True, "ok", "", tuple(columns), tuple(rows))
+        return RowResult(True, "ok", "", tuple(columns), tuple(rows), result.query_seconds)
 
     def gold(self, query: RowQuery) -> RowResult:
         """The gold's result, run once per (database file state, SQL) for the life of the runner."""

@@ -8,14 +8,14 @@ copy of the database (see `official`).
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..execution import ExecConfig, ExecResult, run_parallel, run_sql
+from ..execution import ExecConfig, run_parallel
 from ..matchers.rows import strict_rows
 from ..matchers.verdicts import Verdict
 from ..report import InstanceReport, Report, build_summary
+from ..rowqueries import RowQuery, RowResult, RowRunner
 from ..errors import Location
 from ..specs import Problem
 from . import native, official
@@ -44,11 +44,14 @@ class BirdOptions:
 
 @dataclass
 class _Runner:
+    """The run's queries through the execution layer's `RowRunner` (typed rows inline, golds cached)."""
+
     options: BirdOptions
     config: ExecConfig
-    golds: dict = field(default_factory=dict)
-    locks: dict = field(default_factory=dict)
-    guard: threading.Lock = field(default_factory=threading.Lock)
+    rows: RowRunner = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rows = RowRunner(jobs=1, config=self.config)
 
     def database(self, db_id: str) -> str | None:
         if self.options.backend != "sqlite":
@@ -56,18 +59,12 @@ class _Runner:
         path = native.database_path(self.options.db_root, db_id)
         return str(path) if path is not None else None
 
-    def run(self, sql: str, db: str | None) -> ExecResult:
-        out = Path(self.config.output_dir) / "bird" / "unused.csv"
-        return run_sql(self.options.backend, db, sql, self.config, out, collect="inline")
+    def run(self, sql: str, db: str | None) -> RowResult:
+        return self.rows.run(RowQuery(self.options.backend, db, sql, self.options.meta_time_out))
 
-    def gold(self, sql: str, db: str | None) -> ExecResult:
-        key = (db, sql)
-        with self.guard:
-            lock = self.locks.setdefault(key, threading.Lock())
-        with lock:  # one run per gold query, however many questions share it
-            if key not in self.golds:
-                self.golds[key] = self.run(sql, db)
-            return self.golds[key]
+    def gold(self, sql: str, db: str | None) -> RowResult:
+        """One run per gold query, however many questions share it."""
+        return self.rows.gold(RowQuery(self.options.backend, db, sql, self.options.meta_time_out))
 
 
 def grade_bird(predictions: Path, gold: Path, questions: Path | None, options: BirdOptions,
@@ -84,7 +81,10 @@ def grade_bird(predictions: Path, gold: Path, questions: Path | None, options: B
     runner = _Runner(options, config)
     items = [(i, g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
              for i, g in enumerate(golds)]
-    instances = run_parallel(lambda item: _grade(*item, runner), items, max(1, options.num_cpus))
+    try:
+        instances = run_parallel(lambda item: _grade(*item, runner), items, max(1, options.num_cpus))
+    finally:
+        runner.rows.close()
     summary = build_summary("bird", instances, len(preds), _unpaired(preds, golds), problems, NAMES)
     efficiency = efficiency_summary(instances, options)
     if efficiency:
@@ -147,7 +147,7 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -
             verdict = Verdict(0.0, "unreadable_gold", f"the gold query failed ({gold_result.reason}): "
                                                       f"{gold_result.detail}")
             return _both(verdict), {**info, "ex_bird": False, "ex_strict": False}
-        gold_rows = gold_result.rows()[1]
+        gold_rows = list(gold_result.rows)
         if not sql.strip():
             pred_rows = []  # the official script runs an empty text, which returns no rows
         else:
@@ -155,7 +155,7 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -
             if not pred_result.ok:
                 failed = Verdict(0.0, pred_result.reason, pred_result.detail)
                 return _both(failed), {**info, "ex_bird": False, "ex_strict": False}
-            pred_rows = pred_result.rows()[1]
+            pred_rows = list(pred_result.rows)
             info["pred_seconds"] = pred_result.query_seconds
     bird = official.ex(pred_rows, gold_rows)
     ordered = outermost_has_order_by(gold.sql)
