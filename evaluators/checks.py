@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import registry
-from .errors import InstanceError
+from evaluators import registry
+from evaluators.errors import InstanceError
 
 DUCKDB_SUFFIXES = (".duckdb", ".ddb", ".db")
 

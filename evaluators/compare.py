@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import SpecError, UsageError
-from .stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci
+from evaluators.errors import SpecError, UsageError
+from evaluators.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Comparison:
         return comparison_text(self.data)
 
     def to_html(self) -> str:
-        from .html import comparison_html
+        from evaluators.html import comparison_html
 
         return comparison_html(self)
 

@@ -19,14 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import checks
-from .errors import InstanceError
-from .matchers.verdicts import Verdict
-from .semantics import PRESETS, STRICT_TOL
-from .specs import GoldInstance
-from .sqlgrading import SqlContext, read_gold_sql_text, run_answer_sql, temporal_params
-from .sqltext import unwrap_fences
-from .tables import strict
+from evaluators import checks
+from evaluators.errors import InstanceError
+from evaluators.matchers.verdicts import Verdict
+from evaluators.semantics import PRESETS, STRICT_TOL
+from evaluators.specs import GoldInstance
+from evaluators.sqlgrading import SqlContext, read_gold_sql_text, run_answer_sql, temporal_params
+from evaluators.sqltext import unwrap_fences
+from evaluators.tables import strict
 
 # Failures of the prediction's own run; after one of them the gold still runs, for LLMetric-Q's rows.
 PREDICTION_FAILURES = ("exec_error", "timeout", "cost_limit")
@@ -58,7 +58,7 @@ def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
     gold = _run_gold(ctx, target, gold_sql)
     (_, pred_rows), (_, gold_rows) = pred.rows(), gold.rows()
     keep_llmetric_inputs(ctx, pred_rows, gold_rows, gold_sql)
-    from .metrics.bird import bird_ex, outermost_has_order_by  # metrics load only when SQL runs
+    from evaluators.metrics.bird import bird_ex, outermost_has_order_by  # metrics load only when SQL runs
 
     bird = bird_ex(pred_rows, gold_rows)
     ordered = outermost_has_order_by(gold_sql, **_lexing(pred.backend))
@@ -161,7 +161,7 @@ def add_llmetric_q(ctx: SqlContext, strict_verdict: Verdict) -> None:
         ctx.info.update(llmetric_q=None, llmetric_q_note="not computed: the attempt's validity was not checked")
         return
     try:
-        from .rewards.similarity import llmetric_q
+        from evaluators.rewards.similarity import llmetric_q
 
         ctx.info["llmetric_q"] = llmetric_q(strict_verdict.passed, validity["valid"],
                                             [_frozen(r) for r in inputs["pred_rows"]],
@@ -204,7 +204,7 @@ def csv_rows(path: Path) -> list[tuple]:
     """A CSV's rows as Python values, as pandas reads them by default; missing cells are None."""
     import pandas as pd
 
-    from .goldcache import read_csv_frame
+    from evaluators.goldcache import read_csv_frame
 
     frame = read_csv_frame(Path(path))
     return [tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row)
@@ -218,7 +218,7 @@ def time_efficiency(job: TimingJob | None, iterations: int, executor) -> dict | 
     `iterations` times each.  A wrong answer is not timed and scores 0, as in BIRD."""
     if job is None or executor is None or iterations <= 0:
         return None
-    from .metrics.ves import score_instance  # metrics load only when SQL runs
+    from evaluators.metrics.ves import score_instance  # metrics load only when SQL runs
 
     if not job.correct:
         return {**score_instance(False).to_dict(), "iterations": 0}

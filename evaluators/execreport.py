@@ -38,7 +38,7 @@ def _ex_and_ves(instances: list, iterations: int) -> dict:
            "ves_iterations": iterations}
     if iterations <= 0:
         return {**out, "ves": None, "r_ves": None, "timing_note": VES_OFF_NOTE}
-    from .metrics.ves import aggregate_ves  # the metrics load only for reports that have such figures
+    from evaluators.metrics.ves import aggregate_ves  # the metrics load only for reports that have such figures
 
     scored = [_ves_instance(i.execution.get("ves")) for i in matched]
     summary = aggregate_ves(scored)
@@ -53,7 +53,7 @@ def _ex_and_ves(instances: list, iterations: int) -> dict:
 
 
 def _ves_instance(ves: dict | None):
-    from .metrics.ves import VesInstance, score_instance
+    from evaluators.metrics.ves import VesInstance, score_instance
 
     if not ves:
         return score_instance(False)  # not submitted, failed, or not BIRD-correct: VES 0
@@ -81,7 +81,7 @@ def validity_runs(instances: list) -> dict:
             found = i.execution.get("validity")
             entries = [(found.get("valid"), found.get("reason"))] if found else []
         if any(reason for _, reason in entries):
-            from .metrics.validity import ValidityResult
+            from evaluators.metrics.validity import ValidityResult
 
             runs[i.instance_id] = [ValidityResult(valid, reason or "not_checked") for valid, reason in entries]
     return runs
@@ -91,7 +91,7 @@ def _validity_overall(instances: list) -> dict:
     runs = validity_runs(instances)
     if not runs:
         return {}
-    from .metrics.validity import summarize_validity
+    from evaluators.metrics.validity import summarize_validity
 
     summary = summarize_validity(runs)
     return {"valid_at_1": summary.valid_at_1, "valid_at_k": summary.valid_at_k,
@@ -104,8 +104,8 @@ def validity_section(instances: list, groups: dict) -> dict | None:
     runs = validity_runs(instances)
     if not runs:
         return None
-    from .metrics.attempts import UNGROUPED
-    from .metrics.validity import summarize_validity
+    from evaluators.metrics.attempts import UNGROUPED
+    from evaluators.metrics.validity import summarize_validity
 
     out = {"overall": summarize_validity(runs).to_dict()}
     for name, labels in groups.items():

@@ -16,14 +16,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from .backends import LOCAL, REGISTRY, canonical_name
-from .backends.base import Request, credential_environment
-from .backends.rowfile import read_rows, rows_path
-from .errors import InstanceError
-from .goldcache import GoldCache, compare_csv, first_cell_of, safe_name
-from .specs import GoldInstance
-from .backends.opener import DEFAULT_MEMORY_LIMIT_MB
-from .sqltext import read_sql_file, unwrap_fences
+from evaluators.backends import LOCAL, REGISTRY, canonical_name
+from evaluators.backends.base import Request, credential_environment
+from evaluators.backends.rowfile import read_rows, rows_path
+from evaluators.errors import InstanceError
+from evaluators.goldcache import GoldCache, compare_csv, first_cell_of, safe_name
+from evaluators.specs import GoldInstance
+from evaluators.backends.opener import DEFAULT_MEMORY_LIMIT_MB
+from evaluators.sqltext import read_sql_file, unwrap_fences
 
 GOLD_SQL = "gold.sql"
 LOCAL_SUFFIXES = {"duckdb": (".duckdb", ".ddb", ".db", ".sqlite"), "sqlite": (".sqlite", ".sqlite3", ".db", ".duckdb")}
@@ -101,7 +101,7 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
 
     `collect="rows"` also keeps the driver's rows beside the CSV (`ExecResult.rows()`); `collect="time"`
     keeps nothing but `query_seconds` (fetching every row), for efficiency timings."""
-    from .backends import worker
+    from evaluators.backends import worker
 
     name = canonical_name(backend)
     if name is None:
@@ -129,7 +129,7 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
     kept = ok and collect not in ("time", "inline")
     inline = None
     if ok and "data" in event:
-        from .backends.rowfile import decode
+        from evaluators.backends.rowfile import decode
 
         inline = (event["data"]["columns"], [tuple(decode(v) for v in row) for row in event["data"]["rows"]])
     return ExecResult(ok, out_csv if kept else None, event.get("first_cell") if ok else None, event["reason"],
@@ -290,7 +290,7 @@ def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig)
     import shutil
     import uuid
 
-    from .backends import worker
+    from evaluators.backends import worker
 
     folder = Path(config.output_dir).resolve() / "duckdb_tables" / uuid.uuid4().hex
     request = Request("duckdb", "", str(folder), str(Path(path).resolve()), config.settings(), {}, "csv")

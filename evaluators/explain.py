@@ -9,17 +9,17 @@ costs a round trip and, on BigQuery, a dry run per attempt.
 """
 from __future__ import annotations
 
-from .backends import LOCAL
-from .backends.base import Request
-from .errors import InstanceError
-from .execution import resolve_database
-from .metrics.validity import ValidityResult
+from evaluators.backends import LOCAL
+from evaluators.backends.base import Request
+from evaluators.errors import InstanceError
+from evaluators.execution import resolve_database
+from evaluators.metrics.validity import ValidityResult
 
 
 def inspect_sql(executor, gold, sql: str, plan_queries: dict | None = None) -> dict:
     """{"validity": {valid, reason, message}} for `sql`, and with `plan_queries` ({label: sql})
     {"plan_cost": {"engine": .., label: cost, ...}} on local engines."""
-    from .backends import worker
+    from evaluators.backends import worker
 
     try:
         engine, database = local_database(executor, gold)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .stats import bootstrap_ci
+from evaluators.stats import bootstrap_ci
 
 
 @dataclass(frozen=True)

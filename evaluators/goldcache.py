@@ -18,7 +18,7 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .backends.base import json_safe
+from evaluators.backends.base import json_safe
 
 
 def safe_name(text: str) -> str:
@@ -61,7 +61,7 @@ class GoldCache:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    from .atomic import write_text
+    from evaluators.atomic import write_text
 
     write_text(path, text)
 

@@ -9,15 +9,15 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import checks, execmatch, registry
-from .errors import InstanceError, MissingExtra
-from .matchers import answers, tables
-from .matchers.verdicts import Verdict, same_for_all
-from .paths import answer_path
-from .semantics import PRESETS, Preset
-from .specs import GoldInstance, SubmissionLine
-from .sqlgrading import SqlContext, run_answer_sql, temporal_params, unreadable_sql_is_invalid
-from .tables.read import DEFAULT_MAX_BYTES, TableReader
+from evaluators import checks, execmatch, registry
+from evaluators.errors import InstanceError, MissingExtra
+from evaluators.matchers import answers, tables
+from evaluators.matchers.verdicts import Verdict, same_for_all
+from evaluators.paths import answer_path
+from evaluators.semantics import PRESETS, Preset
+from evaluators.specs import GoldInstance, SubmissionLine
+from evaluators.sqlgrading import SqlContext, run_answer_sql, temporal_params, unreadable_sql_is_invalid
+from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
 
 ALL_PRESETS: tuple[Preset, ...] = tuple(PRESETS.values())
 NAMES = tuple(PRESETS)
@@ -162,7 +162,7 @@ def _answer_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
 
 
 def _reward_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
-    from .rewards import gold_funcs
+    from evaluators.rewards import gold_funcs
 
     trajectory = line.extra.get("trajectory")
     try:
@@ -177,7 +177,7 @@ def _duckdb_loader(options: Options):
     """DuckDB answers and golds are read in workers, under the run's timeout and in its work folder."""
     if options.executor is None:
         return None  # the reader then uses a scratch work folder and the default timeout
-    from .execution import duckdb_loader
+    from evaluators.execution import duckdb_loader
 
     return duckdb_loader(options.executor.config)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import json
 
-from .figures import Bar, breakdown_bars, semantics_bars
+from evaluators.figures import Bar, breakdown_bars, semantics_bars
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1200px}

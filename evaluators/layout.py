@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import Location, SpecError, UsageError
-from .semantics import did_you_mean
-from .specs import SUBMISSION_FILE, Loaded, Problem, SubmissionLine, load_submission
+from evaluators.errors import Location, SpecError, UsageError
+from evaluators.semantics import did_you_mean
+from evaluators.specs import SUBMISSION_FILE, Loaded, Problem, SubmissionLine, load_submission
 
 LAYOUTS = ("nested", "flat")
 FLAT_SUFFIXES = (".csv", ".sql")  # when both exist for one id, the CSV is graded: it needs no database

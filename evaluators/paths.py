@@ -9,7 +9,7 @@ import os
 import stat
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from .errors import InstanceError
+from evaluators.errors import InstanceError
 
 
 def unsafe_instance_id(instance_id: str) -> str | None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import MissingExtra
-from .figures import Bar, breakdown_bars, semantics_bars
+from evaluators.errors import MissingExtra
+from evaluators.figures import Bar, breakdown_bars, semantics_bars
 
 MAX_PANELS = 4
 ROW_INCHES = 0.28
@@ -24,7 +24,7 @@ def _figure(**options):
 
 
 def plot_report(report, path: Path) -> Path:
-    from .atomic import atomic_path
+    from evaluators.atomic import atomic_path
 
     fig = report_figure(report)
     with atomic_path(path) as tmp:

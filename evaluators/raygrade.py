@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .errors import MissingExtra
+from evaluators.errors import MissingExtra
 
 MAX_ACTORS = 32
 
 
 class GradeShard:
     def grade(self, args) -> list:
-        from .run import _grade_chunk
+        from evaluators.run import _grade_chunk
 
         return _grade_chunk(args)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .semantics import did_you_mean
+from evaluators.semantics import did_you_mean
 
 
 def _is_int(v) -> bool:

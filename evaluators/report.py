@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 
-from .execreport import execution_metrics, render_lines, valid_at_k_text, validity_section
+from evaluators.execreport import execution_metrics, render_lines, valid_at_k_text, validity_section
 
 REPORT_VERSION = 2  # 2: score intervals, graded scores, gold errors and provenance in the summary
 GOLD_ERROR_REASONS = ("invalid_gold", "unknown_func", "invalid_spec", "unreadable_gold")
@@ -124,7 +124,7 @@ class Report:
         return render_text(self, width)
 
     def to_html(self) -> str:
-        from .html import report_html
+        from evaluators.html import report_html
 
         return report_html(self)
 
@@ -172,7 +172,7 @@ def build_summary(semantics: str, instances: list[InstanceReport], submitted: in
 
 
 def _intervals(instances: list[InstanceReport], graded: list[InstanceReport]) -> dict:
-    from .stats import bootstrap_ci
+    from evaluators.stats import bootstrap_ci
 
     def mean(values):
         return sum(values) / len(values) if values else None
@@ -184,7 +184,7 @@ def _intervals(instances: list[InstanceReport], graded: list[InstanceReport]) ->
 
 def attempt_summary(instances: list[InstanceReport]) -> dict | None:
     """Attempt metrics under the chosen semantics and strict, overall and per breakdown."""
-    from .metrics.attempts import summarize_attempts
+    from evaluators.metrics.attempts import summarize_attempts
 
     submitted = [i for i in instances if i.answer_type is not None]
     if not any(i.attempts for i in submitted):
@@ -333,6 +333,6 @@ def _short(ids, limit=10) -> str:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write a report atomically (`atomic.write_text`): readers never see half a report."""
-    from .atomic import write_text
+    from evaluators.atomic import write_text
 
     write_text(path, text)

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .execution import ExecConfig, run_sql
+from evaluators.execution import ExecConfig, run_sql
 
 
 @dataclass(frozen=True)

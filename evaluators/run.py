@@ -6,12 +6,12 @@ from pathlib import Path
 
 from dataclasses import replace
 
-from .grading import Graded, Options, grade_instance
-from .layout import load_submission_in
-from .provenance import provenance
-from .report import InstanceReport, Report, build_summary
-from .semantics import PRESETS, get_preset
-from .specs import load_gold
+from evaluators.grading import Graded, Options, grade_instance
+from evaluators.layout import load_submission_in
+from evaluators.provenance import provenance
+from evaluators.report import InstanceReport, Report, build_summary
+from evaluators.semantics import PRESETS, get_preset
+from evaluators.specs import load_gold
 
 
 AUTO_MAX_JOBS = 8
@@ -31,7 +31,7 @@ def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1,
     submission = load_submission_in(result_dir, options.layout)
     work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
     if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
-        from .execution import default_executor
+        from evaluators.execution import default_executor
 
         options = replace(options, executor=default_executor(gold_dir))
     if ray_address is not None:
@@ -112,7 +112,7 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list
 
 
 def _grade_on_ray(work, result_dir, gold_dir, options, address: str, progress) -> list[Graded]:
-    from .raygrade import grade_chunks
+    from evaluators.raygrade import grade_chunks
 
     bar = progress(len(work)) if callable(progress) else _Silent()
     size = max(1, min(32, len(work) // 64 or 1))

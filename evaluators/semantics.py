@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from .errors import UsageError
+from evaluators.errors import UsageError
 
 
 @dataclass(frozen=True)

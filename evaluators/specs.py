@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .errors import Location, SpecError
+from evaluators.errors import Location, SpecError
 
 GOLD_FILE = "spider2_eval.jsonl"
 SUBMISSION_FILE = "results_metadata.jsonl"

@@ -10,10 +10,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import checks
-from .errors import InstanceError
-from .specs import GoldInstance
-from .sqltext import unwrap_fences
+from evaluators import checks
+from evaluators.errors import InstanceError
+from evaluators.specs import GoldInstance
+from evaluators.sqltext import unwrap_fences
 
 TEMPORAL_FUNCS = ("table_match", "number_match", "string_match")
 
@@ -63,7 +63,7 @@ def run_answer_sql(path: Path, ctx: SqlContext, collect: str = "csv", gold: Gold
     First its validity is checked on the instance's local database (explain.py), and with the gold
     query given, both plan costs are read.  `gold` stands in for ctx.gold when a spec names another
     database; `collect` is passed to the executor (execution.run_sql)."""
-    from .explain import inspect_sql
+    from evaluators.explain import inspect_sql
 
     sql = checks.read_sql_file(path, ctx.max_file_bytes)
     if ctx.executor is None:
@@ -108,7 +108,7 @@ def _add_similarity(pred_sql: str, ctx: SqlContext, gold_sql: str | None = None)
     if gold_sql is None and not gold_path.is_file():
         return
     try:
-        from .rewards import query_similarity
+        from evaluators.rewards import query_similarity
 
         gold_text = gold_sql if gold_sql is not None else gold_path.read_text(encoding="utf-8-sig")
         ctx.info["similarity"] = query_similarity(pred_sql, unwrap_fences(gold_text))

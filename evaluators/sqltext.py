@@ -18,7 +18,7 @@ import re
 import threading
 from pathlib import Path
 
-from .errors import InstanceError
+from evaluators.errors import InstanceError
 
 _IMPORT_LOCK = threading.Lock()
 

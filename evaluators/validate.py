@@ -14,13 +14,13 @@ import difflib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import checks, registry
-from .csvscan import scan_csv
-from .errors import InstanceError, Location, SpecError
-from .layout import load_submission_in
-from .paths import answer_path
-from .specs import SUBMISSION_FILE, GoldInstance, Problem, SubmissionLine, load_gold
-from .tables.read import DEFAULT_MAX_BYTES, TableReader
+from evaluators import checks, registry
+from evaluators.csvscan import scan_csv
+from evaluators.errors import InstanceError, Location, SpecError
+from evaluators.layout import load_submission_in
+from evaluators.paths import answer_path
+from evaluators.specs import SUBMISSION_FILE, GoldInstance, Problem, SubmissionLine, load_gold
+from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
 
 
 MISSING = "gold instance"  # how the problems of gold instances without a submission begin

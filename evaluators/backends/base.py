@@ -16,8 +16,8 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from ..errors import MissingExtra
-from .rowfile import encode, rows_path, write_rows
+from evaluators.errors import MissingExtra
+from evaluators.backends.rowfile import encode, rows_path, write_rows
 
 # Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
 REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "network_error", "missing_extra",
@@ -235,7 +235,7 @@ def _is_missing(value) -> bool:
 
 def save_frame(frame, out_csv: str, bytes_processed: int | None = None) -> Outcome:
     """Write the result as pandas writes it (index=False), atomically; return its first cell."""
-    from ..atomic import atomic_path
+    from evaluators.atomic import atomic_path
 
     with atomic_path(out_csv) as tmp:
         frame.to_csv(tmp, index=False)
@@ -296,7 +296,7 @@ def refuse_unless_one_query(request: Request, dialect: str, unparsed_ok: bool = 
     """An untrusted request runs only if it is exactly one read-only query; QueryFailed before any connection."""
     if request.trusted:
         return
-    from ..sqltext import read_only_problem
+    from evaluators.sqltext import read_only_problem
 
     problem = read_only_problem(request.sql, dialect, unparsed_ok)
     if problem:

@@ -19,8 +19,7 @@ import time
 import uuid
 from pathlib import Path
 
-from .base import (Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, read_json_file,
-                   refuse_unless_one_query, secret_values)
+from evaluators.backends.base import Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, read_json_file, refuse_unless_one_query, secret_values
 
 CREDENTIAL_FILE = "bigquery_credential.json"
 ENV_CREDENTIALS = "GOOGLE_APPLICATION_CREDENTIALS"

@@ -12,9 +12,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from .base import (Backend, Outcome, QueryFailed, Request, empty_frame, first_line, import_driver, keep_result,
-                   records_frame, save_frame)
-from .opener import open_duckdb
+from evaluators.backends.base import Backend, Outcome, QueryFailed, Request, empty_frame, first_line, import_driver, keep_result, records_frame, save_frame
+from evaluators.backends.opener import open_duckdb
 
 class DuckDBBackend(Backend):
     name = "duckdb"
@@ -23,7 +22,7 @@ class DuckDBBackend(Backend):
     def run(self, request: Request, notify) -> Outcome:
         duckdb = import_driver("duckdb", "duckdb", "duckdb")
         if not request.trusted:  # DuckDB runs every statement of a script; a prediction is one query
-            from .inspect import one_statement_problem
+            from evaluators.backends.inspect import one_statement_problem
 
             problem = one_statement_problem(request.sql, "duckdb")
             if problem:

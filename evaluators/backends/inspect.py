@@ -12,13 +12,13 @@ from __future__ import annotations
 import threading
 import time
 
-from .base import Request, first_line
+from evaluators.backends.base import Request, first_line
 
 DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb"}
 
 
 def one_statement_problem(sql: str | None, engine: str) -> str | None:
-    from ..sqltext import split_statements
+    from evaluators.sqltext import split_statements
 
     if sql is None or not sql.strip():
         return None  # the checks themselves call empty SQL a syntax error
@@ -27,7 +27,7 @@ def one_statement_problem(sql: str | None, engine: str) -> str | None:
 
 
 def inspect(request: Request, plan_queries: dict | None, notify) -> dict:
-    from ..metrics.validity import ValidityResult
+    from evaluators.metrics.validity import ValidityResult
 
     con = _connect(request)
     stop = _guard(request, con)
@@ -46,11 +46,11 @@ def inspect(request: Request, plan_queries: dict | None, notify) -> dict:
 
 def _connect(request: Request):
     if request.backend == "sqlite":
-        from .sqlite_backend import connect
+        from evaluators.backends.sqlite_backend import connect
 
         return connect(request)
-    from .base import import_driver
-    from .duckdb_backend import connect
+    from evaluators.backends.base import import_driver
+    from evaluators.backends.duckdb_backend import connect
 
     return connect(import_driver("duckdb", "duckdb", "duckdb"), request)
 
@@ -68,13 +68,13 @@ def _guard(request: Request, con):
 
 
 def _validity(engine: str, con, sql: str):
-    from ..metrics.validity import check_duckdb_validity, check_sqlite_validity
+    from evaluators.metrics.validity import check_duckdb_validity, check_sqlite_validity
 
     return (check_sqlite_validity if engine == "sqlite" else check_duckdb_validity)(con, sql)
 
 
 def _plan_costs(engine: str, con, queries: dict) -> dict:
-    from ..metrics.plan_cost import duckdb_plan_cost, sqlite_plan_cost
+    from evaluators.metrics.plan_cost import duckdb_plan_cost, sqlite_plan_cost
 
     cost_of = sqlite_plan_cost if engine == "sqlite" else duckdb_plan_cost
     out: dict = {"engine": engine}

@@ -14,8 +14,8 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from .opener import open_sqlite
-from .servers import url_parts
+from evaluators.backends.opener import open_sqlite
+from evaluators.backends.servers import url_parts
 
 BATCH = 1000
 

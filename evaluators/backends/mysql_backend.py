@@ -11,9 +11,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .base import Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, records_frame, \
-    refuse_unless_one_query
-from .servers import MYSQL_VARIABLES, dsn_secrets, url_parts
+from evaluators.backends.base import Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, records_frame, refuse_unless_one_query
+from evaluators.backends.servers import MYSQL_VARIABLES, dsn_secrets, url_parts
 
 _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_execution_time, query interrupted
 

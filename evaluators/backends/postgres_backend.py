@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import time
 
-from .base import Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, records_frame, \
-    refuse_unless_one_query
-from .servers import PG_VARIABLES, dsn_secrets
+from evaluators.backends.base import Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, records_frame, refuse_unless_one_query
+from evaluators.backends.servers import PG_VARIABLES, dsn_secrets
 
 _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
 

@@ -91,7 +91,7 @@ def _hashable(key):
 
 def write_rows(path: Path, columns: list, rows) -> None:
     """Write the columns and rows; written whole under a scratch name, then renamed."""
-    from ..atomic import atomic_path
+    from evaluators.atomic import atomic_path
 
     with atomic_path(path) as scratch, open(scratch, "w", encoding="utf-8") as handle:
         handle.write(json.dumps([str(c) for c in columns]) + "\n")

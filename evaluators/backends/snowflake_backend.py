@@ -16,8 +16,7 @@ import math
 import time
 from pathlib import Path
 
-from .base import Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, read_json_file, \
-    refuse_unless_one_query, secret_values
+from evaluators.backends.base import Backend, Outcome, QueryFailed, Request, first_line, import_driver, keep_result, read_json_file, refuse_unless_one_query, secret_values
 
 CREDENTIAL_FILE = "snowflake_credential.json"
 _ENV = {"user": "SNOWFLAKE_USER", "password": "SNOWFLAKE_PASSWORD", "account": "SNOWFLAKE_ACCOUNT",

@@ -8,9 +8,9 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .opener import open_sqlite
-from .readonly import WRITE_REFUSED, read_only_authorizer
-from .base import Backend, Outcome, QueryFailed, Request, first_line, keep_result, records_frame
+from evaluators.backends.opener import open_sqlite
+from evaluators.backends.readonly import WRITE_REFUSED, read_only_authorizer
+from evaluators.backends.base import Backend, Outcome, QueryFailed, Request, first_line, keep_result, records_frame
 
 _PROGRESS_EVERY = 10_000  # virtual-machine instructions between deadline checks (well under a millisecond)
 
@@ -77,8 +77,8 @@ def _guard(con: sqlite3.Connection) -> list:
 def official_pair(request: Request, gold_sql: str, notify) -> dict:
     """BIRD's own sequence on a private copy: the prediction, then the gold, on one writable connection, never
     committed; both results inline.  `request.out_csv` names the copy (in the work folder), removed after."""
-    from .opener import sqlite_private_copy
-    from .rowfile import encode
+    from evaluators.backends.opener import sqlite_private_copy
+    from evaluators.backends.rowfile import encode
 
     copy = Path(request.out_csv)
     copy.parent.mkdir(parents=True, exist_ok=True)

@@ -24,8 +24,8 @@ import threading
 import time
 from pathlib import Path
 
-from . import get_backend
-from .base import QueryFailed, Request, first_line, redact
+from evaluators.backends import get_backend
+from evaluators.backends.base import QueryFailed, Request, first_line, redact
 
 # The worker imports only evaluators.backends (and what it needs), not the whole package: a stub
 # package module skips evaluators/__init__.py, so start-up is quicker and independent of the grader.
@@ -81,22 +81,22 @@ def serve(message: dict, send) -> dict:
         if message.get("action") == "cancel":
             return {"event": "result", "reason": "ok", "detail": backend.cancel(request, message["handle"])}
         if message.get("action") == "time_pair":
-            from .sqlite_backend import time_pair
+            from evaluators.backends.sqlite_backend import time_pair
 
             return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
                     **time_pair(request, message["gold_sql"], int(message["iterations"]), send)}
         if message.get("action") == "official_pair":
-            from .sqlite_backend import official_pair
+            from evaluators.backends.sqlite_backend import official_pair
 
             return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
                     **official_pair(request, message["gold_sql"], send)}
         if message.get("action") == "inspect":
-            from .inspect import inspect
+            from evaluators.backends.inspect import inspect
 
             return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
                     **inspect(request, message.get("plan_queries"), send)}
         if message.get("action") == "read_tables":
-            from .duckdb_backend import read_tables
+            from evaluators.backends.duckdb_backend import read_tables
 
             return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
                     **read_tables(request, message.get("tables"), send)}

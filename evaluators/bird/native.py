@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import Location, SpecError, UsageError
-from ..specs import Problem
+from evaluators.errors import Location, SpecError, UsageError
+from evaluators.specs import Problem
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,12 @@ def split_prediction(value: object) -> tuple[str, str | None]:
 def is_plain_query(sql: str) -> bool:
     """One read-only query (sqlglot, SQLite dialect): safe to run on the read-only connection, with the same
     result the writable one would give.  Anything else goes to the private copy."""
-    from ..sqltext import read_only_problem
+    from evaluators.sqltext import read_only_problem
 
     return read_only_problem(sql, "sqlite") is None
 
 
 def ex(pred_rows: list, gold_rows: list) -> bool:
-    from ..metrics.bird import bird_ex
+    from evaluators.metrics.bird import bird_ex
 
     return bird_ex(pred_rows, gold_rows)

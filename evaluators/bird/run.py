@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..execution import ExecConfig, run_parallel
-from ..matchers.rows import strict_rows
-from ..matchers.verdicts import Verdict
-from ..report import InstanceReport, Report, build_summary
-from ..rowqueries import RowQuery, RowResult, RowRunner
-from ..errors import Location
-from ..specs import Problem
-from . import native, official
+from evaluators.execution import ExecConfig, run_parallel
+from evaluators.matchers.rows import strict_rows
+from evaluators.matchers.verdicts import Verdict
+from evaluators.report import InstanceReport, Report, build_summary
+from evaluators.rowqueries import RowQuery, RowResult, RowRunner
+from evaluators.errors import Location
+from evaluators.specs import Problem
+from evaluators.bird import native, official
 
 DIALECTS = {"sqlite": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
 LEVELS = ("simple", "moderate", "challenging")
@@ -132,7 +132,7 @@ def _both(verdict: Verdict) -> dict:
 
 
 def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -> tuple[dict, dict]:
-    from ..metrics.bird import outermost_has_order_by
+    from evaluators.metrics.bird import outermost_has_order_by
 
     info: dict = {"backend": runner.options.backend}
     if runner.options.backend == "sqlite" and sql.strip() and not official.is_plain_query(sql):
@@ -170,9 +170,9 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -
 
 def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: _Runner) -> dict:
     """Timings for VES / R-VES (correct answers only, as the official scripts) and EXPLAIN plan costs."""
-    from ..backends import worker
-    from ..backends.base import Request
-    from ..metrics.ves import official_time_ratio
+    from evaluators.backends import worker
+    from evaluators.backends.base import Request
+    from evaluators.metrics.ves import official_time_ratio
 
     out: dict = {}
     settings = runner.config.settings()
@@ -212,7 +212,7 @@ NOISY_CV = 0.5  # a spread of per-iteration ratios above this makes one question
 def efficiency_summary(instances: list, options: BirdOptions) -> dict:
     """VES (BIRD dev) and R-VES (mini-dev) over every compared question, each by its official definition,
     the spread of the timings, and the rank correlation of plan-cost ratio with time ratio."""
-    from ..metrics.ves import official_rves, official_ves, spearman
+    from evaluators.metrics.ves import official_rves, official_ves, spearman
 
     compared = [i for i in instances if i.answer_type is not None]
     out: dict = {}
@@ -239,9 +239,9 @@ def efficiency_summary(instances: list, options: BirdOptions) -> dict:
 
 
 def _official_pair(sql: str, gold_sql: str, db: str | None, runner: _Runner):
-    from ..backends import worker
-    from ..backends.base import Request
-    from ..backends.rowfile import decode
+    from evaluators.backends import worker
+    from evaluators.backends.base import Request
+    from evaluators.backends.rowfile import decode
 
     import uuid
 

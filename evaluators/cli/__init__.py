@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import click
 
-from .bird import bird
-from .compare import compare
-from .db import db
-from .gold import gold
-from .grade import GRADE_EPILOG, grade
-from .testsuite import test_suite
-from .validate import validate
+from evaluators.cli.bird import bird
+from evaluators.cli.compare import compare
+from evaluators.cli.db import db
+from evaluators.cli.gold import gold
+from evaluators.cli.grade import GRADE_EPILOG, grade
+from evaluators.cli.testsuite import test_suite
+from evaluators.cli.validate import validate
 
 
 class DefaultToGrade(click.Group):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import check_writable_outside, handle_errors
+from evaluators.cli.options import check_writable_outside, handle_errors
 
 EPILOG = """\b
 Examples (the official scripts' arguments, unchanged):
@@ -52,8 +52,8 @@ def bird(predicted, ground_truth, db_root, questions, sql_dialect, meta_time_out
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     import os
 
-    from ..bird.run import BirdOptions, grade_bird, official_table
-    from ..report import write_atomic
+    from evaluators.bird.run import BirdOptions, grade_bird, official_table
+    from evaluators.report import write_atomic
 
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")

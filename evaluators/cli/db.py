@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import handle_errors
+from evaluators.cli.options import handle_errors
 
 EPILOG = """\b
 Examples:
@@ -30,10 +30,10 @@ def db():
 @handle_errors
 def load_sqlite(sqlite_file, engine, dsn, database, replace):
     """Copy every table and row of a SQLite file into a new database on the server."""
-    from ..backends.base import redact
-    from ..backends.load import load_sqlite as load
-    from ..backends.servers import dsn_secrets
-    from ..errors import MissingExtra, UsageError
+    from evaluators.backends.base import redact
+    from evaluators.backends.load import load_sqlite as load
+    from evaluators.backends.servers import dsn_secrets
+    from evaluators.errors import MissingExtra, UsageError
 
     try:
         result = load(sqlite_file, engine, dsn, database, replace)

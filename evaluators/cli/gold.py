@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..errors import UsageError
-from .options import gold_dir_option, handle_errors, max_file_mb_option
+from evaluators.errors import UsageError
+from evaluators.cli.options import gold_dir_option, handle_errors, max_file_mb_option
 
 GOLD_EPILOG = """\b
 Examples:
@@ -93,7 +93,7 @@ def _metadata(pairs) -> dict:
 def add(gold_dir, instance_id, func, files, answers, condition_cols, ignore_order, condition_tabs, percentage,
         precision, exclude, conj, temporal, sql, metadata, replace, max_file_mb):
     """Add one gold instance: copy its files, check it, write its spec line atomically."""
-    from ..goldtools.add import NewGold, add_gold
+    from evaluators.goldtools.add import NewGold, add_gold
 
     tabs = tuple(t.strip() for group in condition_tabs for t in group.split(",") if t.strip())
     new = NewGold(instance_id, func, tuple(files), tuple(answers), tuple(_int_list(c) for c in condition_cols),
@@ -116,7 +116,7 @@ Examples:
 @handle_errors
 def lint(gold_dir, self_check, jobs, max_file_mb):
     """Check a gold folder: schema, parameters, files, condition_cols, gold.sql, self-check. Exit 1 on problems."""
-    from ..goldtools.lint import lint_gold
+    from evaluators.goldtools.lint import lint_gold
 
     result = lint_gold(gold_dir, max_file_mb * 1024 * 1024, run_self_check=self_check, jobs=jobs)
     click.echo(result.to_text(), nl=False)
@@ -141,7 +141,7 @@ Examples:
 @handle_errors
 def import_spider2_lite(source, target, eval_file, tasks, replace):
     """Convert Spider2-lite/snow gold into table_match specs. Exit 1 when something could not be imported cleanly."""
-    from ..goldtools.lite_import import import_spider2_lite as run_import
+    from evaluators.goldtools.lite_import import import_spider2_lite as run_import
 
     result = run_import(source, target, replace=replace, eval_file=eval_file, tasks=tasks)
     click.echo(result.to_text(), nl=False)

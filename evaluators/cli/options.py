@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import EXIT_INTERRUPTED, EvalError, UsageError
+from evaluators.errors import EXIT_INTERRUPTED, EvalError, UsageError
 
 
 def result_dir_option(fn):

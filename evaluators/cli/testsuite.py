@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import handle_errors, jobs_option
+from evaluators.cli.options import handle_errors, jobs_option
 
 EPILOG = """\b
 Examples:
@@ -34,9 +34,9 @@ Examples:
 @handle_errors
 def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, work_dir, jobs):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
-    from ..report import write_atomic
-    from ..run import resolve_jobs
-    from ..testsuite.run import grade_test_suite, official_accuracy
+    from evaluators.report import write_atomic
+    from evaluators.run import resolve_jobs
+    from evaluators.testsuite.run import grade_test_suite, official_accuracy
 
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")

@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from .options import gold_dir_option, handle_errors, layout_option, max_file_mb_option, result_dir_option
+from evaluators.cli.options import gold_dir_option, handle_errors, layout_option, max_file_mb_option, result_dir_option
 
 VALIDATE_EPILOG = """\b
 Examples:
@@ -25,7 +25,7 @@ Exit codes: 0 ready to grade (warnings allowed), 1 problems listed, 2 usage erro
 @handle_errors
 def validate(result_dir, gold_dir, layout, max_file_mb):
     """Check a submission's format and files; list every problem with file:line and a fix."""
-    from ..validate import validate as run_validate
+    from evaluators.validate import validate as run_validate
 
     result = run_validate(result_dir, gold_dir, layout=layout, max_file_bytes=max_file_mb * 1024 * 1024)
     click.echo(result.to_text(), nl=False)

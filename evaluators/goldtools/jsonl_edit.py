@@ -10,8 +10,8 @@ import json
 import re
 from pathlib import Path
 
-from ..errors import Location, SpecError
-from ..atomic import write_text
+from evaluators.errors import Location, SpecError
+from evaluators.atomic import write_text
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+$")
 

@@ -11,13 +11,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import registry
-from ..errors import Location, SpecError
-from ..paths import unsafe_instance_id
-from ..specs import GOLD_FILE, GoldInstance, Problem, load_gold
-from ..tables.read import DEFAULT_MAX_BYTES, TableReader
-from . import structure
-from .selfcheck import self_check
+from evaluators import registry
+from evaluators.errors import Location, SpecError
+from evaluators.paths import unsafe_instance_id
+from evaluators.specs import GOLD_FILE, GoldInstance, Problem, load_gold
+from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
+from evaluators.goldtools import structure
+from evaluators.goldtools.selfcheck import self_check
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import registry
-from ..grading import ALL_PRESETS, Options, grade_instance
-from ..matchers import tables
-from ..specs import GoldInstance, SubmissionLine
-from ..tables.read import TableReader
-from .structure import as_list, table_match_cols
+from evaluators import registry
+from evaluators.grading import ALL_PRESETS, Options, grade_instance
+from evaluators.matchers import tables
+from evaluators.specs import GoldInstance, SubmissionLine
+from evaluators.tables.read import TableReader
+from evaluators.goldtools.structure import as_list, table_match_cols
 
 SKIPPED_FUNCS = {"qa_f1_tool", "math_equal_tool", "scienceworld_reward"}  # they grade an agent's trajectory, which a gold lacks
 

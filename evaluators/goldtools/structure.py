@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..checks import read_sql_file
-from ..errors import InstanceError
-from ..paths import answer_path
-from ..tables.read import TableReader
+from evaluators.checks import read_sql_file
+from evaluators.errors import InstanceError
+from evaluators.paths import answer_path
+from evaluators.tables.read import TableReader
 
 TEMPORAL_SQL = "gold.sql"  # a temporal spec's gold is the result of running this file
 

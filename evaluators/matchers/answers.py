@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .verdicts import Verdict
+from evaluators.matchers.verdicts import Verdict
 
 OFFICIAL_NUMBER = re.compile(r"\b\d{1,3}(?:,\d{3})*\b(?:\.\d+)?%?|\b\d+\b(?:\.\d+)?%?")
 STRICT_NUMBER = re.compile(r"(?<![\w.])[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?%?")

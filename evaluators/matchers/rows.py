@@ -23,7 +23,7 @@ from collections import Counter
 from decimal import Decimal
 from typing import Any
 
-from .verdicts import Verdict
+from evaluators.matchers.verdicts import Verdict
 
 REL_TOL = 1e-6
 MAX_MAPPINGS = 5000  # candidate column mappings checked before giving up (mapping_search_exhausted)

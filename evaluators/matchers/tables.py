@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InstanceError
-from ..semantics import STRICT_TOL, Preset
-from ..tables import official, plainrows, strict
-from ..tables.cells import TokenTable
-from ..tables.frames import column_arrays
-from ..tables.read import TableReader, strict_columns
-from .verdicts import Verdict
+from evaluators.errors import InstanceError
+from evaluators.semantics import STRICT_TOL, Preset
+from evaluators.tables import official, plainrows, strict
+from evaluators.tables.cells import TokenTable
+from evaluators.tables.frames import column_arrays
+from evaluators.tables.read import TableReader, strict_columns
+from evaluators.matchers.verdicts import Verdict
 
 
 @dataclass

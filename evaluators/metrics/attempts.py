@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .passk import pass_at_k
+from evaluators.metrics.passk import pass_at_k
 
 __all__ = ["AttemptMetrics", "AttemptReport", "summarize_attempts", "select_score", "UNGROUPED"]
 

@@ -133,7 +133,7 @@ def open_read_only(db_path: str | Path, engine: str) -> Iterator[Any]:
     """Open a database file through the one opener (read-only, locked down; `backends/opener.py`).
 
     For callers of this library function; grading compiles in a worker (`backends/inspect.py`)."""
-    from ..backends.opener import open_duckdb, open_sqlite
+    from evaluators.backends.opener import open_duckdb, open_sqlite
 
     path, engine = Path(db_path), engine.lower()
     if not path.is_file():

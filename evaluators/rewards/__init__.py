@@ -16,7 +16,7 @@ import importlib
 from collections.abc import Sequence
 from types import ModuleType
 
-from ..errors import MissingExtra
+from evaluators.errors import MissingExtra
 
 INSTALL_HINT = "pip install '.[rewards]'"
 
@@ -63,19 +63,10 @@ def require_str(value: object, name: str) -> str:
 
 # The helpers above are defined before these imports on purpose: the
 # submodules import them from the package while it is still initialising.
-from .mathequal import extract_final_answer, math_equal, math_equal_reward  # noqa: E402
-from .qa import normalize_answer, qa_f1, qa_f1_reward  # noqa: E402
-from .similarity import (  # noqa: E402
-    jaccard,
-    llmetric_q,
-    query_similarity,
-    sql_tokens,
-)
-from .tooluse import (  # noqa: E402
-    count_tool_messages,
-    math_equal_tool_reward,
-    qa_f1_tool_reward,
-)
+from evaluators.rewards.mathequal import extract_final_answer, math_equal, math_equal_reward  # noqa: E402
+from evaluators.rewards.qa import normalize_answer, qa_f1, qa_f1_reward  # noqa: E402
+from evaluators.rewards.similarity import jaccard, llmetric_q, query_similarity, sql_tokens
+from evaluators.rewards.tooluse import count_tool_messages, math_equal_tool_reward, qa_f1_tool_reward
 
 __all__ = [
     "INSTALL_HINT",

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from . import answer_list, require_str
-from .mathequal import extract_final_answer, matching_gold
-from .qa import qa_f1 as _qa_scores
-from .tooluse import TOOL_USED_WRONG_ANSWER, count_tool_messages
+from evaluators.rewards import answer_list, require_str
+from evaluators.rewards.mathequal import extract_final_answer, matching_gold
+from evaluators.rewards.qa import qa_f1 as _qa_scores
+from evaluators.rewards.tooluse import TOOL_USED_WRONG_ANSWER, count_tool_messages
 
 GoldFunc = Callable[[str, dict, list | None], tuple[float, str]]
 
@@ -153,7 +153,7 @@ def scienceworld_reward(answer: str, params: dict, trajectory: list | None) -> t
         raise ValueError("scienceworld_reward: parameter 'task' must be a ScienceWorld task name")
     if not isinstance(variation, int) or isinstance(variation, bool) or variation < 0:
         raise ValueError("scienceworld_reward: parameter 'variation' must be a non-negative integer")
-    from .scienceworld import DEFAULT_TIMEOUT_S, scienceworld_replay
+    from evaluators.rewards.scienceworld import DEFAULT_TIMEOUT_S, scienceworld_replay
 
     actions = trajectory_actions(answer, trajectory)
     replay = scienceworld_replay(task, variation, actions, float(params.get("timeout_s", DEFAULT_TIMEOUT_S)))

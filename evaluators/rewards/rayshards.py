@@ -25,7 +25,7 @@ class RewardShard:
         INSIDE_SHARD = True
 
     def score(self, data_sources, solution_strs, ground_truths, extra_infos) -> list[dict]:
-        from .verl import local_batch
+        from evaluators.rewards.verl import local_batch
 
         return local_batch(data_sources, solution_strs, ground_truths, extra_infos)
 

@@ -15,7 +15,7 @@ import os
 import threading
 from collections.abc import Sequence
 
-from .environments import EnvironmentPool, Replay
+from evaluators.rewards.environments import EnvironmentPool, Replay
 
 INSTALL_HINT = "pip install '.[scienceworld]'"
 DEFAULT_TIMEOUT_S = 300.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from . import import_optional, require_str
+from evaluators.rewards import import_optional, require_str
 
 _SQL_TOKEN = re.compile(
     r"""

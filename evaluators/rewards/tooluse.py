@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from . import answer_list, require_str
-from .mathequal import math_equal
-from .qa import qa_f1_reward
+from evaluators.rewards import answer_list, require_str
+from evaluators.rewards.mathequal import math_equal
+from evaluators.rewards.qa import qa_f1_reward
 
 TOOL_ROLE = "tool"
 # Partial credit for using a tool but answering wrongly: enough to reward

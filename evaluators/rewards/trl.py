@@ -11,7 +11,7 @@ verl.compute_score_batch, so it is parallel, cached and safe in the same way.
 """
 from __future__ import annotations
 
-from .verl import compute_score_batch
+from evaluators.rewards.verl import compute_score_batch
 
 _INFO_COLUMNS = ("db_path", "db_id", "db_root", "timeout_s", "backend", "trajectory")
 

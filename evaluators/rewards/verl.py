@@ -17,14 +17,14 @@ import re
 import threading
 from pathlib import Path
 
-from ..backends.readonly import WRITE_REFUSED
-from ..errors import InstanceError
-from ..execution import resolve_database
-from ..rowqueries import RowQuery, RowResult, RowRunner
-from ..sqltext import read_only_problem
-from .mathequal import math_equal_reward
-from .qa import qa_f1_reward
-from .tooluse import math_equal_tool_reward, qa_f1_tool_reward
+from evaluators.backends.readonly import WRITE_REFUSED
+from evaluators.errors import InstanceError
+from evaluators.execution import resolve_database
+from evaluators.rowqueries import RowQuery, RowResult, RowRunner
+from evaluators.sqltext import read_only_problem
+from evaluators.rewards.mathequal import math_equal_reward
+from evaluators.rewards.qa import qa_f1_reward
+from evaluators.rewards.tooluse import math_equal_tool_reward, qa_f1_tool_reward
 
 SQL_SOURCES = ("text2sql", "synsql", "bird", "spider")
 QA_SOURCES = ("qa", "hotpotqa", "squad", "nq", "triviaqa")
@@ -66,7 +66,7 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
     count = len(solution_strs)
     infos = list(extra_infos) if extra_infos is not None else [None] * count
     if _ray_running():
-        from .rayshards import spread_batch
+        from evaluators.rewards.rayshards import spread_batch
 
         return spread_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
     return local_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
@@ -206,6 +206,6 @@ def _ray_running() -> bool:
 
 
 def _inside_ray_shard() -> bool:
-    from . import rayshards
+    from evaluators.rewards import rayshards
 
     return rayshards.INSIDE_SHARD

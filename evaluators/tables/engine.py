@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .align import arrow_strings
-from .cells import (BIGINT, FLOAT, INT, OBJECT_SPACE, TEXT, StrictColumn, TextPart, TokenTable, _empty, column,
-                    from_numbers, text_cells)
+from evaluators.tables.align import arrow_strings
+from evaluators.tables.cells import BIGINT, FLOAT, INT, OBJECT_SPACE, TEXT, StrictColumn, TextPart, TokenTable, _empty, column, from_numbers, text_cells
 
 _MASKED_INTS = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)}
 

@@ -26,12 +26,12 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from . import align, tiny
-from .literal import describe_miss, literal_match
-from .numeric import isclose
-from .tokens import TokenSpace
-from .views import Column, FrameViews
-from ..matchers.verdicts import Verdict
+from evaluators.tables import align, tiny
+from evaluators.tables.literal import describe_miss, literal_match
+from evaluators.tables.numeric import isclose
+from evaluators.tables.tokens import TokenSpace
+from evaluators.tables.views import Column, FrameViews
+from evaluators.matchers.verdicts import Verdict
 
 _SAMPLE = 33  # positions checked before a full comparison, to reject most pairs cheaply
 

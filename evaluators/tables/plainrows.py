@@ -19,8 +19,8 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from .cells import floats_tell_their_text
-from .frames import arrow_texts, column_arrays, to_objects
+from evaluators.tables.cells import floats_tell_their_text
+from evaluators.tables.frames import arrow_texts, column_arrays, to_objects
 
 MAX_ROWS = 200  # past this, the vectorised typed cells are as cheap
 

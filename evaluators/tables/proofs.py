@@ -12,9 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import align
-from .cells import BIGINT, FLOAT, INT, TEXT, RawText, StrictColumn
-from .numeric import isclose
+from evaluators.tables import align
+from evaluators.tables.cells import BIGINT, FLOAT, INT, TEXT, RawText, StrictColumn
+from evaluators.tables.numeric import isclose
 
 
 def equal_under(g: StrictColumn, p: StrictColumn, rows, tol: float, cheap: bool = False) -> bool:

@@ -17,13 +17,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InstanceError
-from . import quickcsv
-from .align import arrow_strings
-from .cells import StrictColumn, TokenTable, floats_tell_their_text, from_numbers
-from .engine import engine_column
-from .frames import column_arrays, columns_of, to_objects
-from .texts import from_text
+from evaluators.errors import InstanceError
+from evaluators.tables import quickcsv
+from evaluators.tables.align import arrow_strings
+from evaluators.tables.cells import StrictColumn, TokenTable, floats_tell_their_text, from_numbers
+from evaluators.tables.engine import engine_column
+from evaluators.tables.frames import column_arrays, columns_of, to_objects
+from evaluators.tables.texts import from_text
 
 DEFAULT_MAX_BYTES = 2 * 1024 ** 3
 # Endings for which pandas decompresses the file before reading it (compression="infer").
@@ -112,7 +112,7 @@ class TableReader:
             return InstanceError(self.reason, f"{path.name}: file not found")
         self._check_size(path)
         if self.duckdb_loader is None:  # no run configured one: a worker with a private scratch folder
-            from ..execution import duckdb_loader
+            from evaluators.execution import duckdb_loader
 
             self.duckdb_loader = duckdb_loader()
         try:

@@ -21,12 +21,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from . import align
-from .cells import FLOAT, INT, NULL, StrictColumn
-from .numeric import first_false, isclose
-from .proofs import cheap_checks, equal_under, signatures_agree
-from .search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
-from ..matchers.verdicts import Verdict
+from evaluators.tables import align
+from evaluators.tables.cells import FLOAT, INT, NULL, StrictColumn
+from evaluators.tables.numeric import first_false, isclose
+from evaluators.tables.proofs import cheap_checks, equal_under, signatures_agree
+from evaluators.tables.search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
+from evaluators.matchers.verdicts import Verdict
 
 def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol: float) -> bool:
     """Necessary for g to map onto p (and sufficient without ignore_order)."""

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .cells import BIGINT, FLOAT, INT, TEXT, Cells, RawText, StrictColumn, TextPart, TokenTable, _empty, arrow_or_none
+from evaluators.tables.cells import BIGINT, FLOAT, INT, TEXT, Cells, RawText, StrictColumn, TextPart, TokenTable, _empty, arrow_or_none
 
 _INT_RE = re.compile(r"\s*[+-]?\d+\s*")
 # Python's own blanks in ASCII (str.isspace): what int() and float() strip.

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .frames import arrow_texts, column_arrays, to_objects
-from .literal import literal_match
-from .views import common_numeric, sort_as_scorers
+from evaluators.tables.frames import arrow_texts, column_arrays, to_objects
+from evaluators.tables.literal import literal_match
+from evaluators.tables.views import common_numeric, sort_as_scorers
 
 # Past these (rows; rows x gold columns x predicted columns) the vectorised views win (bench/corpus.py).
 MAX_ROWS = 200

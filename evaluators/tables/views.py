@@ -23,9 +23,9 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .align import arrow_strings, text_bytes
-from .frames import columns_of
-from .tokens import TokenSpace
+from evaluators.tables.align import arrow_strings, text_bytes
+from evaluators.tables.frames import columns_of
+from evaluators.tables.tokens import TokenSpace
 
 # NULL flavours sort differently in the scorers' key (None last, NaN as 'nan',
 # NaT as 'NaT', pd.NA as '<NA>'), so token columns keep them apart.

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import Location, SpecError
-from ..specs import Problem
+from evaluators.errors import Location, SpecError
+from evaluators.specs import Problem
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def replace_cur_year(query: str) -> str:
 
 def remove_distinct(query: str) -> str:
     """Cut every DISTINCT keyword (not text inside quotes), keeping the rest of the text as it is."""
-    from ..sqltext import keyword_spans
+    from evaluators.sqltext import keyword_spans
 
     spans = keyword_spans(query, "DISTINCT")
     for start, end in reversed(spans):

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
 
-from ..execution import ExecConfig, ExecResult, run_parallel, run_sql
-from ..matchers.rows import strict_rows
-from ..matchers.verdicts import Verdict
-from ..report import InstanceReport, Report, build_summary
-from ..specs import Problem
-from . import rules
-from .native import GoldQuery, Prediction, database_variants, pair, read_gold, read_predictions
+from evaluators.execution import ExecConfig, ExecResult, run_parallel, run_sql
+from evaluators.matchers.rows import strict_rows
+from evaluators.matchers.verdicts import Verdict
+from evaluators.report import InstanceReport, Report, build_summary
+from evaluators.specs import Problem
+from evaluators.testsuite import rules
+from evaluators.testsuite.native import GoldQuery, Prediction, database_variants, pair, read_gold, read_predictions
 
 SEMANTICS = "test-suite"
 NAMES = (SEMANTICS, "strict")
@@ -101,7 +101,7 @@ def _official(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _
 
 
 def _strict(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner) -> Verdict:
-    from ..metrics.bird import outermost_has_order_by
+    from evaluators.metrics.bird import outermost_has_order_by
 
     # Only Spider's tokenizer artifacts (`> =`) are mended; otherwise both queries run as written.
     gold_sql, pred_sql = rules.postprocess(gold.sql), rules.postprocess(pred.sql)
