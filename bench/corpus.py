@@ -27,7 +27,7 @@ def build_self_grade(corpus: Path, work: Path) -> tuple[Path, Path, int]:
     """(gold_dir, result_dir, instances) for grading the corpus against itself."""
     sys.path.insert(0, str(ROOT))
     from evaluators.goldtools.lite_import import import_spider2_lite
-    from evaluators.specs import load_gold
+    from evaluators.loading.specs import load_gold
 
     gold_dir, result_dir = work / "gold", work / "submission"
     if gold_dir.exists():

@@ -12,7 +12,7 @@ __all__ = ["grade"]
 
 def __getattr__(name: str):
     if name == "grade":
-        from evaluators.run import grade
+        from evaluators.grading.run import grade
 
         return grade
     raise AttributeError(f"module 'evaluators' has no attribute {name!r}")

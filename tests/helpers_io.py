@@ -6,9 +6,9 @@ import json
 import os
 from pathlib import Path
 
+from casefolders import write_instance
 from click.testing import CliRunner
 
-from casefolders import write_instance
 from evaluators.cli import main
 
 TABLE = "a,b,c\n1,x,2.5\n2,y,3.5\n"

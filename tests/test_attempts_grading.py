@@ -2,10 +2,10 @@
 import json
 
 import pytest
-
 from casefolders import write_instance
+
 from evaluators import grade
-from evaluators.grading import Options
+from evaluators.grading.instance import Options
 
 
 def _three_instances(tmp_path):

@@ -11,12 +11,12 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
-from evaluators.backends import worker
-from evaluators.execution import ExecConfig, Executor, run_sql
-from evaluators.specs import GoldInstance, Spec
-from evaluators.errors import Location
 from endless import DUCKDB_ENDLESS as LONG_QUERY
+
+from evaluators.errors import Location
+from evaluators.execution import worker
+from evaluators.execution.executor import ExecConfig, Executor, run_sql
+from evaluators.loading.specs import GoldInstance, Spec
 
 TIMEOUT_S = 2.0
 

@@ -21,10 +21,10 @@ import pandas as pd
 import pytest
 from hostile import HOSTILE
 
-from evaluators.backends import worker
 from evaluators.errors import Location
-from evaluators.execution import ExecConfig, Executor, run_sql
-from evaluators.specs import GoldInstance, Spec
+from evaluators.execution import worker
+from evaluators.execution.executor import ExecConfig, Executor, run_sql
+from evaluators.loading.specs import GoldInstance, Spec
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 2.0
@@ -156,7 +156,7 @@ def test_missing_extra_names_the_pip_command(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text("import sys\nsys.modules['snowflake.connector'] = None\n")
-    script = ("from pathlib import Path\nfrom evaluators.execution import ExecConfig, run_sql\n"
+    script = ("from pathlib import Path\nfrom evaluators.execution.executor import ExecConfig, run_sql\n"
               f"r = run_sql('snowflake', 'DB.S', 'SELECT 1', ExecConfig(Path({str(tmp_path / 'out')!r})), "
               f"Path({str(tmp_path / 'r.csv')!r}))\nprint(r.reason)\nprint(r.detail)\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}

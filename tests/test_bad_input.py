@@ -5,18 +5,18 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers_io import TABLE, clean_folders, run_cli, tree_hash, write_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers_io import TABLE, clean_folders, run_cli, tree_hash, write_lines
 from evaluators import grade
 from evaluators.errors import SpecError
 from evaluators.goldtools.lint import lint_gold, lint_instance
-from evaluators.grading import grade_instance
-from evaluators.registry import FUNCS
-from evaluators.report import REASONS
-from evaluators.specs import ANSWER_TYPES, SubmissionLine, load_gold, load_submission
-from evaluators.validate import validate
+from evaluators.grading.instance import grade_instance
+from evaluators.loading.specs import ANSWER_TYPES, SubmissionLine, load_gold, load_submission
+from evaluators.loading.validate import validate
+from evaluators.matching.registry import FUNCS
+from evaluators.reporting.report import REASONS
 
 GOOD = [{"instance_id": "s1", "answer_type": "answer", "answer_or_path": "It is Paris."},
         {"instance_id": "n1", "answer_type": "answer", "answer_or_path": "17.5"},
@@ -304,7 +304,7 @@ def _check_gold(folder: Path, content: bytes) -> None:
                                       "//server/share/x.csv"])
 def test_absolute_answer_paths_of_either_system_are_refused(tmp_path, relative):
     from evaluators.errors import InstanceError
-    from evaluators.paths import answer_path
+    from evaluators.loading.paths import answer_path
 
     (tmp_path / "t1").mkdir()
     with pytest.raises(InstanceError) as caught:

@@ -7,8 +7,8 @@ import shutil
 import sqlite3
 
 import pytest
-
 from helpers_io import run_cli, tree_hash
+
 from evaluators.bird.run import BirdOptions, grade_bird
 
 SEP = "\t----- bird -----\t"

@@ -13,7 +13,6 @@ import sys
 import uuid
 
 import pytest
-
 from emulators.servers import EmulatorStartError, SnowflakeEmulator
 
 # Same name as in tests/conftest.py, so the fixtures are registered (and the

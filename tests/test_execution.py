@@ -10,15 +10,14 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
-from evaluators.backends.base import REDACTED, redact, secret_values
-from evaluators.errors import InstanceError, Location
-from evaluators.report import REASONS
-from evaluators.execution import (ExecConfig, ExecResult, Executor, GoldResult, resolve_database,
-                                  total_bytes)
-from evaluators.specs import GoldInstance, Spec
-from evaluators.sqltext import read_only_problem, read_sql_file, split_statements, unwrap_fences
 from endless import DUCKDB_ENDLESS
+
+from evaluators.errors import InstanceError, Location
+from evaluators.execution.backends.base import REDACTED, redact, secret_values
+from evaluators.execution.executor import ExecConfig, ExecResult, Executor, GoldResult, resolve_database, total_bytes
+from evaluators.loading.specs import GoldInstance, Spec
+from evaluators.reporting.report import REASONS
+from evaluators.sqltext import read_only_problem, read_sql_file, split_statements, unwrap_fences
 
 PRIVATE_KEY = ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n"
                "q3x9Zk2bW1yVh5uN0qk7aQ4lq0m8Xr3t6y1Jp2dE\n-----END PRIVATE KEY-----\n")

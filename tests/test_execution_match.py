@@ -9,15 +9,15 @@ from decimal import Decimal
 
 import duckdb
 import pytest
-
 from casefolders import write_instance
+
 from evaluators import grade
-from evaluators.backends.rowfile import decode, encode, read_rows, rows_path, write_rows
 from evaluators.errors import Location
-from evaluators.execution import ExecConfig, Executor
-from evaluators.grading import Options
+from evaluators.execution.executor import ExecConfig, Executor
+from evaluators.execution.row_files import decode, encode, read_rows, rows_path, write_rows
+from evaluators.grading.instance import Options
+from evaluators.loading.specs import GoldInstance
 from evaluators.rewards.similarity import jaro_winkler, rouge_l
-from evaluators.specs import GoldInstance
 
 SPEC = {"func": "execution_match", "parameters": {"gold_sql": "gold.sql"}}
 SQLITE = {"type": "SQLite", "db": "shop"}

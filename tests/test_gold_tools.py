@@ -5,13 +5,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from helpers_io import DUCKDB_SQL, TABLE, clean_folders, run_cli, tree_hash, write_lines
 from casefolders import _write_duckdb
+from helpers_io import DUCKDB_SQL, TABLE, clean_folders, run_cli, tree_hash, write_lines
+
 from evaluators import grade
 from evaluators.goldtools.jsonl_edit import rewrite_jsonl
 from evaluators.goldtools.lint import lint_gold
-from evaluators.specs import load_gold
+from evaluators.loading.specs import load_gold
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,14 +5,14 @@ import os
 import re
 
 import pytest
-
 from conftest import SHARED, requires_shared
 from helpers_io import TABLE, run_cli, tree_hash, write_lines
+
 from evaluators import grade
 from evaluators.goldtools.lint import lint_gold
 from evaluators.goldtools.lite_import import import_spider2_lite, lite_parameters
-from evaluators.grading import Options
-from evaluators.validate import validate
+from evaluators.grading.instance import Options
+from evaluators.loading.validate import validate
 
 CORPUS = SHARED / "corpora" / "spider2-lite"
 BROKEN = SHARED / "cases" / "dev" / "broken_specs.txt"
@@ -231,7 +231,7 @@ def test_real_corpus_import_routes_all_instances_and_brings_every_gold_sql(tmp_p
 def test_imported_routes_grade_each_instance_on_its_own_engine(tmp_path, monkeypatch):
     import sqlite3
 
-    from evaluators.execution import ExecConfig, Executor
+    from evaluators.execution.executor import ExecConfig, Executor
 
     for name in ("GOOGLE_APPLICATION_CREDENTIALS", "SNOWFLAKE_USER", "SNOWFLAKE_PASSWORD", "SNOWFLAKE_ACCOUNT"):
         monkeypatch.delenv(name, raising=False)

@@ -2,8 +2,8 @@
 from pathlib import Path
 
 import pytest
-
 from casefolders import SEMANTICS, load_cases, write_instance
+
 from evaluators import grade
 
 CASES = Path(__file__).parent / "cases"

@@ -23,8 +23,10 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import baseline  # noqa: E402
-from evaluators.tables import official, strict, tiny  # noqa: E402
-from evaluators.tables.cells import TokenTable  # noqa: E402
+from evaluators.matching.official import rule as official  # noqa: E402
+from evaluators.matching.official import small_tables  # noqa: E402
+from evaluators.matching.strict import rule as strict  # noqa: E402
+from evaluators.matching.strict.cells import TokenTable  # noqa: E402
 from evaluators.tables.read import strict_columns  # noqa: E402
 
 PRESETS = {"spider2": (1e-2, False), "spider2-2024": (1e-3, False), "spider2-lite": (1e-2, True)}
@@ -108,9 +110,9 @@ def ours(pred, gold, cols, ignore_order, preset) -> bool:
 
 def check_all_presets(pred, gold, cols, ignore_order):
     """Both ways to the verdict agree with the baseline: the scorers' loop on small tables, and the views."""
-    for max_work in (tiny.MAX_WORK, 0):
+    for max_work in (small_tables.MAX_WORK, 0):
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(tiny, "MAX_WORK", max_work)
+            patch.setattr(small_tables, "MAX_WORK", max_work)
             for preset in PRESETS:
                 want = bool(baseline.compare_frames(pred, gold, cols, ignore_order, preset))
                 assert ours(pred, gold, cols, ignore_order, preset) == want, (preset, ignore_order, cols, max_work)
@@ -157,7 +159,7 @@ def strict_oracle(pred_text: str, gold_text: str, cols, ignore_order: bool) -> b
     import itertools
     import math
 
-    from evaluators.tables.texts import _type_text
+    from evaluators.matching.strict.text_cells import _type_text
 
     def cell(text):
         if text in NA_TEXTS:
@@ -245,7 +247,7 @@ def test_float_text_parsing_agrees_with_python():
 
 
 def _python_type(text: str):
-    from evaluators.tables.texts import _type_text
+    from evaluators.matching.strict.text_cells import _type_text
 
     cls, number, ival, _ = _type_text(text)
     return (cls, number if cls in (1, 2, 3) else None, ival if cls == 1 else None)
@@ -277,7 +279,7 @@ if __name__ == "__main__":
 @pytest.mark.parametrize("null_as_zero", [False, True])
 def test_official_order_is_the_scorers_sort(n, null_as_zero):
     """Both ways of computing the scorers' string order (Python for short columns, numpy ranks for long)."""
-    from evaluators.tables.views import _masked_column, num_column
+    from evaluators.matching.official.column_views import _masked_column, num_column
 
     rng = np.random.default_rng(n)
     floats = rng.choice([0.0, -0.0, 0.1, 0.1 + 0.2, 0.3, 10.0, 9.995, np.nan, 1e16, 1e-5, -1.0, 2.5], n)
@@ -297,7 +299,7 @@ def test_first_byte_screen_equals_its_pattern():
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from evaluators.tables.texts import MAY_BE_NUMBER, may_be_number
+    from evaluators.matching.strict.text_cells import MAY_BE_NUMBER, may_be_number
 
     rnd = random.Random(0)
     alphabet = list("iInNfFaA+-. 0123456789xyz\t\x1c\x1f\x0b_eE") + ["é", "٣", "\u00a0", "\x7f", "\x80"]
@@ -420,24 +422,24 @@ def test_small_plain_tables_take_the_scorers_loop():
 @given(table_pair())
 def test_plain_rows_show_a_match_only_where_the_strict_rule_has_one(case):
     """The quick strict look on Python values may miss a match, never invent one."""
-    from evaluators.tables import plainrows
+    from evaluators.matching.strict import plain_rows
 
     pred, gold, cols, ignore_order = case
     pred_text, gold_text = pred.to_csv(index=False), gold.to_csv(index=False)
-    p = plainrows.plain_columns(pd.read_csv(io.StringIO(pred_text), low_memory=False))
-    g = plainrows.plain_columns(pd.read_csv(io.StringIO(gold_text), low_memory=False))
+    p = plain_rows.plain_columns(pd.read_csv(io.StringIO(pred_text), low_memory=False))
+    g = plain_rows.plain_columns(pd.read_csv(io.StringIO(gold_text), low_memory=False))
     if p is None or g is None:
         return
     chosen = [g[i] for i in cols] if cols else g
-    if plainrows.matching_columns(chosen, p, ignore_order) is not None:
+    if plain_rows.matching_columns(chosen, p, ignore_order) is not None:
         assert strict_ours(pred_text, gold_text, cols, ignore_order)
 
 
 @pytest.mark.parametrize("ignore_order", [True, False])
 def test_small_plain_tables_skip_typed_cells_when_they_match(tmp_path, ignore_order):
     """A small plain match is shown on Python values (no typed cells); a miss gets the full rule's words."""
-    from evaluators.matchers.tables import TableJob, table_match
-    from evaluators.semantics import PRESETS as ALL
+    from evaluators.matching.semantics import PRESETS as ALL
+    from evaluators.matching.table_match import TableJob, table_match
     from evaluators.tables.read import TableReader
 
     gold = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", None], "c": [0.5, 1.5, 2.5]})

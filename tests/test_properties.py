@@ -4,8 +4,8 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluators.matchers.tables import TableJob, table_match
-from evaluators.semantics import PRESETS
+from evaluators.matching.semantics import PRESETS
+from evaluators.matching.table_match import TableJob, table_match
 from evaluators.tables.read import TableReader
 
 cell = st.one_of(st.integers(-50, 50), st.floats(-100, 100, allow_nan=False).map(lambda x: round(x, 3)),

@@ -2,16 +2,16 @@
 import hashlib
 import io
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from pathlib import Path
+from conftest import SHARED, requires_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pandas._libs.parsers import STR_NA_VALUES
 
-from conftest import SHARED, requires_shared
 from evaluators.tables.quickcsv import MAX_BYTES, read_small
 from evaluators.tables.read import TableReader
 

@@ -2,8 +2,8 @@
 import csv
 
 import pytest
-
 from conftest import SHARED, requires_shared
+
 from evaluators import grade
 
 CASES = SHARED / "cases" / "dev"
@@ -39,7 +39,7 @@ def test_strict_matches_expected(report):
 
 
 def test_every_case_is_graded_with_a_documented_reason(report):
-    from evaluators.report import REASONS
+    from evaluators.reporting.report import REASONS
 
     assert len(report.instances) == len(_rows("expected.csv"))
     assert {i.reason for i in report.instances} <= set(REASONS)

@@ -30,6 +30,6 @@ def test_every_key_of_a_real_report_is_in_the_schema_document(tmp_path):
 
 
 def test_every_reason_is_documented():
-    from evaluators.report import REASONS
+    from evaluators.reporting.report import REASONS
 
     assert [k for k in REASONS if f"- `{k}`:" not in DOC] == []

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from browser import render
 from casefolders import write_instance
 from helpers_io import run_cli
+
 from evaluators import grade
-from evaluators.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
+from evaluators.metrics.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = "a,b\n1,x\n2,y\n"
@@ -188,7 +188,7 @@ def test_comparison_html_renders_in_chromium_with_the_flips(two_runs, tmp_path):
 
 def test_plot_axes_are_0_to_100_and_40_labels_do_not_overlap(tmp_path):
     pytest.importorskip("matplotlib")
-    from evaluators.plots import report_figure
+    from evaluators.reporting.plots import report_figure
 
     for k in range(80):
         write_instance(tmp_path, f"i{k:02d}", SPEC, "file", "r.csv", {"g.csv": TABLE},

@@ -2,8 +2,8 @@
 import json
 
 import pytest
-
 from casefolders import write_instance
+
 from evaluators import grade
 
 

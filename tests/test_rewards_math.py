@@ -7,8 +7,7 @@ import threading
 
 import pytest
 
-from evaluators.rewards import extract_final_answer, math_equal, math_equal_reward
-from evaluators.rewards import gold_funcs
+from evaluators.rewards import extract_final_answer, gold_funcs, math_equal, math_equal_reward
 
 pytest.importorskip("math_verify")
 

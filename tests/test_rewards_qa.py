@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evaluators.rewards import normalize_answer, qa_f1, qa_f1_reward
-from evaluators.rewards import gold_funcs
+from evaluators.rewards import gold_funcs, normalize_answer, qa_f1, qa_f1_reward
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -43,8 +43,8 @@ def test_ray_batch_equals_the_local_batch(ray_instance, tmp_path):
 
 def test_grading_on_ray_equals_local_grading(ray_instance, tmp_path):
     from evaluators import grade
-    from evaluators.grading import Options
-    from evaluators.run import grade as run_grade
+    from evaluators.grading.instance import Options
+    from evaluators.grading.run import grade as run_grade
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sub, gold = os.path.join(root, "example_submission_folder"), os.path.join(root, "gold")

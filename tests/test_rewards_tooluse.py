@@ -8,10 +8,10 @@ import pytest
 
 from evaluators.rewards import (
     count_tool_messages,
+    gold_funcs,
     math_equal_tool_reward,
     qa_f1_tool_reward,
 )
-from evaluators.rewards import gold_funcs
 
 USER = {"role": "user", "content": "What is 1/2 as a decimal?"}
 CALL = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]}

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from casefolders import write_instance
 from endless import DUCKDB_ENDLESS
 from helpers_io import run_cli, tree_hash
@@ -146,7 +145,7 @@ def test_5_validity_and_plan_cost_never_run_a_second_statement(tmp_path):
 
 
 def test_5_explain_runs_in_a_worker_not_in_the_grading_process():
-    source = (ROOT / "evaluators" / "explain.py").read_text()
+    source = (ROOT / "evaluators" / "execution" / "explain.py").read_text()
     assert "worker.execute(" in source and "import duckdb" not in source and "sqlite3" not in source
 
 
@@ -317,7 +316,7 @@ def test_13_a_missing_extra_is_missing_extra_with_the_pip_hint(tmp_path, monkeyp
     lambda s: base64.urlsafe_b64encode(b"xy" + s.encode() + b"!").decode(),
 ])
 def test_14_encoded_credentials_are_redacted(encode):
-    from evaluators.backends.base import redact
+    from evaluators.execution.backends.base import redact
 
     message = f"driver error: could not connect with {encode(SECRET)} (retrying)"
     cleaned = redact(message, [SECRET])
@@ -327,7 +326,7 @@ def test_14_encoded_credentials_are_redacted(encode):
 
 
 def test_14_a_worker_error_carrying_an_encoded_password_is_redacted(tmp_path, monkeypatch):
-    from evaluators.execution import ExecConfig, run_sql
+    from evaluators.execution.executor import ExecConfig, run_sql
 
     credentials = tmp_path / "creds"
     credentials.mkdir()
@@ -350,7 +349,7 @@ def test_15_an_unreachable_token_endpoint_is_a_network_problem_naming_it(tmp_pat
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
 
-    from evaluators.execution import ExecConfig, run_sql
+    from evaluators.execution.executor import ExecConfig, run_sql
 
     monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -377,7 +376,7 @@ def test_bigquery_application_default_credentials_are_used(tmp_path, monkeypatch
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
 
-    from evaluators.execution import ExecConfig, run_sql
+    from evaluators.execution.executor import ExecConfig, run_sql
 
     monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
     gcloud = tmp_path / "gcloud"
@@ -401,7 +400,7 @@ def test_snowflake_connections_toml_with_key_pair_is_read(tmp_path, monkeypatch,
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
 
-    from evaluators.execution import ExecConfig, run_sql
+    from evaluators.execution.executor import ExecConfig, run_sql
 
     for name in [n for n in os.environ if n.startswith("SNOWFLAKE_")]:
         monkeypatch.delenv(name)

@@ -7,13 +7,13 @@ import threading
 import time
 
 import pytest
-
 from casefolders import write_instance
-from helpers_io import run_cli, tree_hash
 from dbservers import GRADER_PASSWORD, free_port
-from evaluators.backends import worker
-from evaluators.backends.base import Request
-from evaluators.execution import ExecConfig, run_sql
+from helpers_io import run_cli, tree_hash
+
+from evaluators.execution import worker
+from evaluators.execution.backends.base import Request
+from evaluators.execution.executor import ExecConfig, run_sql
 
 ROWS = [(1, "Ann", 30, 2.5, "2010-01-01"), (2, "bob", 41, None, "2011-05-02"), (3, "Cy", 30, 4.0, None)]
 
@@ -113,8 +113,8 @@ def test_a_timeout_stops_the_query_on_the_server(engine, sql, loaded, tmp_path):
 def test_cancel_stops_a_query_left_behind_by_a_killed_worker(engine, loaded, tmp_path):
     """The backstop: the parent cancels by the handle the worker sent first (pg_cancel_backend, KILL QUERY)."""
     pg, maria = loaded
-    import pymysql
     import psycopg
+    import pymysql
 
     holder: dict = {}
 

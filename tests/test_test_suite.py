@@ -12,9 +12,9 @@ from collections import Counter
 from itertools import product
 
 import pytest
-
 from helpers_io import run_cli, tree_hash
-from evaluators.matchers.rows import strict_rows
+
+from evaluators.matching.typed_rows import strict_rows
 from evaluators.testsuite.rules import remove_distinct
 from evaluators.testsuite.run import grade_test_suite
 

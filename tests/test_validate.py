@@ -2,14 +2,14 @@
 import os
 
 import pytest
-
 from helpers_io import TABLE, clean_folders, run_cli, tree_hash, write_lines
+
 from evaluators import grade
 from evaluators.errors import InstanceError
-from evaluators.grading import Options
-from evaluators.layout import load_flat_submission
-from evaluators.paths import answer_path
-from evaluators.validate import validate
+from evaluators.grading.instance import Options
+from evaluators.loading.paths import answer_path
+from evaluators.loading.submissions import load_flat_submission
+from evaluators.loading.validate import validate
 
 
 @pytest.fixture

@@ -6,11 +6,11 @@ import sqlite3
 
 import duckdb
 import pytest
-
 from casefolders import write_instance
+
 from evaluators import grade
-from evaluators.execution import ExecConfig, Executor
-from evaluators.grading import Options
+from evaluators.execution.executor import ExecConfig, Executor
+from evaluators.grading.instance import Options
 
 SPEC = {"func": "execution_match", "parameters": {"gold_sql": "gold.sql"}}
 GOLD_SQL = "SELECT region, sum(amount) FROM sales GROUP BY region"

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from evaluators.execution import ExecConfig, run_parallel
-from evaluators.matchers.rows import strict_rows
-from evaluators.matchers.verdicts import Verdict
-from evaluators.report import InstanceReport, Report, build_summary
-from evaluators.rowqueries import RowQuery, RowResult, RowRunner
-from evaluators.errors import Location
-from evaluators.specs import Problem
 from evaluators.bird import native, official
+from evaluators.errors import Location
+from evaluators.execution.executor import ExecConfig, run_parallel
+from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
+from evaluators.loading.specs import Problem
+from evaluators.matching.typed_rows import strict_rows
+from evaluators.matching.verdicts import Verdict
+from evaluators.reporting.report import InstanceReport, Report, build_summary
 
 DIALECTS = {"sqlite": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
 LEVELS = ("simple", "moderate", "challenging")
@@ -170,8 +170,8 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -
 
 def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: _Runner) -> dict:
     """Timings for VES / R-VES (correct answers only, as the official scripts) and EXPLAIN plan costs."""
-    from evaluators.backends import worker
-    from evaluators.backends.base import Request
+    from evaluators.execution import worker
+    from evaluators.execution.backends.base import Request
     from evaluators.metrics.ves import official_time_ratio
 
     out: dict = {}
@@ -239,11 +239,11 @@ def efficiency_summary(instances: list, options: BirdOptions) -> dict:
 
 
 def _official_pair(sql: str, gold_sql: str, db: str | None, runner: _Runner):
-    from evaluators.backends import worker
-    from evaluators.backends.base import Request
-    from evaluators.backends.rowfile import decode
-
     import uuid
+
+    from evaluators.execution import worker
+    from evaluators.execution.backends.base import Request
+    from evaluators.execution.row_files import decode
 
     copy = Path(runner.config.output_dir).resolve() / "bird" / f"copy-{uuid.uuid4().hex}.sqlite"
     request = Request("sqlite", sql, str(copy), db, runner.config.settings(), {}, "inline")

@@ -53,7 +53,7 @@ def bird(predicted, ground_truth, db_root, questions, sql_dialect, meta_time_out
     import os
 
     from evaluators.bird.run import BirdOptions, grade_bird, official_table
-    from evaluators.report import write_atomic
+    from evaluators.reporting.report import write_atomic
 
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")

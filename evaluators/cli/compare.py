@@ -24,8 +24,8 @@ Examples:
 @handle_errors
 def compare(baseline, candidate, output, html_path):
     """Is CANDIDATE better than BASELINE? Both are JSON reports of `evaluate.py grade --output`."""
-    from evaluators.compare import compare_reports
-    from evaluators.report import write_atomic
+    from evaluators.reporting.compare import compare_reports
+    from evaluators.reporting.report import write_atomic
 
     comparison = compare_reports(baseline, candidate)
     click.echo(comparison.to_text(), nl=False)

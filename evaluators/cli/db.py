@@ -30,10 +30,10 @@ def db():
 @handle_errors
 def load_sqlite(sqlite_file, engine, dsn, database, replace):
     """Copy every table and row of a SQLite file into a new database on the server."""
-    from evaluators.backends.base import redact
-    from evaluators.backends.load import load_sqlite as load
-    from evaluators.backends.servers import dsn_secrets
     from evaluators.errors import MissingExtra, UsageError
+    from evaluators.execution.backends.base import redact
+    from evaluators.execution.backends.servers import dsn_secrets
+    from evaluators.execution.load_sqlite import load_sqlite as load
 
     try:
         result = load(sqlite_file, engine, dsn, database, replace)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from evaluators.errors import UsageError
 from evaluators.cli.options import gold_dir_option, handle_errors, max_file_mb_option
+from evaluators.errors import UsageError
 
 GOLD_EPILOG = """\b
 Examples:

@@ -6,9 +6,17 @@ from pathlib import Path
 
 import click
 
+from evaluators.cli.options import (
+    check_writable_outside,
+    execution_options,
+    gold_dir_option,
+    handle_errors,
+    jobs_option,
+    layout_option,
+    result_dir_option,
+)
 from evaluators.errors import EXIT_BELOW_THRESHOLD, EXIT_USAGE, MissingExtra
-from evaluators.semantics import PRESETS
-from evaluators.cli.options import check_writable_outside, execution_options, gold_dir_option, handle_errors, jobs_option, layout_option, result_dir_option
+from evaluators.matching.semantics import PRESETS
 
 GRADE_EPILOG = """\b
 Examples:
@@ -51,8 +59,8 @@ Examples:
 def grade(result_dir, gold_dir, semantics, output, with_html, output_format, allow_gold_errors, plot, jobs, fail_under,
           max_file_mb, progress, attempt_score, layout, ves_iterations, ray_address, **execution):
     """Grade a submission folder against a gold folder."""
-    from evaluators.grading import Options
-    from evaluators.run import grade as run_grade
+    from evaluators.grading.instance import Options
+    from evaluators.grading.run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
     check_writable_outside({"--output": output, "--work-dir": executor.config.output_dir},
@@ -83,7 +91,7 @@ def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_o
                    max_gb_billed,
                    refresh_gold, work_dir, credentials_dir, bigquery_endpoint, bigquery_project, snowflake_host,
                    snowflake_port, snowflake_protocol, postgres_dsn=None, mysql_dsn=None):
-    from evaluators.execution import ExecConfig, Executor
+    from evaluators.execution.executor import ExecConfig, Executor
 
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
@@ -130,7 +138,7 @@ class _Bar:
 
 
 def _write_outputs(report, output: Path, plot: bool, with_html: bool = False) -> None:
-    from evaluators.report import write_atomic
+    from evaluators.reporting.report import write_atomic
 
     if output.suffix.lower() in (".html", ".htm"):
         write_atomic(output, report.to_html())
@@ -144,7 +152,7 @@ def _write_outputs(report, output: Path, plot: bool, with_html: bool = False) ->
         written.append(output.with_suffix(".html"))
     try:
         if plot:
-            from evaluators.plots import plot_report
+            from evaluators.reporting.plots import plot_report
 
             written.append(plot_report(report, output.with_suffix(".png")))
     except MissingExtra as exc:

@@ -75,7 +75,7 @@ def handle_errors(fn):
 
 
 def _stop_workers() -> None:
-    worker = sys.modules.get("evaluators.backends.worker")  # loaded only if some SQL ran
+    worker = sys.modules.get("evaluators.execution.worker")  # loaded only if some SQL ran
     if worker is not None:
         worker.kill_all()
 

@@ -34,8 +34,8 @@ Examples:
 @handle_errors
 def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, work_dir, jobs):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
-    from evaluators.report import write_atomic
-    from evaluators.run import resolve_jobs
+    from evaluators.grading.run import resolve_jobs
+    from evaluators.reporting.report import write_atomic
     from evaluators.testsuite.run import grade_test_suite, official_accuracy
 
     if work_dir is None:

@@ -25,7 +25,7 @@ Exit codes: 0 ready to grade (warnings allowed), 1 problems listed, 2 usage erro
 @handle_errors
 def validate(result_dir, gold_dir, layout, max_file_mb):
     """Check a submission's format and files; list every problem with file:line and a fix."""
-    from evaluators.validate import validate as run_validate
+    from evaluators.loading.validate import validate as run_validate
 
     result = run_validate(result_dir, gold_dir, layout=layout, max_file_bytes=max_file_mb * 1024 * 1024)
     click.echo(result.to_text(), nl=False)

@@ -14,14 +14,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluators import registry
 from evaluators.errors import Location, UsageError
-from evaluators.paths import unsafe_instance_id
-from evaluators.specs import GOLD_FILE, GoldInstance, Spec, load_gold
-from evaluators.tables.read import DEFAULT_MAX_BYTES
 from evaluators.goldtools.jsonl_edit import rewrite_jsonl, to_line
 from evaluators.goldtools.lint import lint_instance
 from evaluators.goldtools.structure import TEMPORAL_SQL
+from evaluators.loading.paths import unsafe_instance_id
+from evaluators.loading.specs import GOLD_FILE, GoldInstance, Spec, load_gold
+from evaluators.matching import registry
+from evaluators.tables.read import DEFAULT_MAX_BYTES
 
 TABLE_FUNCS = ("table_match", "tables_match", "duckdb_match")
 

@@ -10,8 +10,8 @@ import json
 import re
 from pathlib import Path
 
-from evaluators.errors import Location, SpecError
 from evaluators.atomic import write_text
+from evaluators.errors import Location, SpecError
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+$")
 

@@ -11,13 +11,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluators import registry
 from evaluators.errors import Location, SpecError
-from evaluators.paths import unsafe_instance_id
-from evaluators.specs import GOLD_FILE, GoldInstance, Problem, load_gold
-from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
 from evaluators.goldtools import structure
 from evaluators.goldtools.selfcheck import self_check
+from evaluators.loading.paths import unsafe_instance_id
+from evaluators.loading.specs import GOLD_FILE, GoldInstance, Problem, load_gold
+from evaluators.matching import registry
+from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluators.specs import Problem, iter_json_lines
+from evaluators.loading.specs import Problem, iter_json_lines
 
 TASK_FILES = {"spider2lite_eval.jsonl": "spider2-lite.jsonl", "spider2snow_eval.jsonl": "spider2-snow.jsonl"}
 LITE_PREFIXES = (("bq", "BigQuery"), ("ga", "BigQuery"), ("local", "SQLite"), ("sf", "Snowflake"))

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators import registry
-from evaluators.grading import ALL_PRESETS, Options, grade_instance
-from evaluators.matchers import tables
-from evaluators.specs import GoldInstance, SubmissionLine
-from evaluators.tables.read import TableReader
 from evaluators.goldtools.structure import as_list, table_match_cols
+from evaluators.grading.instance import ALL_PRESETS, Options, grade_instance
+from evaluators.loading.specs import GoldInstance, SubmissionLine
+from evaluators.matching import registry
+from evaluators.matching import table_match
+from evaluators.tables.read import TableReader
 
 SKIPPED_FUNCS = {"qa_f1_tool", "math_equal_tool", "scienceworld_reward"}  # they grade an agent's trajectory, which a gold lacks
 
@@ -36,13 +36,13 @@ def self_check(gold: GoldInstance, spec, params: dict, gold_dir: Path, folder_fi
 
 
 def _table_self_check(func: str, params: dict, folder: Path, folder_files: dict, reader: TableReader) -> list:
-    job = tables.TableJob(folder, ALL_PRESETS, reader, reader)
+    job = table_match.TableJob(folder, ALL_PRESETS, reader, reader)
     if func == "tables_match":
-        answers = {"the gold files": tables.tables_match(job, [folder_files[g] for g in params["gold"]], params)}
+        answers = {"the gold files": table_match.tables_match(job, [folder_files[g] for g in params["gold"]], params)}
     elif func == "duckdb_match":
-        answers = {params["gold"]: tables.duckdb_match(job, folder_files[params["gold"]], params)}
+        answers = {params["gold"]: table_match.duckdb_match(job, folder_files[params["gold"]], params)}
     else:
-        answers = {name: tables.table_match(job, folder_files[name], one) for name, one in _each_file(params)}
+        answers = {name: table_match.table_match(job, folder_files[name], one) for name, one in _each_file(params)}
     return [message for name, verdicts in answers.items() for message in _failures(name, verdicts)]
 
 

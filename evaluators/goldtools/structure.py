@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluators.checks import read_sql_file
 from evaluators.errors import InstanceError
-from evaluators.paths import answer_path
+from evaluators.loading.checks import read_sql_file
+from evaluators.loading.paths import answer_path
 from evaluators.tables.read import TableReader
 
 TEMPORAL_SQL = "gold.sql"  # a temporal spec's gold is the result of running this file

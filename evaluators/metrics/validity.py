@@ -130,10 +130,10 @@ def check_duckdb_validity(con: Any, sql: str | None) -> ValidityResult:
 
 @contextmanager
 def open_read_only(db_path: str | Path, engine: str) -> Iterator[Any]:
-    """Open a database file through the one opener (read-only, locked down; `backends/opener.py`).
+    """Open a database file through the one opener (read-only, locked down; `execution/opener.py`).
 
-    For callers of this library function; grading compiles in a worker (`backends/inspect.py`)."""
-    from evaluators.backends.opener import open_duckdb, open_sqlite
+    For callers of this library function; grading compiles in a worker (`execution/inspect.py`)."""
+    from evaluators.execution.opener import open_duckdb, open_sqlite
 
     path, engine = Path(db_path), engine.lower()
     if not path.is_file():

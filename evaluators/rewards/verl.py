@@ -17,14 +17,14 @@ import re
 import threading
 from pathlib import Path
 
-from evaluators.backends.readonly import WRITE_REFUSED
 from evaluators.errors import InstanceError
-from evaluators.execution import resolve_database
-from evaluators.rowqueries import RowQuery, RowResult, RowRunner
-from evaluators.sqltext import read_only_problem
+from evaluators.execution.executor import resolve_database
+from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
+from evaluators.execution.sqlite_readonly import WRITE_REFUSED
 from evaluators.rewards.mathequal import math_equal_reward
 from evaluators.rewards.qa import qa_f1_reward
 from evaluators.rewards.tooluse import math_equal_tool_reward, qa_f1_tool_reward
+from evaluators.sqltext import read_only_problem
 
 SQL_SOURCES = ("text2sql", "synsql", "bird", "spider")
 QA_SOURCES = ("qa", "hotpotqa", "squad", "nq", "triviaqa")
@@ -161,7 +161,7 @@ def _text_refusal(sql: str, backend: str) -> str:
     """The error kind ("write", "multiple_statements") when sqlglot's parser sees that the text is no single query.
 
     Text the parser cannot read, and PRAGMAs, go to the engine, whose read-only guard decides
-    (backends/readonly.py): a reading PRAGMA such as table_info runs."""
+    (execution/sqlite_readonly.py): a reading PRAGMA such as table_info runs."""
     problem = read_only_problem(sql, "sqlite" if backend == "sqlite" else backend, unparsed_ok=True)
     if problem is None or problem.startswith("a PRAGMA"):
         return ""

@@ -17,7 +17,6 @@ import pandas as pd
 import pyarrow as pa
 from pandas.arrays import ArrowStringArray
 
-
 # pandas' documented default NA strings (`read_csv`'s `na_values`); each is confirmed below with read_csv
 # itself, so a pandas that drops one is followed.  Only public pandas API is used in this module.
 NA_CANDIDATES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",

@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 
 from evaluators.errors import InstanceError
+from evaluators.matching.strict.cells import StrictColumn, TokenTable, floats_tell_their_text, from_numbers
+from evaluators.matching.strict.engine_cells import engine_column
+from evaluators.matching.strict.text_cells import from_text
 from evaluators.tables import quickcsv
-from evaluators.tables.align import arrow_strings
-from evaluators.tables.cells import StrictColumn, TokenTable, floats_tell_their_text, from_numbers
-from evaluators.tables.engine import engine_column
 from evaluators.tables.frames import column_arrays, columns_of, to_objects
-from evaluators.tables.texts import from_text
+from evaluators.tables.row_pairing import arrow_strings
 
 DEFAULT_MAX_BYTES = 2 * 1024 ** 3
 # Endings for which pandas decompresses the file before reading it (compression="infer").
@@ -112,7 +112,7 @@ class TableReader:
             return InstanceError(self.reason, f"{path.name}: file not found")
         self._check_size(path)
         if self.duckdb_loader is None:  # no run configured one: a worker with a private scratch folder
-            from evaluators.execution import duckdb_loader
+            from evaluators.execution.executor import duckdb_loader
 
             self.duckdb_loader = duckdb_loader()
         try:

@@ -3,7 +3,7 @@
 Codes are what the fallback paths of both rules sort and compare; equal codes
 mean equal values, always (no hashing).  Encoding touches every cell through
 a hash table, which costs as much as reading it, so it is done lazily (only
-when a comparison cannot be settled by aligning the rows, see `align.py`)
+when a comparison cannot be settled by aligning the rows, see `row_pairing.py`)
 and in bulk: all columns waiting for codes are encoded together, each space
 (strings, each timestamp type) through one dictionary of known values.
 """

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.errors import Location, SpecError
-from evaluators.specs import Problem
+from evaluators.loading.specs import Problem
 
 
 @dataclass(frozen=True)

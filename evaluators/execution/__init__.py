@@ -1,0 +1,1 @@
+"""Execution: the killable workers, the one opener, the engines (backends/), gold cache, EXPLAIN."""

@@ -1,0 +1,87 @@
+"""PostgreSQL through psycopg 3 (the `postgres` extra).
+
+Read-only and stoppable: the connection is read-only (every transaction `READ ONLY`, so writes fail on
+the server), `statement_timeout` is set to the request's timeout so the server stops the query itself,
+and the backend pid goes to the parent first, so a worker that is killed has its query cancelled from a
+fresh connection (`pg_cancel_backend`, then `pg_terminate_backend`).  Nothing is committed.
+"""
+
+from __future__ import annotations
+
+import time
+
+from evaluators.execution.backends.base import (
+    Backend,
+    Outcome,
+    QueryFailed,
+    Request,
+    first_line,
+    import_driver,
+    keep_result,
+    records_frame,
+    refuse_unless_one_query,
+)
+from evaluators.execution.backends.servers import PG_VARIABLES, dsn_secrets
+
+_TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
+
+
+class PostgresBackend(Backend):
+    name = "postgres"
+    kill_grace_s = 2.0
+    cancels_on_kill = True
+
+    def secrets(self, request: Request) -> list[str]:
+        return dsn_secrets(request.setting("postgres_dsn")) + [v for k, v in request.environment.items()
+                                                                 if k == "PGPASSWORD" and v]
+
+    def run(self, request: Request, notify) -> Outcome:
+        psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
+        refuse_unless_one_query(request, "postgres")  # COPY ... TO PROGRAM, DO blocks: never a prediction
+        con = _connect(psycopg, request)
+        try:
+            notify({"event": "handle", "backend_pid": con.info.backend_pid})
+            notify({"event": "started"})
+            with con.cursor() as cursor:
+                cursor.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")
+                started = time.perf_counter()
+                try:
+                    cursor.execute(request.sql)
+                    columns = [d.name for d in cursor.description] if cursor.description else None
+                    rows = cursor.fetchall() if columns is not None else []
+                except psycopg.Error as exc:
+                    if getattr(exc, "sqlstate", None) == _TIMEOUT_STATE:
+                        raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
+                    raise QueryFailed("exec_error", first_line(exc)) from None
+                seconds = time.perf_counter() - started
+            con.rollback()
+            return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+        finally:
+            con.close()
+
+    def cancel(self, request: Request, handle: dict) -> str:
+        psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
+        con = _connect(psycopg, request, read_only=False)
+        try:
+            pid = int(handle["backend_pid"])
+            with con.cursor() as cursor:
+                cursor.execute("SELECT pg_cancel_backend(%s)", (pid,))
+                time.sleep(0.2)
+                cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            return f"cancelled backend {pid}"
+        finally:
+            con.close()
+
+
+def _connect(psycopg, request: Request, read_only: bool = True):
+    """A connection from the DSN and the standard PG* variables (libpq reads ~/.pgpass itself)."""
+    options = {k.lower()[2:]: v for k, v in request.environment.items() if k in PG_VARIABLES and v}
+    options = {("dbname" if k == "database" else k): v for k, v in options.items()}
+    if request.db_ref:
+        options["dbname"] = request.db_ref
+    try:
+        con = psycopg.connect(request.setting("postgres_dsn") or "", connect_timeout=10, **options)
+    except psycopg.Error as exc:
+        raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
+    con.read_only = read_only
+    return con

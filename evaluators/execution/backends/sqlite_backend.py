@@ -1,0 +1,136 @@
+"""SQLite: the database file opened read-only and immutable (opener.py), so submitted SQL cannot change it.
+
+The timeout is a progress handler that aborts the running statement inside SQLite itself.
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from evaluators.execution.backends.base import (
+    Backend,
+    Outcome,
+    QueryFailed,
+    Request,
+    first_line,
+    keep_result,
+    records_frame,
+)
+from evaluators.execution.opener import open_sqlite
+from evaluators.execution.sqlite_readonly import WRITE_REFUSED, read_only_authorizer
+
+_PROGRESS_EVERY = 10_000  # virtual-machine instructions between deadline checks (well under a millisecond)
+
+
+class SQLiteBackend(Backend):
+    name = "sqlite"
+    kill_grace_s = 1.0
+
+    def run(self, request: Request, notify) -> Outcome:
+        if request.db_ref is None:
+            raise QueryFailed("no_database", "a SQLite instance needs a database file (--db-dir)")
+        con = connect(request)
+        try:
+            return _execute(con, request, notify)
+        finally:
+            con.close()
+
+
+def connect(request: Request) -> sqlite3.Connection:
+    """The read-only, immutable connection (opener.py)."""
+    path = str(request.db_ref)
+    try:
+        return open_sqlite(path, request.setting("memory_limit_mb"), request.setting("sqlite_decode_errors", "strict"))
+    except sqlite3.Error as exc:
+        raise QueryFailed("no_database", f"cannot open {Path(path).name}: {first_line(exc)}") from None
+
+
+def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
+    deadline = time.monotonic() + request.timeout_s
+    expired = []
+
+    def past_deadline() -> int:
+        if time.monotonic() > deadline:
+            expired.append(True)
+            return 1  # non-zero makes SQLite abort the statement with "interrupted"
+        return 0
+
+    con.set_progress_handler(past_deadline, _PROGRESS_EVERY)
+    refused = _guard(con)
+    notify({"event": "started"})
+    try:
+        started = time.perf_counter()
+        cursor = con.execute(request.sql)
+        columns = [d[0] for d in cursor.description] if cursor.description else None
+        rows = cursor.fetchall() if columns is not None else []
+        seconds = time.perf_counter() - started
+    except sqlite3.Error as exc:
+        if expired:
+            raise QueryFailed("timeout", f"interrupted after {request.timeout_s:g} s") from None
+        if refused:
+            raise QueryFailed("exec_error", f"{WRITE_REFUSED} (readonly database): {', '.join(refused)}") from None
+        raise QueryFailed("exec_error", first_line(exc)) from None
+    # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
+    return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+
+
+def _guard(con: sqlite3.Connection) -> list:
+    """Refuse every statement that would write, even where mode=ro would not notice (readonly.py)."""
+    refused: list = []
+    con.set_authorizer(read_only_authorizer(refused))
+    return refused
+
+
+def official_pair(request: Request, gold_sql: str, notify) -> dict:
+    """BIRD's own sequence on a private copy: the prediction, then the gold, on one writable connection, never
+    committed; both results inline.  `request.out_csv` names the copy (in the work folder), removed after."""
+    from evaluators.execution.opener import sqlite_private_copy
+    from evaluators.execution.row_files import encode
+
+    copy = Path(request.out_csv)
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = sqlite_private_copy(str(request.db_ref), str(copy))
+        deadline = time.monotonic() + request.timeout_s
+        con.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_EVERY)
+        notify({"event": "started"})
+        try:
+            cursor = con.cursor()
+            outcome = {}
+            for label, sql in (("pred", request.sql), ("gold", gold_sql)):
+                try:
+                    cursor.execute(sql)
+                    outcome[label] = [[encode(v) for v in row] for row in cursor.fetchall()]
+                except (sqlite3.Error, sqlite3.Warning, ValueError) as exc:
+                    reason = "timeout" if time.monotonic() > deadline else "exec_error"
+                    raise QueryFailed(reason, f"{label}: {first_line(exc)}") from None
+            return outcome
+        finally:
+            con.rollback()
+            con.close()
+    finally:
+        for leftover in (copy, copy.with_name(copy.name + "-journal"), copy.with_name(copy.name + "-wal"),
+                         copy.with_name(copy.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+
+
+def time_pair(request: Request, gold_sql: str, iterations: int, notify) -> dict:
+    """Execute-and-fetch times of the prediction then the gold, `iterations` times each, alternating as the
+    BIRD VES scripts do, on one read-only connection (opening it is not timed)."""
+    con = connect(request)
+    deadline = time.monotonic() + request.timeout_s
+    con.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_EVERY)
+    notify({"event": "started"})
+    pred_times, gold_times = [], []
+    try:
+        for _ in range(iterations):
+            for sql, sink in ((request.sql, pred_times), (gold_sql, gold_times)):
+                started = time.perf_counter()
+                con.execute(sql).fetchall()
+                sink.append(time.perf_counter() - started)
+    except sqlite3.Error as exc:
+        raise QueryFailed("timeout" if time.monotonic() > deadline else "exec_error", first_line(exc)) from None
+    finally:
+        con.close()
+    return {"pred_times": pred_times, "gold_times": gold_times}

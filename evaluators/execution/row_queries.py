@@ -1,0 +1,107 @@
+"""Many small queries at once, for rewards: typed rows, parallel workers, gold results cached.
+
+    runner = RowRunner(jobs=4)
+    gold = runner.gold(RowQuery("sqlite", "/dbs/bank.sqlite", "SELECT ..."))   # cached per (database, SQL)
+    results = runner.run_many([RowQuery(...), ...])                             # in order
+
+Every query goes through `execution.run_sql`, so it runs in a worker process on the one
+opener (read-only, writes refused) with a timeout that stops it (the worker is killed when the
+engine does not stop in time).  Rows come back typed over the pipe; the private work folder
+(engine spills) is removed when the runner closes.
+The gold cache lives as long as the runner; a database file that changes (size or mtime)
+is a new key, so a stale gold is never served.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from evaluators.execution.executor import ExecConfig, run_sql
+
+
+@dataclass(frozen=True)
+class RowQuery:
+    backend: str
+    database: str | None  # a local engine's database file
+    sql: str
+    timeout_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class RowResult:
+    ok: bool
+    reason: str  # execution.ExecResult reasons: "ok", "exec_error", "timeout", "no_database", ...
+    detail: str
+    columns: tuple = ()
+    rows: tuple = ()
+    query_seconds: float | None = None  # executing and fetching every row, in the worker
+
+
+class RowRunner:
+    def __init__(self, jobs: int | None = None, config: ExecConfig | None = None):
+        """`config`: the run's settings (work folder, server DSNs); each query brings its own timeout."""
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self._base = config
+        self._scratch = Path(tempfile.mkdtemp(prefix="row-queries-"))
+        self._gold: dict[tuple, RowResult] = {}
+        self._gold_locks: dict[tuple, threading.Lock] = {}
+        self._lock = threading.Lock()
+        self._threads = ThreadPoolExecutor(max_workers=self.jobs)
+
+    def run(self, query: RowQuery, trusted: bool = False) -> RowResult:
+        """One query; its typed rows come back over the worker's pipe (collect="inline"), no file written."""
+        if self._base is None:
+            config = ExecConfig(output_dir=self._scratch, timeout_s=query.timeout_s)
+        else:
+            config = replace(self._base, timeout_s=query.timeout_s)
+        out = self._scratch / "inline.csv"  # named for the protocol only: an inline run writes nothing
+        result = run_sql(query.backend, query.database, query.sql, config, out, collect="inline", trusted=trusted)
+        if not result.ok:
+            return RowResult(False, result.reason, result.detail)
+        columns, rows = result.rows()
+        return RowResult(True, "ok", "", tuple(columns), tuple(rows), result.query_seconds)
+
+    def gold(self, query: RowQuery) -> RowResult:
+        """The gold's result, run once per (database file state, SQL) for the life of the runner."""
+        key = (query.backend, query.database, _file_state(query.database), query.sql)
+        with self._lock:
+            lock = self._gold_locks.setdefault(key, threading.Lock())
+        with lock:  # two threads asking for one gold run it once
+            if key not in self._gold:
+                self._gold[key] = self.run(query, trusted=True)
+            return self._gold[key]
+
+    def gold_cache_size(self) -> int:
+        return len(self._gold)
+
+    def map(self, function, items: list) -> list:
+        """function(item) for each item on the runner's threads; results in order."""
+        if self.jobs == 1 or len(items) < 2:
+            return [function(item) for item in items]
+        return list(self._threads.map(function, items))
+
+    def run_many(self, queries: list[RowQuery]) -> list[RowResult]:
+        return self.map(self.run, list(queries))
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=True)
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def __enter__(self) -> RowRunner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _file_state(database: str | None) -> tuple:
+    try:
+        stat = os.stat(database) if database else None
+    except OSError:
+        return ()
+    return (stat.st_size, stat.st_mtime_ns) if stat else ()

@@ -1,0 +1,357 @@
+"""Queries run in worker processes, so a timeout can always stop them: the parent kills the process group.
+
+A worker reads one JSON request per line on stdin and answers with JSON events on
+stdout: {"event": "started"} when the query starts, {"event": "handle", ...} with a
+server-side job id as soon as it has one, and a final {"event": "result", ...}.
+Workers are reused between queries (starting Python with pandas costs about a
+second); a worker that times out or dies is killed and replaced.
+
+Each backend first tries to stop its own query at the timeout (DuckDB interrupt,
+SQLite progress handler, BigQuery job cancel, Snowflake statement timeout); the
+parent kills the worker `kill_grace_s` later if the result still has not come,
+and then asks a fresh worker to cancel the server-side job by its handle.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from evaluators.execution.backends import get_backend
+from evaluators.execution.backends.base import QueryFailed, Request, first_line, redact
+
+# The worker imports only evaluators.execution.backends (and what it needs), not the whole package: a stub
+# package module skips evaluators/__init__.py, so start-up is quicker and independent of the grader.
+_BOOTSTRAP = ("import sys, types; package = types.ModuleType('evaluators'); package.__path__ = [sys.argv[1]]; "
+              "sys.modules['evaluators'] = package; from evaluators.execution.worker import main; main()")
+STARTUP_ALLOWANCE_S = 60.0  # Python start-up, driver import and connecting, before the query's own timeout
+CANCEL_TIMEOUT_S = 30.0  # the cancelling worker's own limit
+CANCEL_WAIT_S = 5.0  # how long the caller waits for the cancel's answer before it moves on
+MAX_IDLE_WORKERS = 16
+_STDERR_TAIL = 4000
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+
+
+# ---------------------------------------------------------------- child side
+
+def _exit_with_parent(interval_s: float = 0.5) -> None:
+    """A worker outlives nobody: when the grader that started it is gone (killed, Ctrl-C, a pool torn
+    down), it ends itself, even in the middle of a query in C code (os._exit)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval_s)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+def main() -> None:
+    _exit_with_parent()
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)  # a driver that prints must not corrupt the protocol: stdout now goes to stderr
+    sys.stdout = sys.stderr
+    lock = threading.Lock()
+
+    def send(event: dict) -> None:
+        with lock:
+            protocol.write(json.dumps(event, default=str) + "\n")
+            protocol.flush()
+
+    for line in sys.stdin:
+        if line.strip():
+            send(serve(json.loads(line), send))
+
+
+def serve(message: dict, send) -> dict:
+    """Run one request and return its result event (never raises)."""
+    request = Request.from_dict(message["request"])
+    started = time.monotonic()
+    try:
+        backend = get_backend(request.backend)
+        if message.get("action") == "cancel":
+            return {"event": "result", "reason": "ok", "detail": backend.cancel(request, message["handle"])}
+        if message.get("action") == "time_pair":
+            from evaluators.execution.backends.sqlite_backend import time_pair
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **time_pair(request, message["gold_sql"], int(message["iterations"]), send)}
+        if message.get("action") == "official_pair":
+            from evaluators.execution.backends.sqlite_backend import official_pair
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **official_pair(request, message["gold_sql"], send)}
+        if message.get("action") == "inspect":
+            from evaluators.execution.inspect import inspect
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **inspect(request, message.get("plan_queries"), send)}
+        if message.get("action") == "read_tables":
+            from evaluators.execution.backends.duckdb_backend import read_tables
+
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
+                    **read_tables(request, message.get("tables"), send)}
+        outcome = backend.run(request, send)
+        return {"event": "result", "reason": "ok", "detail": "", "first_cell": outcome.first_cell,
+                "rows": outcome.rows, "columns": outcome.columns, "bytes_processed": outcome.bytes_processed,
+                "seconds": time.monotonic() - started, "query_seconds": outcome.query_seconds,
+                **({"data": outcome.data} if outcome.data is not None else {})}
+    except QueryFailed as exc:
+        return {"event": "result", "reason": exc.reason, "detail": _clean(exc.detail, request),
+                "bytes_processed": exc.bytes_processed, "seconds": time.monotonic() - started}
+    except Exception as exc:  # a driver bug or an unexpected error type: still that instance's error only
+        return {"event": "result", "reason": "exec_error", "seconds": time.monotonic() - started,
+                "detail": _clean(f"{type(exc).__name__}: {first_line(exc)}", request)}
+
+
+def _clean(text: str, request: Request) -> str:
+    return redact(first_line(text), _secrets(request))
+
+
+def _secrets(request: Request) -> list[str]:
+    try:
+        return get_backend(request.backend).secrets(request)
+    except Exception:
+        return []
+
+
+# ---------------------------------------------------------------- parent side
+
+class WorkerProcess:
+    """One worker: its own session, so killing its process group takes any children with it."""
+
+    def __init__(self):
+        # -P: the current folder (perhaps a submission's) is not put on the import path.
+        self.proc = subprocess.Popen([sys.executable, "-P", "-c", _BOOTSTRAP, _PACKAGE_DIR],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     start_new_session=True)
+        self.pid = self.proc.pid
+        self._buffer = b""
+        self.stderr_tail = b""
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
+        self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, message: dict) -> None:
+        self.proc.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+        self.proc.stdin.flush()
+
+    def next_event(self, deadline: float) -> dict | None:
+        """The next event, None when the deadline passes; EOFError when the worker is gone."""
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            for key, _ in self._selector.select(min(remaining, 1.0)):
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if key.data == "err":
+                    self.stderr_tail = (self.stderr_tail + chunk)[-_STDERR_TAIL:]
+                elif not chunk:
+                    raise EOFError
+                else:
+                    self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, AttributeError):
+            self.proc.kill()
+        self.close()
+
+    def close(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self._selector.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class _Pool:
+    """Idle workers of this process; a forked child starts with an empty pool of its own."""
+
+    def __init__(self):
+        self.pid = os.getpid()
+        self.idle: list[WorkerProcess] = []
+        self.busy: set[WorkerProcess] = set()
+        self.lock = threading.Lock()
+
+    def acquire(self) -> WorkerProcess:
+        with self.lock:
+            while self.idle:
+                worker = self.idle.pop()
+                if worker.alive():
+                    self.busy.add(worker)
+                    return worker
+                worker.close()
+        worker = WorkerProcess()
+        with self.lock:
+            self.busy.add(worker)
+        return worker
+
+    def release(self, worker: WorkerProcess) -> None:
+        with self.lock:
+            self.busy.discard(worker)
+            if worker.alive() and len(self.idle) < MAX_IDLE_WORKERS:
+                self.idle.append(worker)
+                return
+        worker.close()
+
+    def forget(self, worker: WorkerProcess) -> None:
+        with self.lock:
+            self.busy.discard(worker)
+
+    def kill_all(self) -> None:
+        """Ctrl-C: every worker of this process, busy or idle, is killed now."""
+        with self.lock:
+            workers, self.idle, self.busy = [*self.idle, *self.busy], [], set()
+        for worker in workers:
+            worker.kill()
+
+    def shutdown(self) -> None:
+        with self.lock:
+            idle, self.idle = self.idle, []
+        for worker in idle:
+            worker.close()  # closing stdin ends an idle worker's loop
+
+
+_pool: _Pool | None = None
+_pool_lock = threading.Lock()
+
+
+def pool() -> _Pool:
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool.pid != os.getpid():
+            _pool = _Pool()
+        return _pool
+
+
+def kill_all() -> None:
+    """Kill every SQL worker this process started (on Ctrl-C): nothing keeps running."""
+    if _pool is not None and _pool.pid == os.getpid():
+        _pool.kill_all()
+
+
+@atexit.register
+def _shutdown() -> None:
+    if _pool is not None and _pool.pid == os.getpid():
+        _pool.shutdown()
+
+
+def execute(request: Request, action: str = "run", **extra) -> dict:
+    """Run the request in a worker and return its result event; timeouts kill the worker."""
+    backend = get_backend(request.backend)
+    worker = _start(pool(), {"action": action, "request": request.to_dict(), **extra})
+    begun = time.monotonic()
+    deadline = begun + request.timeout_s + STARTUP_ALLOWANCE_S
+    handle = None
+    try:
+        while True:
+            try:
+                event = worker.next_event(deadline)
+            except EOFError:
+                pool().forget(worker)
+                return _died(worker, request, backend)
+            if event is None:
+                pool().forget(worker)
+                return _expired(worker, request, backend, handle, begun)
+            if event["event"] == "started":
+                begun = time.monotonic()  # the timeout counts from the query's start, not the worker's
+                deadline = begun + request.timeout_s + backend.kill_grace_s
+            elif event["event"] == "handle":
+                handle = event
+            elif event["event"] == "result":
+                pool().release(worker)
+                return event
+    except BaseException:  # Ctrl-C (or anything) while waiting: the query must not go on without us
+        pool().forget(worker)
+        worker.kill()
+        raise
+
+
+def _start(workers: _Pool, message: dict) -> WorkerProcess:
+    for _ in range(2):  # an idle worker may have died since; one fresh retry
+        worker = workers.acquire()
+        try:
+            worker.send(message)
+            return worker
+        except OSError:
+            worker.kill()
+    raise RuntimeError("cannot start a SQL worker process")
+
+
+def _expired(worker: WorkerProcess, request: Request, backend, handle, begun: float) -> dict:
+    worker.kill()
+    detail = f"no result after {time.monotonic() - begun:.1f} s (timeout {request.timeout_s:g} s): worker killed"
+    if handle is not None and backend.cancels_on_kill:
+        detail += f"; {cancel_soon(request, handle)}"
+    return {"event": "result", "reason": "timeout", "detail": detail, "seconds": time.monotonic() - begun,
+            "handle": handle}
+
+
+def cancel_soon(request: Request, handle: dict) -> str:
+    """Cancel in a background thread; wait a little for the answer (a busy server may answer late)."""
+    answer: list[str] = []
+    thread = threading.Thread(target=lambda: answer.append(cancel(request, handle)), daemon=True)
+    thread.start()
+    thread.join(CANCEL_WAIT_S)
+    job = handle.get("job_id") or handle.get("query_id")
+    return answer[0] if answer else f"cancel requested for {job} (no answer within {CANCEL_WAIT_S:g} s)"
+
+
+def cancel(request: Request, handle: dict) -> str:
+    """Ask a fresh worker to cancel the server-side job: the killed one cannot any more."""
+    limited = Request(request.backend, "", "", request.db_ref, {**request.settings, "timeout_s": CANCEL_TIMEOUT_S},
+                      request.environment)
+    worker = _start(pool(), {"action": "cancel", "request": limited.to_dict(), "handle": handle})
+    try:
+        while True:
+            event = worker.next_event(time.monotonic() + CANCEL_TIMEOUT_S)
+            if event is None:
+                worker.kill()
+                return "cancelling the job timed out"
+            if event["event"] == "result":
+                pool().release(worker)
+                return event["detail"] if event["reason"] == "ok" else f"cancel failed: {event['detail']}"
+    except EOFError:
+        worker.close()
+        return "cancel failed: the worker died"
+
+
+def _died(worker: WorkerProcess, request: Request, backend) -> dict:
+    worker.close()
+    tail = worker.stderr_tail.decode("utf-8", "replace").strip().splitlines()
+    last = tail[-1] if tail else "no message"
+    detail = redact(f"the worker process died (exit code {worker.proc.returncode}): {last}",
+                    _parent_secrets(backend, request))
+    return {"event": "result", "reason": "exec_error", "detail": detail}
+
+
+def _parent_secrets(backend, request: Request) -> list[str]:
+    try:
+        return backend.secrets(request)
+    except Exception:
+        return []
+
+
+if __name__ == "__main__":
+    main()

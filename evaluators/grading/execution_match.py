@@ -1,0 +1,235 @@
+"""`execution_match`: run the predicted `.sql` and the gold query on one database, compare the results.
+
+    {"func": "execution_match", "parameters": {"gold_sql": "gold.sql", "db": "california_schools"}}
+
+Two verdicts, both reported:
+
+- the official presets score **BIRD EX**: the drivers' rows (`ExecResult.rows()`, typed
+  Python values) are equal as sets of row tuples; order and duplicates are ignored,
+  column order matters, values compare with Python `==` (metrics.bird);
+- the strict preset scores the **strict table rule** on the two result CSVs, with row
+  order honoured when the gold query's outermost query has ORDER BY.
+
+An instance whose answer is BIRD-correct is then timed for VES (`time_efficiency`),
+and its LLMetric-Q is computed from the first attempt (`add_llmetric_q`).
+See docs/execution-metrics.md, "In the report".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from evaluators.errors import InstanceError
+from evaluators.grading.sql_answers import SqlContext, read_gold_sql_text, run_answer_sql, temporal_params
+from evaluators.loading import checks
+from evaluators.loading.specs import GoldInstance
+from evaluators.matching.semantics import PRESETS, STRICT_TOL
+from evaluators.matching.strict import rule as strict
+from evaluators.matching.verdicts import Verdict
+from evaluators.sqltext import unwrap_fences
+
+# Failures of the prediction's own run; after one of them the gold still runs, for LLMetric-Q's rows.
+PREDICTION_FAILURES = ("exec_error", "timeout", "cost_limit")
+# Failures of the environment, not of the gold query: reported as they are, not as unreadable_gold.
+ENVIRONMENT_FAILURES = ("no_database", "credentials_missing", "network_error", "missing_extra")
+TIMED = "executing and fetching every row, timed inside the worker"
+
+
+@dataclass(frozen=True)
+class TimingJob:
+    """What VES needs to time an instance again: both queries, where they run, and the EX verdict."""
+
+    gold: GoldInstance  # with the spec's database
+    gold_sql: str
+    pred_sql: str
+    correct: bool  # BIRD EX
+
+
+def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
+    """Verdicts of one execution_match spec for the .sql answer at `path`."""
+    target = with_database(ctx.gold, params.get("db"))
+    gold_sql = read_gold_sql(ctx, params.get("gold_sql") or "gold.sql")
+    try:
+        pred = run_answer_sql(path, ctx, collect="rows", gold=target, gold_sql=gold_sql)
+    except InstanceError as exc:
+        if ctx.pred_sql is not None and exc.reason in PREDICTION_FAILURES:
+            _keep_rows_after_failure(ctx, target, gold_sql)
+        raise
+    gold = _run_gold(ctx, target, gold_sql)
+    (_, pred_rows), (_, gold_rows) = pred.rows(), gold.rows()
+    keep_llmetric_inputs(ctx, pred_rows, gold_rows, gold_sql)
+    from evaluators.metrics.bird import bird_ex, outermost_has_order_by  # metrics load only when SQL runs
+
+    bird = bird_ex(pred_rows, gold_rows)
+    ordered = outermost_has_order_by(gold_sql, **_lexing(pred.backend))
+    strict_verdict = strict.compare(job.strict_csv(job.pred_reader, pred.csv_path),
+                                    job.strict_csv(job.gold_reader, gold.csv_path),
+                                    ignore_order=not ordered, tol=STRICT_TOL)
+    ctx.info.update(ex_bird=bird, ex_strict=strict_verdict.ok, gold_order_by=ordered,
+                    gold_query_csv=str(gold.csv_path), gold_query_seconds=gold.query_seconds)
+    ctx.timing = TimingJob(target, unwrap_fences(gold_sql), ctx.pred_sql, bird)
+    return _verdicts(_bird_verdict(bird, pred_rows, gold_rows), _with_order_words(strict_verdict, ordered))
+
+
+def with_database(gold: GoldInstance, db: str | None) -> GoldInstance:
+    """The gold instance run on the spec's database (the executor's --db still wins over both)."""
+    return gold if not db else replace(gold, metadata={**gold.metadata, "db": db})
+
+
+def read_gold_sql(ctx: SqlContext, name: str) -> str:
+    return checks.read_sql_file(ctx.gold_root / ctx.gold.instance_id / name, ctx.max_file_bytes, "unreadable_gold")
+
+
+def _run_gold(ctx: SqlContext, target: GoldInstance, gold_sql: str):
+    result = ctx.executor.run_gold_query(target, gold_sql)
+    if result.ok:
+        return result
+    if result.reason in ENVIRONMENT_FAILURES:
+        raise result.instance_error()
+    raise InstanceError("unreadable_gold", f"the gold query failed on {result.backend} ({result.reason}): "
+                        f"{result.detail}")
+
+
+def _keep_rows_after_failure(ctx: SqlContext, target: GoldInstance, gold_sql: str) -> None:
+    """A prediction that failed to run returned no rows; the gold's rows still make LLMetric-Q's Jaccard."""
+    gold = ctx.executor.run_gold_query(target, gold_sql)
+    if gold.ok:
+        keep_llmetric_inputs(ctx, [], gold.rows()[1], gold_sql)
+
+
+def _lexing(backend: str) -> dict:
+    """BigQuery strings take backslash escapes and `#` starts a comment; elsewhere neither."""
+    return {"backslash_escapes": backend == "bigquery", "hash_comments": backend == "bigquery"}
+
+
+def _verdicts(bird: Verdict, strict_verdict: Verdict) -> dict:
+    return {name: (bird if preset.official else strict_verdict) for name, preset in PRESETS.items()}
+
+
+def _bird_verdict(equal: bool, pred_rows: list, gold_rows: list) -> Verdict:
+    head = "BIRD EX (the official presets' rule for execution_match): "
+    if equal:
+        return Verdict(1.0, "match", head + f"equal as sets of rows ({len(set(map(_frozen, gold_rows)))} distinct)")
+    return Verdict(0.0, "value_mismatch", head + _set_difference(pred_rows, gold_rows))
+
+
+def _set_difference(pred_rows: list, gold_rows: list) -> str:
+    pred, gold = set(map(_frozen, pred_rows)), set(map(_frozen, gold_rows))
+    width = lambda rows: len(rows[0]) if rows else 0  # noqa: E731
+    text = (f"gold has {len(gold)} distinct row(s) of {width(gold_rows)} column(s), the prediction "
+            f"{len(pred)} of {width(pred_rows)}")
+    missing = next(iter(gold - pred), None)
+    if missing is not None:
+        text += f"; gold row {_short(missing)} is not among the predicted rows"
+    elif pred - gold:
+        text += f"; predicted row {_short(next(iter(pred - gold)))} is not in the gold"
+    return text
+
+
+def _with_order_words(verdict, ordered: bool) -> Verdict:
+    order = ("rows compared in order (the gold query's outermost query has ORDER BY)" if ordered
+             else "row order ignored")
+    return Verdict(float(verdict.ok), verdict.reason, f"strict table rule, {order}: {verdict.detail}")
+
+
+def _short(row) -> str:
+    text = repr(row)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _frozen(value):
+    """Rows hold lists and dicts on DuckDB (LIST, STRUCT); sets need them hashable."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return frozenset((k, _frozen(v)) for k, v in value.items())
+    return value
+
+
+# ------------------------------------------------------------------ LLMetric-Q
+
+def keep_llmetric_inputs(ctx: SqlContext, pred_rows: list, gold_rows: list, gold_sql: str) -> None:
+    ctx.llmetric_inputs = {"pred_rows": pred_rows, "gold_rows": gold_rows, "gold_sql": unwrap_fences(gold_sql)}
+
+
+def add_llmetric_q(ctx: SqlContext, strict_verdict: Verdict) -> None:
+    """0.3·Pass@1 + 0.4·Valid + 0.2·Jaccard(rows) + 0.1·(JW + ROUGE-L)/2 of this attempt, into info."""
+    inputs, validity = ctx.llmetric_inputs, ctx.info.get("validity") or {}
+    if not inputs or ctx.pred_sql is None:
+        return
+    if validity.get("valid") is None:
+        ctx.info.update(llmetric_q=None, llmetric_q_note="not computed: the attempt's validity was not checked")
+        return
+    try:
+        from evaluators.rewards.similarity import llmetric_q
+
+        ctx.info["llmetric_q"] = llmetric_q(strict_verdict.passed, validity["valid"],
+                                            [_frozen(r) for r in inputs["pred_rows"]],
+                                            [_frozen(r) for r in inputs["gold_rows"]],
+                                            ctx.pred_sql, inputs["gold_sql"])
+    except (ImportError, ValueError) as exc:
+        ctx.info.update(llmetric_q=None, llmetric_q_note=f"not computed: {exc}")
+
+
+def run_for_table(path: Path, table_spec: tuple, ctx: SqlContext):
+    """run_answer_sql for a table spec; when a gold.sql lies beside the gold, LLMetric-Q's rows are kept:
+    the result CSV's and the spec's gold file's, both read as CSV (no gold query runs for them)."""
+    gold_sql = read_gold_sql_text(ctx)
+    try:
+        result = run_answer_sql(path, ctx)
+    except InstanceError as exc:
+        if gold_sql is not None and ctx.pred_sql is not None and exc.reason in PREDICTION_FAILURES:
+            _keep_table_rows(ctx, lambda: [], table_spec, gold_sql)
+        raise
+    if gold_sql is not None:
+        _keep_table_rows(ctx, lambda: csv_rows(result.csv_path), table_spec, gold_sql)
+    return result
+
+
+def _keep_table_rows(ctx: SqlContext, pred_rows, table_spec: tuple, gold_sql: str) -> None:
+    try:
+        keep_llmetric_inputs(ctx, pred_rows(), table_gold_rows(*table_spec, ctx), gold_sql)
+    except (InstanceError, ValueError, OSError):
+        pass  # an unreadable gold is the table spec's verdict to report; LLMetric-Q is left out
+
+
+def table_gold_rows(spec, params: dict, ctx: SqlContext) -> list:
+    """The rows of a table spec's (first) gold file, or of its live result when the spec is temporal."""
+    params = temporal_params(spec, params, ctx)
+    golds = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
+    return csv_rows(ctx.gold_root / ctx.gold.instance_id / golds[0])
+
+
+def csv_rows(path: Path) -> list[tuple]:
+    """A CSV's rows as Python values, as pandas reads them by default; missing cells are None."""
+    import pandas as pd
+
+    from evaluators.execution.gold_cache import read_csv_frame
+
+    frame = read_csv_frame(Path(path))
+    return [tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row)
+            for row in frame.itertuples(index=False, name=None)]
+
+
+# ------------------------------------------------------------------ VES
+
+def time_efficiency(job: TimingJob | None, iterations: int, executor) -> dict | None:
+    """The VES figures of one instance (metrics.ves.score_instance): gold and prediction run alternately
+    `iterations` times each.  A wrong answer is not timed and scores 0, as in BIRD."""
+    if job is None or executor is None or iterations <= 0:
+        return None
+    from evaluators.metrics.ves import score_instance  # metrics load only when SQL runs
+
+    if not job.correct:
+        return {**score_instance(False).to_dict(), "iterations": 0}
+    gold_times, pred_times = [], []
+    for _ in range(iterations):  # alternating spreads warm caches and machine load over both queries
+        for run, sql, sink in ((executor.run_gold_query, job.gold_sql, gold_times),
+                               (executor.run_prediction, job.pred_sql, pred_times)):
+            result = run(job.gold, sql, collect="time")
+            if not result.ok:
+                return {**score_instance(False).to_dict(), "correct": True, "iterations": iterations,
+                        "error": f"a timing run failed, VES counts 0 ({result.reason}: {result.detail})"}
+            sink.append(result.query_seconds if result.query_seconds is not None else result.seconds)
+    timed = TIMED if result.query_seconds is not None else "the whole request in the worker, connecting included"
+    return {**score_instance(True, gold_times, pred_times).to_dict(), "iterations": iterations, "timed": timed}

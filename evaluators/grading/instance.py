@@ -1,0 +1,247 @@
+"""Grading one instance: choose the specs that fit the answer, run them, keep the verdicts.
+
+Every problem with one instance (a missing file, a bad spec, an unknown func)
+becomes that instance's reason; nothing here stops the run.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from evaluators.errors import InstanceError, MissingExtra
+from evaluators.grading import execution_match
+from evaluators.grading.sql_answers import SqlContext, run_answer_sql, temporal_params, unreadable_sql_is_invalid
+from evaluators.loading import checks
+from evaluators.loading.paths import answer_path
+from evaluators.loading.specs import GoldInstance, SubmissionLine
+from evaluators.matching import answers, registry
+from evaluators.matching import table_match
+from evaluators.matching.semantics import PRESETS, Preset
+from evaluators.matching.verdicts import Verdict, same_for_all
+from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
+
+ALL_PRESETS: tuple[Preset, ...] = tuple(PRESETS.values())
+NAMES = tuple(PRESETS)
+
+
+@dataclass(frozen=True)
+class Options:
+    max_file_bytes: int = DEFAULT_MAX_BYTES
+    layout: str = "nested"  # or "flat": Spider2-lite's <id>.csv / <id>.sql beside each other (see loading/submissions.py)
+    attempt_score: str = "last"  # with `attempts`: the instance's score is its last attempt, or its "best"
+    executor: object | None = None  # execution.Executor; None: `grade` makes the CLI's default one
+    execute_sql: bool = True  # False: SQL answers and temporal golds are not run (needs_execution)
+    ves_iterations: int = 10  # execution_match: alternating timing runs per correct answer (BIRD: 100); 0: no VES
+
+
+@dataclass(frozen=True)
+class Graded:
+    """Verdicts of one instance under every semantics, and the funcs that produced them."""
+
+    verdicts: dict  # semantics name -> Verdict
+    funcs: tuple[str, ...]
+    attempts: tuple = ()  # one verdicts dict per attempt, first try through last refinement
+    info: dict = field(default_factory=dict)  # what SQL ran: backend, gold source, bytes, similarity, EX, VES
+    attempt_info: tuple = ()  # one info dict per attempt (validity, LLMetric-Q of each)
+    timing: object | None = None  # execution_match.TimingJob: what VES would time (not reported)
+
+
+def grade_instance(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
+                   options: Options = Options()) -> Graded:
+    if line is None or not line.attempts:
+        one = _grade_one(gold, line, result_dir, gold_dir, options)
+        return replace(one, info=_instance_info([one], 0, options), timing=None)
+    runs = [_grade_one(gold, replace(line, answer=answer, attempts=None), result_dir, gold_dir, options)
+            for answer in line.attempts]
+    if options.attempt_score == "best":
+        final = {name: max((r.verdicts[name] for r in runs), key=lambda v: v.score) for name in NAMES}
+        # The execution info (and VES) follow the first attempt with the best official score.
+        chosen = max(range(len(runs)), key=lambda k: runs[k].verdicts[NAMES[0]].score)
+    else:
+        final, chosen = runs[-1].verdicts, len(runs) - 1
+    return Graded(final, runs[-1].funcs, tuple(r.verdicts for r in runs), _instance_info(runs, chosen, options),
+                  tuple(r.info for r in runs))
+
+
+def _instance_info(runs: list, chosen: int, options: Options) -> dict:
+    """The scored attempt's execution info, its VES timing, and LLMetric-Q of the first attempt."""
+    info = dict(runs[chosen].info)
+    ves = execution_match.time_efficiency(runs[chosen].timing, options.ves_iterations, options.executor)
+    if ves is not None:
+        info["ves"] = ves
+    if len(runs) > 1:  # LLMetric-Q's Pass@1 and Valid are of the first attempt, and so is the whole figure
+        for key in ("llmetric_q", "llmetric_q_note"):
+            info.pop(key, None)
+            if key in runs[0].info:
+                info[key] = runs[0].info[key]
+    return info
+
+
+def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
+               options: Options) -> Graded:
+    funcs = tuple(s.func for s in gold.specs)
+    ctx = SqlContext(gold, Path(gold_dir), options.executor, options.max_file_bytes)
+    try:
+        if gold.problem:
+            raise InstanceError("invalid_gold", f"{gold.location}: {gold.problem}")
+        if line is None:
+            raise InstanceError("missing_prediction", _missing_words(gold.instance_id, options.layout))
+        specs = _checked_specs(gold)
+        if line.answer_type == "answer":
+            verdicts = _grade_answer(_with_trajectory(line, Path(result_dir), options), specs, ctx)
+        else:
+            verdicts = _grade_files(line, specs, Path(result_dir), ctx, options)
+    except InstanceError as exc:
+        verdicts = same_for_all(NAMES, 0.0, exc.reason, exc.detail)
+    except MissingExtra as exc:  # the operator's environment, not the answer: said with the pip command
+        verdicts = same_for_all(NAMES, 0.0, "missing_extra", str(exc))
+    except Exception as exc:  # a bug of ours must not stop the run; it is reported, never hidden
+        verdicts = same_for_all(NAMES, 0.0, "internal_error", f"{type(exc).__name__}: {exc} (please report this)")
+    execution_match.add_llmetric_q(ctx, verdicts["strict"])  # a failed run still has a validity and a text score
+    return Graded(verdicts, funcs, info=ctx.info, timing=ctx.timing)
+
+
+def _missing_words(instance_id: str, layout: str) -> str:
+    """What is missing, said in the layout the user chose."""
+    if layout == "flat":
+        return f"no {instance_id}.csv or {instance_id}.sql in the submission folder"
+    return "no line for this instance in results_metadata.jsonl"
+
+
+def _checked_specs(gold: GoldInstance) -> list:
+    checked, problems = [], []
+    for index, spec in enumerate(gold.specs):
+        try:
+            checked.append((spec, registry.check_parameters(spec.func, spec.parameters)))
+        except ValueError as exc:
+            problems.append(f"spec {index + 1}: {exc}")
+    if problems:
+        reason = "unknown_func" if any("unknown func" in p for p in problems) else "invalid_spec"
+        raise InstanceError(reason, f"{gold.location}: " + "; ".join(problems))
+    return checked
+
+
+def _with_trajectory(line: SubmissionLine, result_dir: Path, options: Options) -> SubmissionLine:
+    """A `trajectory` named in the metadata line is a JSON message list beside the answer; load it."""
+    named = line.extra.get("trajectory")
+    if not isinstance(named, str):
+        return line
+    path = answer_path(result_dir, line.instance_id, named, options.layout == "flat")
+    size = path.stat().st_size
+    if size > options.max_file_bytes:
+        raise InstanceError("unreadable_prediction", f"{named}: {size:,} bytes, over the limit of "
+                            f"{options.max_file_bytes:,} (raise it with --max-file-mb)")
+    try:
+        messages = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InstanceError("unreadable_prediction", f"trajectory {named}: not a JSON message list ({exc})") from None
+    if not isinstance(messages, list):
+        raise InstanceError("unreadable_prediction", f"trajectory {named}: expected a list of messages")
+    return replace(line, extra={**line.extra, "trajectory": messages})
+
+
+def _grade_answer(line: SubmissionLine, specs: list, ctx: SqlContext) -> dict:
+    usable = checks.fitting_specs(line.answer_type, specs)
+    checks.answer_shape(line)
+    best: dict = {}
+    for spec, params in usable:
+        params = temporal_params(spec, params, ctx)
+        for name, verdict in _answer_verdicts(spec.func, line, params).items():
+            if name not in best or verdict.score > best[name].score:
+                best[name] = verdict
+    return best
+
+
+def _answer_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
+    if func == "string_match":
+        official, strict = answers.string_official(line.answer, **params), answers.string_strict(line.answer, **params)
+    elif func == "number_match":
+        official, strict = answers.number_official(line.answer, **params), answers.number_strict(line.answer, **params)
+    else:
+        return _reward_verdicts(func, line, params)
+    return {p.name: (official if p.official else strict) for p in ALL_PRESETS}
+
+
+def _reward_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
+    from evaluators.rewards import gold_funcs
+
+    trajectory = line.extra.get("trajectory")
+    try:
+        score, detail = gold_funcs.GOLD_FUNCS[func](line.answer, params, trajectory)
+    except ValueError as exc:
+        raise InstanceError("invalid_spec", str(exc)) from None
+    return same_for_all(NAMES, float(score), "match" if score >= 1 else "partial" if score > 0 else "value_mismatch",
+                        detail)
+
+
+def _duckdb_loader(options: Options):
+    """DuckDB answers and golds are read in workers, under the run's timeout and in its work folder."""
+    if options.executor is None:
+        return None  # the reader then uses a scratch work folder and the default timeout
+    from evaluators.execution.executor import duckdb_loader
+
+    return duckdb_loader(options.executor.config)
+
+
+def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Options) -> dict:
+    flat = options.layout == "flat"
+    job = table_match.TableJob(ctx.gold_root / ctx.gold.instance_id, ALL_PRESETS,
+                          TableReader("unreadable_prediction", options.max_file_bytes, _duckdb_loader(options)))
+    if line.answer_type == "files":
+        return _grade_file_list(line, checks.fitting_specs(line.answer_type, specs), result_dir, job, flat, ctx)
+    sql = isinstance(line.answer, str) and line.answer.lower().endswith(".sql")
+    usable = checks.fitting_specs(line.answer_type, specs, sql=sql)
+    if sql:
+        with unreadable_sql_is_invalid(ctx):
+            return _grade_sql_answer(line, usable, answer_path(result_dir, line.instance_id, line.answer, flat),
+                                     job, ctx)
+    return _grade_table(usable, answer_path(result_dir, line.instance_id, line.answer, flat), job, ctx)
+
+
+def _grade_table(usable, path: Path, job, ctx: SqlContext) -> dict:
+    runs = []
+    for spec, params in usable:
+        if spec.func == "tables_match":
+            continue
+        params = temporal_params(spec, params, ctx)
+        run = table_match.duckdb_match if spec.func == "duckdb_match" else table_match.table_match
+        runs.append(run(job, path, params))
+    if not runs:
+        raise InstanceError("answer_type_mismatch", "a single file answer needs a table_match or duckdb_match spec")
+    # The suite keeps the last applicable spec's score; strict keeps the best.
+    return {p.name: (runs[-1][p.name] if p.official else max((r[p.name] for r in runs), key=lambda v: v.score))
+            for p in ALL_PRESETS}
+
+
+def _grade_sql_answer(line, specs, path: Path, job, ctx: SqlContext) -> dict:
+    """Run the SQL, then grade it with execution_match (beside the gold query), its table with table specs,
+    or its first cell with string/number specs."""
+    sql_specs = [p for s, p in specs if registry.is_sql_func(s.func)]
+    if sql_specs:
+        return execution_match.grade(sql_specs[-1], path, job, ctx)
+    table_specs = [(s, p) for s, p in specs if s.func == "table_match"]
+    if table_specs:
+        return _grade_table(table_specs, execution_match.run_for_table(path, table_specs[-1], ctx).csv_path, job, ctx)
+    result = run_answer_sql(path, ctx)
+    answer_specs = [(s, p) for s, p in specs if registry.is_answer_func(s.func)]
+    cell = "" if result.first_cell is None else str(result.first_cell)
+    return _grade_answer(replace(line, answer_type="answer", answer=cell), answer_specs, ctx)
+
+
+def _grade_file_list(line, usable, result_dir: Path, job, flat: bool, ctx: SqlContext) -> dict:
+    checks.answer_shape(line)
+    paths = [answer_path(result_dir, line.instance_id, p, flat) for p in line.answer]
+    spec, params = usable[-1]
+    if spec.temporal:
+        raise InstanceError("invalid_spec", "a list of files cannot be graded against a temporal gold")
+    if spec.func == "table_match":
+        gold = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
+        params = {"gold": gold, "condition_cols": None, "ignore_orders": [params["ignore_order"]] * len(gold)}
+    elif spec.func != "tables_match":
+        raise InstanceError("answer_type_mismatch", f"a list of files is graded by tables_match, not {spec.func}")
+    return table_match.tables_match(job, paths, params)
+
+
+def verdict_of(graded: Graded, name: str) -> Verdict:
+    return graded.verdicts[name]

@@ -1,0 +1,133 @@
+"""Grading a whole submission folder: load both jsonl files, grade each gold instance, build the report."""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from evaluators.grading.instance import Graded, Options, grade_instance
+from evaluators.loading.specs import load_gold
+from evaluators.loading.submissions import load_submission_in
+from evaluators.matching.semantics import PRESETS, get_preset
+from evaluators.reporting.provenance import provenance
+from evaluators.reporting.report import InstanceReport, Report, build_summary
+
+AUTO_MAX_JOBS = 8
+AUTO_INSTANCES_PER_JOB = 100  # fewer per process and starting the pool costs more than it saves
+
+
+def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1, progress=None,
+          options: Options = Options(), ray_address: str | None = None) -> Report:
+    """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
+
+    `jobs`: processes to grade in, or "auto" (see `resolve_jobs`).
+    `options.layout="flat"` grades a Spider2-lite style folder of `<id>.csv` / `<id>.sql` files.
+    """
+    get_preset(semantics)
+    result_dir, gold_dir = Path(result_dir), Path(gold_dir)
+    gold = load_gold(gold_dir)
+    submission = load_submission_in(result_dir, options.layout)
+    work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
+    if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
+        from evaluators.execution.executor import default_executor
+
+        options = replace(options, executor=default_executor(gold_dir))
+    if ray_address is not None:
+        graded = _grade_on_ray(work, result_dir, gold_dir, options, ray_address, progress)
+    else:
+        graded = _grade_all(work, result_dir, gold_dir, options, resolve_jobs(jobs, len(work)), progress)
+    instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]
+    unknown = sorted(set(submission.records) - set(gold.records))
+    problems = [str(p) for p in gold.problems + submission.problems]
+    summary = build_summary(semantics, instances, len(submission.records), unknown, problems, list(PRESETS),
+                            ves_iterations=options.ves_iterations if options.executor is not None else 0)
+    gold_errors = summary.gold_errors + tuple(str(p) for p in gold.problems)
+    summary = replace(summary, provenance=provenance(gold_dir), gold_errors=gold_errors)
+    return Report(summary, tuple(instances))
+
+
+def _instance_report(gold, line, result: Graded, semantics: str) -> InstanceReport:
+    chosen, strict = result.verdicts[semantics], result.verdicts["strict"]
+    return InstanceReport(
+        instance_id=gold.instance_id, funcs=result.funcs, answer_type=line.answer_type if line else None,
+        score=chosen.score, strict_score=strict.score, reason=chosen.reason, detail=chosen.detail,
+        strict_reason=strict.reason, strict_detail=strict.detail,
+        scores={name: v.score for name, v in result.verdicts.items()},
+        location=str(line.location) if line else None, metadata=gold.metadata,
+        attempts=tuple(_attempt_entry(a, info, semantics)
+                       for a, info in zip(result.attempts, result.attempt_info or [{}] * len(result.attempts))),
+        execution=dict(result.info))
+
+
+def _attempt_entry(verdicts: dict, info: dict, semantics: str) -> dict:
+    entry = {"score": verdicts[semantics].score, "strict_score": verdicts["strict"].score,
+             "reason": verdicts[semantics].reason}
+    if info.get("validity"):  # a .sql attempt: does it compile on the instance's database (Valid@k)?
+        entry.update(valid=info["validity"].get("valid"), validity=info["validity"].get("reason"))
+    return entry
+
+
+def resolve_jobs(jobs: int | str, instances: int) -> int:
+    """A number of processes; "auto": one per available core, but one per 100 instances at most."""
+    if jobs != "auto":
+        return int(jobs)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, AUTO_MAX_JOBS, instances // AUTO_INSTANCES_PER_JOB))
+
+
+def _grade_chunk(args) -> list[Graded]:
+    chunk, result_dir, gold_dir, options = args
+    return [grade_instance(g, line, result_dir, gold_dir, options) for g, line in chunk]
+
+
+def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list[Graded]:
+    bar = progress(len(work)) if callable(progress) else _Silent()
+    if jobs <= 1 or len(work) < 2:
+        out = []
+        for g, line in work:
+            out.append(grade_instance(g, line, result_dir, gold_dir, options))
+            bar.step()
+        bar.close()
+        return out
+    import multiprocessing  # only parallel runs pay for importing it
+
+    size = max(1, min(32, len(work) // (jobs * 4) or 1))
+    chunks = [work[i:i + size] for i in range(0, len(work), size)]
+    out = []
+    pool = multiprocessing.get_context("fork").Pool(jobs)
+    try:
+        for results in pool.imap(_grade_chunk, [(c, result_dir, gold_dir, options) for c in chunks]):
+            out.extend(results)
+            bar.step(len(results))
+        pool.close()
+    except BaseException:  # Ctrl-C: the processes go at once (their SQL workers follow them, see worker.py)
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+    bar.close()
+    return out
+
+
+def _grade_on_ray(work, result_dir, gold_dir, options, address: str, progress) -> list[Graded]:
+    from evaluators.grading.ray_run import grade_chunks
+
+    bar = progress(len(work)) if callable(progress) else _Silent()
+    size = max(1, min(32, len(work) // 64 or 1))
+    chunks = [(work[i:i + size], result_dir, gold_dir, options) for i in range(0, len(work), size)]
+    out: list[Graded] = []
+    for results in grade_chunks(chunks, address):
+        out.extend(results)
+        bar.step(len(results))
+    bar.close()
+    return out
+
+
+class _Silent:
+    """No progress shown (the API's default; the CLI passes a bar)."""
+
+    def step(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

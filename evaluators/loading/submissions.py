@@ -1,0 +1,60 @@
+"""Submission layouts: where the answers of a submission folder are found.
+
+`nested` (the default) is this project's format: `results_metadata.jsonl`
+plus one folder per instance.  `flat` is the Spider2-lite/snow suite's:
+`<id>.csv` (a result table) or `<id>.sql` (a query) side by side, no metadata
+file.  A flat folder becomes the same `SubmissionLine` records, each a `file`
+answer whose path `paths.answer_path(..., flat=True)` resolves to
+`<result_dir>/<id>.<ext>`, so everything downstream is shared.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from evaluators.errors import Location, SpecError, UsageError
+from evaluators.loading.specs import SUBMISSION_FILE, Loaded, Problem, SubmissionLine, load_submission
+from evaluators.matching.semantics import did_you_mean
+
+LAYOUTS = ("nested", "flat")
+FLAT_SUFFIXES = (".csv", ".sql")  # when both exist for one id, the CSV is graded: it needs no database
+
+
+def load_submission_in(result_dir: Path, layout: str = "nested") -> Loaded:
+    if layout not in LAYOUTS:
+        raise UsageError(f"unknown layout {layout!r}", hint=did_you_mean(layout, LAYOUTS))
+    return load_submission(result_dir) if layout == "nested" else load_flat_submission(result_dir)
+
+
+def load_flat_submission(result_dir: Path) -> Loaded:
+    folder = Path(result_dir)
+    if not folder.is_dir():
+        raise SpecError("not a folder", Location(str(folder)))
+    found: dict[str, dict[str, Path]] = {}
+    problems: list[Problem] = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        suffix = path.suffix.lower()
+        if suffix in FLAT_SUFFIXES and path.stem and not path.is_dir():
+            found.setdefault(path.stem, {})[suffix] = path
+        else:
+            problems.append(_ignored(path))
+    records = {iid: _flat_line(iid, by_suffix, problems) for iid, by_suffix in found.items()}
+    return Loaded(records, tuple(problems), {})
+
+
+def _flat_line(instance_id: str, by_suffix: dict, problems: list) -> SubmissionLine:
+    path = by_suffix.get(".csv") or by_suffix[".sql"]
+    if len(by_suffix) > 1:
+        problems.append(Problem(Location(str(by_suffix[".sql"])), f"both {instance_id}.csv and {instance_id}.sql "
+                                "exist; the CSV is graded", instance_id, hint="keep one answer per instance"))
+    return SubmissionLine(instance_id, "file", path.name, Location(str(path)))
+
+
+def _ignored(path: Path) -> Problem:
+    if path.name == SUBMISSION_FILE:
+        return Problem(Location(str(path)), f"{SUBMISSION_FILE} is ignored in the flat layout",
+                       hint="drop --layout flat to grade it (the nested layout)")
+    what = "folder" if path.is_dir() else "file"
+    return Problem(Location(str(path)), f"{what} ignored: the flat layout reads only <instance_id>.csv and "
+                   "<instance_id>.sql", hint="remove it or use the nested layout")

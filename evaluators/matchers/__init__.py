@@ -1,1 +1,0 @@
-"""Matchers: one module per family, registered by name in `evaluators.registry`."""

@@ -1,0 +1,320 @@
+"""Columns as the public scorers see them, turned into arrays.
+
+The public rule works on `frame.transpose().values.tolist()`: Python objects
+whose types depend on the frame (an all-numpy-numeric frame with one float
+column turns every int into a float; any other frame keeps each column's
+type, nullable integers included).  `FrameViews` reproduces those types and
+stores each column in one of three forms:
+
+- `num`: numbers and NULLs, as float64 plus the exact values and their
+  Python type (`int`, `float` or `bool`), which decides the string the
+  scorers sort by, and the NULL's own string (`nan`, or `<NA>` for nullable
+  columns);
+- `tok`: values compared with `==` only (strings, timestamps), kept as they
+  are for direct comparison, with the flavour of each NULL; job-wide integer
+  codes are made only when needed (`tokens.py`);
+- `lit`: anything else, kept as the Python list for the literal rule.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from evaluators.tables.frames import columns_of
+from evaluators.tables.row_pairing import arrow_strings, text_bytes
+from evaluators.tables.tokens import TokenSpace
+
+# NULL flavours sort differently in the scorers' key (None last, NaN as 'nan',
+# NaT as 'NaT', pd.NA as '<NA>'), so token columns keep them apart.
+NAN_CODE, NONE_CODE, NAT_CODE, ZERO_CODE, NA_CODE = -1, -2, -3, -4, -5
+SHORT = 1000  # columns up to this long are sorted by Python rather than by numpy's string ranking
+MASKED = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)} | {"boolean"}
+WHOLE_FLOAT_LIMIT = 2 ** 53  # below this a whole float prints as its int plus ".0", never in exponent form
+
+
+def scorer_key(x):
+    """The public scorers' sort key for one value."""
+    return (x is None, str(x), isinstance(x, (int, float)))
+
+
+def sort_as_scorers(values: list) -> list | None:
+    """The values in the scorers' sorted order, or None when that sort raises (a mismatch for them)."""
+    kinds = set(map(type, values))
+    try:
+        # Over numbers alone (NaN included) or texts alone the key's first and last parts are constant,
+        # so its middle part orders alone, and a stable sort keeps ties alike; a text is its own str.
+        if kinds == {str}:
+            return sorted(values)
+        if kinds <= {int, float, bool}:
+            return sorted(values, key=str)
+        return sorted(values, key=scorer_key)
+    except Exception:  # the scorers' comparison raises too, and counts as a mismatch
+        return None
+
+
+@dataclass(eq=False)
+class Tokens:
+    """The null-handling-independent part of a token column."""
+
+    space: object  # "str" or ("datetime", tz): codes compare only within one space
+    values: object  # pyarrow strings, object ndarray of str, or int64 ns timestamps
+    null: np.ndarray
+    flavour: np.ndarray  # NULL code per cell, 0 where not NULL
+    source: pd.Series
+    tokens: TokenSpace
+    codes: np.ndarray | None = None  # filled in bulk by `tokens`
+
+    def token_values(self):
+        return self.values
+
+    @cached_property
+    def items(self) -> np.ndarray:
+        return self.source.to_numpy(dtype=object)
+
+
+@dataclass(eq=False)
+class Column:
+    name: str
+    kind: str  # "num", "tok" or "lit"
+    n: int
+    null_as_zero: bool
+    num: np.ndarray | None = None  # float64; NULL is NaN (or 0.0 when read as zero)
+    exact: np.ndarray | None = None  # int64/uint64/bool/float64 as materialised
+    null: np.ndarray | None = None  # bool mask of NULL cells
+    key_type: str = ""  # "int", "float" or "bool": the Python type the scorers see
+    null_text: str = "nan"  # num: str() of this column's NULL
+    base: Tokens | None = None  # tok
+    items: list | None = None  # lit: Python objects
+    key: tuple = ()  # (frame id, position, common dtype): the same data under either NULL handling
+
+    @cached_property
+    def null_count(self) -> int:
+        return int(self.null.sum()) if self.null is not None else 0
+
+    @cached_property
+    def value_range(self):
+        """num: smallest and largest value (a cheap signature of the multiset)."""
+        values = self.exact[~self.null] if self.null_count else self.exact
+        return (values.min(), values.max()) if len(values) else None
+
+    @cached_property
+    def text_bytes(self) -> int | None:
+        """tok: total length of the strings when stored by pyarrow (a cheap signature), else None."""
+        return text_bytes(self.base.values)
+
+    @cached_property
+    def codes(self) -> np.ndarray:
+        """tok: job-wide codes of the values, NULL flavours negative (all ZERO_CODE when read as zero)."""
+        codes = self.base.tokens.ensure(self.base)
+        return np.where(self.null, ZERO_CODE if self.null_as_zero else self.base.flavour, codes)
+
+    @cached_property
+    def sorted_num(self) -> np.ndarray:
+        values = self.num if self.null_as_zero else self.num[~self.null]
+        return np.sort(values)
+
+    @cached_property
+    def sorted_exact(self) -> np.ndarray:
+        return np.sort(self.exact[~self.null])
+
+    @cached_property
+    def negative_zeros(self) -> int:
+        if self.key_type != "float":
+            return 0
+        return int(np.count_nonzero((self.exact == 0) & np.signbit(self.exact) & ~self.null))
+
+    @cached_property
+    def whole_floats(self) -> bool:
+        """num, float: no NULL, and every value whole, not -0.0 and below WHOLE_FLOAT_LIMIT."""
+        values = self.exact
+        return bool(self.key_type == "float" and len(values) and not self.null_count and not self.negative_zeros
+                    and np.abs(values).max() < WHOLE_FLOAT_LIMIT and (values == np.trunc(values)).all())
+
+    @cached_property
+    def scorer_sorted(self) -> list | None:
+        """The Python values in the scorers' sorted order (None when that sort raises)."""
+        return sort_as_scorers(self.python_values())
+
+    @cached_property
+    def sorted_codes(self) -> np.ndarray:
+        return np.sort(self.codes)
+
+    @cached_property
+    def null_flavours(self) -> frozenset:
+        return frozenset(int(c) for c in np.unique(self.codes[self.codes < 0]))
+
+    def python_values(self) -> list:
+        """The column as the scorers' Python list (after NULL-as-zero)."""
+        if self.kind == "lit":
+            return self.items
+        if self.kind == "num":
+            values = self.exact.tolist()
+            fill = 0 if self.null_as_zero else (float("nan") if self.null_text == "nan" else pd.NA)
+            for i in np.flatnonzero(self.null):
+                values[i] = fill
+            return values
+        values = list(self.base.items)
+        if self.null_as_zero:
+            values = [0 if is_null else v for v, is_null in zip(values, self.null.tolist())]
+        return values
+
+    @cached_property
+    def official_order(self) -> np.ndarray:
+        """num: the stable permutation by the scorers' key (x is None, str(x), is a number).
+
+        Within a num column the key's first and last parts are constant, so the
+        order is by str(x): each distinct value (told apart by its bits, so 0.0
+        and -0.0 differ) is turned into its string once, the strings are ranked,
+        and a stable sort of the ranks gives exactly Python's stable sort.
+        """
+        if self.n <= SHORT:  # Python's sort by the very key is cheaper for a short column
+            texts = [str(x) for x in self.python_values()]
+            return np.array(sorted(range(self.n), key=texts.__getitem__), dtype=np.int64)
+        keep = ~self.null
+        values = self.exact[keep]
+        bits = values.view(np.int64) if values.dtype.kind == "f" else values
+        _, first, inverse = np.unique(bits, return_index=True, return_inverse=True)
+        texts = [str(x) for x in values[first].tolist()]
+        texts.append("0" if self.null_as_zero else self.null_text)
+        _, rank = np.unique(np.array(texts, dtype=str), return_inverse=True)
+        cell_rank = np.full(self.n, rank[-1], dtype=np.int64)
+        cell_rank[keep] = rank[:-1][inverse.reshape(-1)]
+        return np.argsort(cell_rank, kind="stable")
+
+
+def common_numeric(dtypes: list) -> np.dtype | None:
+    """The common numpy dtype when transposing keeps numbers numeric, else None."""
+    if not dtypes or not all(isinstance(d, np.dtype) and d.kind in "iuf" for d in dtypes):
+        return None
+    return np.result_type(*dtypes)
+
+
+class FrameViews:
+    """Column views of one frame, built per position on demand and kept."""
+
+    def __init__(self, frame: pd.DataFrame, tokens: TokenSpace):
+        self.frame, self.tokens = frame, tokens
+        self.names, self._series = columns_of(frame)
+        self._tokens: dict = {}
+        self._columns: dict = {}
+
+    @property
+    def dtypes(self) -> list:
+        return [s.dtype for s in self.all_series()]
+
+    def columns(self, positions: list[int], null_as_zero: bool) -> list[Column]:
+        series = self.all_series()
+        common = common_numeric([series[i].dtype for i in positions])
+        return [self._column(i, null_as_zero, common) for i in positions]
+
+    def all_series(self) -> list[pd.Series]:
+        """Every column as a Series, by position (shared with the strict cells of the same frame)."""
+        return self._series
+
+    def _column(self, position: int, null_as_zero: bool, common) -> Column:
+        key = (position, null_as_zero, common)
+        if key not in self._columns:
+            series = self.all_series()[position]
+            name = self.names[position]
+            if common is not None:
+                made = num_column(name, series.to_numpy(dtype=common), null_as_zero)
+            else:
+                made = self._typed_column(name, position, series, null_as_zero)
+            made.key = (id(self.frame), position, common)
+            self._columns[key] = made
+        return self._columns[key]
+
+    def _typed_column(self, name, position, series, null_as_zero) -> Column:
+        dtype = series.dtype
+        if isinstance(dtype, np.dtype) and dtype.kind in "iufb":
+            return num_column(name, series.to_numpy(), null_as_zero)
+        if str(dtype) in MASKED:
+            return _masked_column(name, series, null_as_zero)
+        base = self._tokens.get(position)
+        if base is None:
+            base = self._tokens[position] = token_base(series, self.tokens)
+        if base is None:
+            return lit_column(name, series.to_numpy(dtype=object), null_as_zero)
+        if null_as_zero and base.space != "str" and base.null.any():
+            return lit_column(name, series.to_numpy(dtype=object), null_as_zero)  # a NaT read as 0 is a lit
+        return Column(name, "tok", len(series), null_as_zero, null=base.null, base=base)
+
+
+def num_column(name: str, values: np.ndarray, null_as_zero: bool, null=None, null_text="nan") -> Column:
+    key_type = {"i": "int", "u": "int", "b": "bool"}.get(values.dtype.kind, "float")
+    if null is None:
+        null = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
+    num = values.astype(np.float64, copy=False)
+    if null.any():
+        num = np.where(null, 0.0 if null_as_zero else np.nan, num)
+    return Column(name, "num", len(values), null_as_zero, num=num, exact=values, null=null, key_type=key_type,
+                  null_text=null_text)
+
+
+def _masked_column(name: str, series: pd.Series, null_as_zero: bool) -> Column:
+    """Nullable ints and bools: Python ints/bools with pd.NA, which sorts as '<NA>'."""
+    null = series.isna().to_numpy()
+    kind = series.dtype.kind
+    target = {"i": np.int64, "u": np.uint64, "b": np.bool_}[kind]
+    values = series.to_numpy(dtype=target, na_value=0 if kind != "b" else False)
+    return num_column(name, values, null_as_zero, null=null, null_text="<NA>")
+
+
+def lit_column(name: str, values: np.ndarray, null_as_zero: bool) -> Column:
+    items = list(values)
+    if null_as_zero:
+        items = [0 if pd.isna(x) else x for x in items]
+    return Column(name, "lit", len(items), null_as_zero, items=items)
+
+
+def token_base(series: pd.Series, tokens: TokenSpace) -> Tokens | None:
+    """Strings (with NaN/None NULLs) or timestamps as a token column; None when it is not one."""
+    dtype = series.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind == "M":
+        return _datetime_base(series, tokens)
+    if isinstance(dtype, pd.StringDtype) and dtype.na_value is np.nan:
+        null = series.isna().to_numpy()
+        if null.all():
+            return None  # all-NULL: the frame's transposition gives plain NaNs
+        values = arrow_strings(series) if dtype.storage == "pyarrow" else series.to_numpy(dtype=object)
+        return _register(Tokens("str", values, null, np.where(null, NAN_CODE, 0), series, tokens))
+    if dtype != object:
+        return None
+    values = series.to_numpy(dtype=object)
+    null = pd.isna(values)
+    if null.all() or pd.api.types.infer_dtype(values, skipna=True) != "string":
+        return None
+    flavour = np.zeros(len(values), dtype=np.int64)
+    for i in np.flatnonzero(null):
+        v = values[i]
+        if v is None:
+            flavour[i] = NONE_CODE
+        elif type(v) is float:
+            flavour[i] = NAN_CODE
+        else:
+            return None  # pd.NA or NaT among strings: the literal rule decides
+    return _register(Tokens("str", values, null, flavour, series, tokens))
+
+
+def _datetime_base(series: pd.Series, tokens: TokenSpace) -> Tokens | None:
+    null = series.isna().to_numpy()
+    if null.all():
+        return None  # all NaT: the literal rule (NaT equals NaN and None there)
+    tz = getattr(series.dtype, "tz", None)
+    try:
+        # One unit, in UTC: equal instants give equal ints.  Within one time zone equal
+        # instants also print alike, so the scorers' string sort puts them together.
+        naive = series.dt.tz_convert("UTC").dt.tz_localize(None) if tz is not None else series
+        values = naive.dt.as_unit("ns").to_numpy().view(np.int64)
+    except (OverflowError, ValueError, pd.errors.OutOfBoundsDatetime):
+        return None
+    space = ("datetime", str(tz))
+    return _register(Tokens(space, values, null, np.where(null, NAT_CODE, 0), series, tokens))
+
+
+def _register(base: Tokens) -> Tokens:
+    base.tokens.register(base)
+    return base

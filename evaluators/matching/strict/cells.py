@@ -1,0 +1,267 @@
+"""Typed cells for the strict rule: each cell typed on its own, from its text or its engine type.
+
+NULL: empty or one of pandas' default missing-value tokens (or the engine's
+NULL).  INT: `[+-]?\\d+` (surrounding blanks allowed), exact at any size,
+leading zeros allowed.  FLOAT: any other finite number.  TEXT: everything
+else, compared exactly (engine values that are neither numbers nor strings,
+such as timestamps and booleans, are TEXT compared by type and value).
+
+TEXT values are kept as they are; the integer codes the mapping search needs
+are made lazily and in bulk by the job's `TokenTable` (see `tokens.py`).  A CSV
+text column is typed only when first needed: its raw texts are kept, and two
+identical texts are equal cells whatever their type, which often settles a
+comparison without typing (`cell_proofs.py`).
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from evaluators.tables.tokens import TokenSpace
+
+NULL, INT, BIGINT, FLOAT, TEXT = 0, 1, 2, 3, 4
+INT64_SAFE = 2 ** 53  # beyond this a float64 column may have lost integer digits
+
+
+def floats_tell_their_text(values: np.ndarray) -> bool:
+    """Do these floats (NaN aside) stand for their texts as strict cells: finite, below INT64_SAFE?
+    Otherwise pandas may have hidden the text ('inf' or 'Infinity', lost integer digits)."""
+    present = values[~np.isnan(values)]
+    return not len(present) or bool(np.abs(present).max() < INT64_SAFE)
+_CLASS_SALT = np.uint64(0xD6E8FEB86659FD93)
+OBJECT_SPACE = "obj"  # TEXT from engine objects other than strings, keyed by type and repr
+
+
+def _scramble(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser: a bijection on uint64 that spreads nearby values apart."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+class TokenTable(TokenSpace):
+    """The job's codes for TEXT cells (per space) and for integers beyond int64."""
+
+    def __init__(self):
+        super().__init__()
+        self._bigints: dict = {}
+
+    def bigint_codes(self, values: list[int]) -> np.ndarray:
+        table = self._bigints
+        return np.fromiter((table.setdefault(v, len(table)) for v in values), dtype=np.int64, count=len(values))
+
+
+@dataclass(eq=False)
+class TextPart:
+    """The TEXT values of one column, waiting for codes (NULL and non-TEXT cells are ignored)."""
+
+    space: object  # "str", ("datetime", tz) or OBJECT_SPACE
+    values: object  # pyarrow strings, or a numpy array of str / int64 / repr strings
+    codes: np.ndarray | None = None
+
+    def token_values(self):
+        return self.values
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The typed cells of one column."""
+
+    cls: np.ndarray  # int8 cell classes
+    num: np.ndarray  # float64 value of INT/BIGINT/FLOAT cells
+    ival: np.ndarray  # int64 value of INT cells
+    texts: tuple = ()  # TextParts holding the TEXT cells' values (each part its own rows)
+    bigints: dict | None = None  # row -> Python int, for BIGINT cells
+
+
+@dataclass(eq=False)
+class RawText:
+    """A CSV text column before typing: identical texts are equal cells whatever their type."""
+
+    values: object  # pyarrow strings
+    null: np.ndarray
+
+    @cached_property
+    def signature(self) -> tuple:
+        return int(np.count_nonzero(self.null)), int(pc.sum(pc.binary_length(self.values)).as_py() or 0)
+
+
+class StrictColumn:
+    """A column of typed cells; a CSV text column may be typed only when first needed (`raw` stays)."""
+
+    def __init__(self, name: str, cells: Cells | None = None, *, typer=None, raw: RawText | None = None,
+                 tokens: TokenTable | None = None, source=None, n: int | None = None):
+        self.name, self.raw, self.tokens, self.source = name, raw, tokens, source
+        self._cells, self._typer = cells, typer
+        self.n = len(cells.cls) if cells is not None else n
+        self._memo: dict = {}
+
+    @property
+    def typed(self) -> bool:
+        return self._cells is not None
+
+    @property
+    def cells(self) -> Cells:
+        if self._cells is None:
+            self._cells, self._typer = self._typer(), None
+        return self._cells
+
+    cls = property(lambda self: self.cells.cls)
+    num = property(lambda self: self.cells.num)
+    ival = property(lambda self: self.cells.ival)
+    texts = property(lambda self: self.cells.texts)
+    bigints = property(lambda self: self.cells.bigints)
+
+    @cached_property
+    def class_counts(self) -> np.ndarray:
+        """Cells per class (NULL, INT, BIGINT, FLOAT, TEXT), counted in one pass."""
+        return np.bincount(self.cls, minlength=TEXT + 1)
+
+    @cached_property
+    def has_float(self) -> bool:
+        return bool(self.class_counts[FLOAT])
+
+    @cached_property
+    def has_text(self) -> bool:
+        return bool(self.class_counts[TEXT])
+
+    @cached_property
+    def code(self) -> np.ndarray:
+        """int64 token of TEXT and BIGINT cells (equal token, equal value), -1 elsewhere."""
+        code = np.full(self.n, -1, dtype=np.int64)
+        text = self.cls == TEXT
+        for part in self.texts if text.any() else ():
+            values = self.tokens.ensure(part)
+            rows = text & (values >= 0)
+            # Object codes go below -1, apart from string codes: an object never equals a string.
+            code[rows] = (-2 - values[rows]) if part.space == OBJECT_SPACE else values[rows]
+        if self.bigints:
+            rows = list(self.bigints)
+            code[rows] = self.tokens.bigint_codes([self.bigints[r] for r in rows])
+        return code
+
+    def key(self, exact_numbers: bool) -> np.ndarray:
+        """Per-row uint64 code, equal when the cells are equal; numbers collapse to one code
+        unless `exact_numbers` (then INT cells keep their value and FLOAT cells are never involved)."""
+        memo = self._memo.get(exact_numbers)
+        if memo is None:
+            value = np.where(self.cls == INT, self.ival, self.code).astype(np.uint64)
+            numeric = (self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)
+            cls = np.where(numeric, np.int8(INT), self.cls) if not exact_numbers else self.cls
+            if not exact_numbers:
+                value = np.where(numeric, np.uint64(0), value)
+            memo = self._memo[exact_numbers] = _scramble(value) ^ (cls.astype(np.uint64) * _CLASS_SALT)
+        return memo
+
+    def exact_key(self) -> list[np.ndarray]:
+        """Sort keys that are equal exactly when two non-FLOAT cells are equal."""
+        value = np.where(self.cls == INT, self.ival, self.code)
+        return [self.cls.astype(np.int64), value]
+
+    @cached_property
+    def fingerprint(self) -> bytes:
+        return hashlib.blake2b(b"".join(a.tobytes() for a in (self.cls, self.ival, self.code, self.num)),
+                               digest_size=16).digest()
+
+    @cached_property
+    def profile(self):
+        """What any one-to-one partner must share: class counts, sorted tokens, sorted numbers."""
+        numeric = (self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)
+        return (int((self.cls == NULL).sum()), int(numeric.sum()),
+                np.sort(self.code[self.cls == TEXT]), np.sort(self.num[numeric]))
+
+    @cached_property
+    def uniform(self) -> int | None:
+        """The class shared by every cell (INT, FLOAT or TEXT), else None."""
+        for cls in (INT, FLOAT, TEXT):
+            if self.n and self.class_counts[cls] == self.n:
+                return cls
+        return None
+
+    @cached_property
+    def key_values(self) -> np.ndarray | None:
+        """Values that can pair rows (all INT, or all finite FLOAT), else None."""
+        if self.uniform == INT:
+            return self.ival
+        if self.uniform == FLOAT and np.isfinite(self.num).all():
+            return self.num
+        return None
+
+    @cached_property
+    def span(self) -> tuple | None:
+        """(smallest, largest, largest magnitude) of the numeric cells, None without any."""
+        _, numbers, _ = self.counts
+        if not numbers:
+            return None
+        numeric = self.num
+        if numbers < self.n:
+            numeric = numeric[(self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)]
+        low, high = float(numeric.min()), float(numeric.max())
+        return low, high, max(abs(low), abs(high))
+
+    @cached_property
+    def text_bytes(self) -> int | None:
+        """Total bytes of the TEXT cells when pyarrow holds them all (a signature of their multiset), else None."""
+        if len(self.texts) != 1 or self.bigints or self.counts[1]:
+            return None
+        values = self.texts[0].values
+        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+            return None
+        return int(pc.sum(pc.binary_length(values)).as_py() or 0)
+
+    @cached_property
+    def counts(self) -> tuple:
+        """Cells per class: a cheap signature every partner shares (FLOAT may stand for any number)."""
+        c = self.class_counts
+        return int(c[NULL]), int(c[INT] + c[BIGINT] + c[FLOAT]), int(c[TEXT])
+
+
+def column(name: str, cls, num, ival, texts=(), bigints=None, tokens=None, source=None) -> StrictColumn:
+    return StrictColumn(name, Cells(cls, num, ival, texts, bigints), tokens=tokens, source=source)
+
+
+def _empty(n: int):
+    return np.zeros(n, dtype=np.int8), np.full(n, np.nan), np.zeros(n, dtype=np.int64)
+
+
+def from_numbers(name: str, values: np.ndarray, null: np.ndarray | None = None) -> StrictColumn:
+    """A numeric pandas/DuckDB column whose cells need no text: ints exact, floats finite."""
+    n = len(values)
+    cls, num, ival = _empty(n)
+    if values.dtype.kind in "iu":
+        cls[:] = INT
+        num = values.astype(np.float64)
+        if values.dtype.kind == "u" and n and values.max() > np.iinfo(np.int64).max:
+            raise OverflowError("uint64 beyond int64")
+        ival = values.astype(np.int64)
+        if null is not None:
+            cls[null], num[null], ival[null] = NULL, np.nan, 0
+    else:
+        null = np.isnan(values)
+        cls[:] = FLOAT
+        cls[null] = NULL
+        num = values.astype(np.float64)
+    return column(name, cls, num, ival, source=values)
+
+
+def text_cells(name: str, null: np.ndarray, part: TextPart, tokens: TokenTable, source) -> StrictColumn:
+    """Engine-typed values that are all TEXT (strings, timestamps, booleans) except NULLs."""
+    cls, num, ival = _empty(len(null))
+    cls[~null] = TEXT
+    tokens.register(part)
+    return column(name, cls, num, ival, texts=(part,), tokens=tokens, source=source)
+
+
+def arrow_or_none(values):
+    """pyarrow strings for an object array of str (NaN/None as NULL), else None."""
+    try:
+        array = pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
+        return None  # mixed or unusual objects (ints past int64 raise OverflowError)
+    return array if pa.types.is_string(array.type) or pa.types.is_large_string(array.type) else None

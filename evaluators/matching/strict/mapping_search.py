@@ -1,0 +1,156 @@
+"""The strict rule's search for a one-to-one column mapping that keeps rows whole.
+
+Gold columns are assigned one at a time (fewest candidates first, columns
+with FLOAT cells last); each partial mapping is checked by hashing the
+projected rows and comparing the hash multisets, which prunes wrong
+branches early.  Hashes only prune: a complete mapping is accepted after an
+exact check of the rows (sorted by their exact cells, or matched within
+groups when tolerance is involved).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from evaluators.matching.strict.cells import BIGINT, FLOAT, INT, NULL, TEXT, StrictColumn
+from evaluators.tables.numeric import isclose
+
+SEARCH_BUDGET = 20_000  # partial mappings tried before giving up on one table pair
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_GROUP_LIMIT = 400  # rows in one group of equal exact cells that are matched pair by pair
+
+
+def cells_equal(a: StrictColumn, b: StrictColumn, tol: float, ia=None, ib=None) -> np.ndarray:
+    """Element-wise strict equality of two aligned columns (optionally re-ordered by ia, ib), via tokens."""
+    ca, cb = (a.cls, b.cls) if ia is None else (a.cls[ia], b.cls[ib])
+    pick = (lambda arr, idx: arr if idx is None else arr[idx])
+    both = ca == cb
+    eq = both & (ca == NULL)
+    eq |= both & (ca == INT) & (pick(a.ival, ia) == pick(b.ival, ib))
+    if ((ca == TEXT) | (ca == BIGINT)).any():
+        eq |= both & ((ca == TEXT) | (ca == BIGINT)) & (pick(a.code, ia) == pick(b.code, ib))
+    numeric_a = (ca == INT) | (ca == BIGINT) | (ca == FLOAT)
+    numeric_b = (cb == INT) | (cb == BIGINT) | (cb == FLOAT)
+    with_float = numeric_a & numeric_b & ((ca == FLOAT) | (cb == FLOAT))
+    if with_float.any():
+        eq |= with_float & isclose(pick(a.num, ia), pick(b.num, ib), tol)
+    return eq
+
+
+def bipartite(candidates: list[list[int]], n_right: int) -> list[int] | None:
+    """A one-to-one assignment (augmenting paths), or None."""
+    owner = [-1] * n_right
+
+    def place(i, seen):
+        for j in candidates[i]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if owner[j] == -1 or place(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    for i in range(len(candidates)):
+        if not place(i, set()):
+            return None
+    mapping = [0] * len(candidates)
+    for j, i in enumerate(owner):
+        if i != -1:
+            mapping[i] = j
+    return mapping
+
+
+def _mix(h: np.ndarray, key: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        x = (h ^ key) * _GOLDEN
+        return x ^ (x >> np.uint64(29))
+
+
+class MappingSearch:
+    """Depth-first assignment of gold columns, pruned by the projected rows."""
+
+    def __init__(self, gold, pred, candidates, tol):
+        self.gold, self.pred, self.tol = gold, pred, tol
+        self.candidates = candidates
+        self.order = sorted(range(len(gold)), key=lambda i: (gold[i].has_float, len(candidates[i])))
+        self.budget = SEARCH_BUDGET
+
+    def run(self) -> tuple | None:
+        """The mapping found (gold position -> pred position), else None (see `budget`)."""
+        n = self.gold[0].n if self.gold else 0
+        start = np.zeros(n, dtype=np.uint64)
+        found = self._extend(0, {}, start, start.copy())
+        return None if found is None else tuple(found[i] for i in range(len(self.gold)))
+
+    def _extend(self, depth, assigned, hg, hp):
+        if depth == len(self.order):
+            return dict(assigned) if self._rows_match(assigned, hg, hp) else None
+        i = self.order[depth]
+        used = set(assigned.values())
+        tried_content = set()
+        for j in self.candidates[i]:
+            if j in used:
+                continue
+            content = self.pred[j].fingerprint
+            if content in tried_content:
+                continue  # an identical predicted column leads to the same rows
+            tried_content.add(content)
+            self.budget -= 1
+            if self.budget <= 0:
+                return None
+            exact = not (self.gold[i].has_float or self.pred[j].has_float)
+            ng = _mix(hg, self.gold[i].key(exact))
+            np_ = _mix(hp, self.pred[j].key(exact))
+            assigned[i] = j
+            if _keys_agree(ng, np_) and (exact or self._rows_match(assigned, ng, np_)):
+                found = self._extend(depth + 1, assigned, ng, np_)
+                if found is not None:
+                    return found
+            del assigned[i]
+        return None
+
+    def _rows_match(self, assigned, hg, hp) -> bool:
+        """Rows equal as multisets: exact keys group the rows, FLOAT cells are matched within groups."""
+        floats = [(i, j) for i, j in assigned.items() if self.gold[i].has_float or self.pred[j].has_float]
+        if not floats:
+            return self._exact_rows_match(assigned)
+        og = np.lexsort([self.gold[i].num for i, _ in reversed(floats)] + [hg])
+        op = np.lexsort([self.pred[j].num for _, j in reversed(floats)] + [hp])
+        ok = np.ones(len(og), dtype=bool)
+        for i, j in assigned.items():
+            ok &= cells_equal(self.gold[i], self.pred[j], self.tol, og, op)
+        if ok.all():
+            return True
+        return _match_groups(self, assigned, hg, hp, og, ok)
+
+    def _exact_rows_match(self, assigned) -> bool:
+        """Without FLOAT cells, rows sorted by their exact cells must be equal one by one."""
+        keys_g = [k for i in assigned for k in self.gold[i].exact_key()]
+        keys_p = [k for i in assigned for k in self.pred[assigned[i]].exact_key()]
+        og, op = np.lexsort(keys_g[::-1]), np.lexsort(keys_p[::-1])
+        return all(np.array_equal(kg[og], kp[op]) for kg, kp in zip(keys_g, keys_p))
+
+
+def _keys_agree(hg, hp) -> bool:
+    with np.errstate(over="ignore"):
+        if hg.sum(dtype=np.uint64) != hp.sum(dtype=np.uint64):
+            return False
+    return bool(np.array_equal(np.sort(hg), np.sort(hp)))
+
+
+def _match_groups(search, assigned, hg, hp, og, ok) -> bool:
+    """Tolerance can reorder near-equal rows: re-match the rows of each disagreeing group exactly."""
+    bad_keys = np.unique(hg[og][~ok])
+    for key in bad_keys.tolist():
+        rows_g = np.flatnonzero(hg == key)
+        rows_p = np.flatnonzero(hp == key)
+        if len(rows_g) != len(rows_p) or len(rows_g) > _GROUP_LIMIT:
+            return False
+        compat = np.ones((len(rows_g), len(rows_p)), dtype=bool)
+        for i, j in assigned.items():
+            gi = np.repeat(rows_g, len(rows_p))
+            pj = np.tile(rows_p, len(rows_g))
+            compat &= cells_equal(search.gold[i], search.pred[j], search.tol, gi, pj).reshape(compat.shape)
+        if bipartite([list(np.flatnonzero(r)) for r in compat], len(rows_p)) is None:
+            return False
+    return True

@@ -1,0 +1,251 @@
+"""`table_match`, `tables_match` and `duckdb_match` under every semantics at once.
+
+Files are read once per way of reading and column views are shared between
+presets, so grading under all four semantics costs little more than one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluators.errors import InstanceError
+from evaluators.matching.official import rule as official
+from evaluators.matching.semantics import STRICT_TOL, Preset
+from evaluators.matching.strict import plain_rows
+from evaluators.matching.strict import rule as strict
+from evaluators.matching.strict.cells import TokenTable
+from evaluators.matching.verdicts import Verdict
+from evaluators.tables.frames import column_arrays
+from evaluators.tables.read import TableReader, strict_columns
+
+
+@dataclass
+class TableJob:
+    """Everything one instance's table specs share: readers, caches and presets."""
+
+    gold_dir: Path
+    presets: tuple[Preset, ...]
+    pred_reader: TableReader
+    gold_reader: TableReader = None
+    views: official.ViewCache = field(default_factory=official.ViewCache)
+    tokens: TokenTable = field(default_factory=TokenTable)
+    _strict_cache: dict = field(default_factory=dict)
+    _gold_paths: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.gold_reader is None:
+            self.gold_reader = TableReader("unreadable_gold", self.pred_reader.max_bytes, self.pred_reader.duckdb_loader)
+
+    def gold_path(self, name: str) -> Path:
+        # One Path per name: every preset asks, and a Path keeps its string once made.
+        if name not in self._gold_paths:
+            self._gold_paths[name] = self.gold_dir / name
+        return self._gold_paths[name]
+
+    def strict_csv(self, reader: TableReader, path: Path):
+        key = ("csv", str(path))
+        if key not in self._strict_cache:
+            frame = reader.csv(path, low_memory=False)
+            self._strict_cache[key] = strict_columns(frame, self.tokens, lambda cols: reader.csv_text(path, cols))
+        return self._strict_cache[key]
+
+    def plain_columns(self, reader: TableReader, path: Path):
+        """(names, Python values per column) of a small plain CSV table, or None (`strict/plain_rows.py`)."""
+        key = ("plain", str(path))
+        if key not in self._strict_cache:
+            frame = reader.csv(path, low_memory=False)
+            values = plain_rows.plain_columns(frame)
+            self._strict_cache[key] = None if values is None else (column_arrays(frame)[0], values)
+        return self._strict_cache[key]
+
+    def strict_frame(self, key, frame):
+        if key not in self._strict_cache:
+            self._strict_cache[key] = strict_columns(frame, self.tokens)
+        return self._strict_cache[key]
+
+
+def _guarded(fn):
+    """Run one semantics' comparison; a file or spec problem becomes that semantics' verdict."""
+    try:
+        return fn()
+    except InstanceError as exc:
+        return Verdict(0.0, exc.reason, exc.detail)
+    except IndexError as exc:
+        return Verdict(0.0, "invalid_spec", f"condition_cols out of range: {exc}")
+
+
+def _official_cols(preset: Preset, golds: list, condition_cols) -> list:
+    if condition_cols in ([], [[]], [None], None):
+        return [[] for _ in golds]
+    if preset.repeat_flat_condition_cols and len(golds) > 1 and not all(isinstance(c, list) for c in condition_cols):
+        return [condition_cols for _ in golds]
+    if not isinstance(condition_cols, list):
+        return [condition_cols for _ in golds]
+    return condition_cols
+
+
+def _strict_cols(golds: list, condition_cols) -> list:
+    if condition_cols in ([], [[]], [None], None):
+        return [[] for _ in golds]
+    if not isinstance(condition_cols, list):
+        return [[condition_cols] for _ in golds]
+    if all(isinstance(c, int) for c in condition_cols):
+        return [condition_cols for _ in golds]
+    return [c or [] for c in condition_cols]
+
+
+def table_match(job: TableJob, pred: Path, params: dict) -> dict:
+    golds = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
+    cond = params["condition_cols"]
+    if not isinstance(params["gold"], list):
+        cond = [cond]  # a single gold file takes condition_cols as given
+    out = {}
+    for preset in job.presets:
+        if preset.official:
+            out[preset.name] = _guarded(lambda: _official_table(job, preset, pred, golds, cond, params["ignore_order"]))
+        else:
+            out[preset.name] = _guarded(lambda: _strict_table(job, pred, golds, cond, params["ignore_order"]))
+    return out
+
+
+def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
+    frame = job.pred_reader.csv(pred, preset.low_memory)
+    per_gold = _official_cols(preset, golds, cond)
+    failures = []
+    for index, name in enumerate(golds):
+        if index >= len(per_gold):
+            # The scorers index condition_cols per gold file and fail only when they get that far.
+            raise InstanceError("invalid_spec", f"{len(golds)} gold files but {len(per_gold)} condition_cols lists")
+        cols = per_gold[index]
+        gold = job.gold_reader.csv(job.gold_path(name), preset.low_memory)
+        selected = official.select_condition_cols(gold, cols, wrap_scalar=preset.repeat_flat_condition_cols)
+        verdict = official.compare(frame, selected, ignore_order=ignore_order, tol=preset.tol,
+                                   null_as_zero=preset.null_as_zero, views=job.views)
+        if verdict.ok:
+            return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
+        failures.append((name, verdict))
+    return _first_failure(failures, golds)
+
+
+def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
+    failures = []
+    for name, cols in zip(golds, _strict_cols(golds, cond)):
+        shown = _plain_match(job, pred, job.gold_path(name), cols, ignore_order)
+        if shown:
+            return Verdict(1.0, "match", _variant(name, golds) + shown)
+        pred_cols = job.strict_csv(job.pred_reader, pred)
+        gold_cols = job.strict_csv(job.gold_reader, job.gold_path(name))
+        selected = [gold_cols[i] for i in cols] if cols else gold_cols
+        verdict = strict.compare(pred_cols, selected, ignore_order=ignore_order, tol=STRICT_TOL)
+        if verdict.ok:
+            return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
+        failures.append((name, verdict))
+    return _first_failure(failures, golds)
+
+
+def _plain_match(job, pred: Path, gold: Path, cols, ignore_order) -> str | None:
+    """The strict rule's words for a match shown on Python values (small plain tables), else None."""
+    pred_table, gold_table = job.plain_columns(job.pred_reader, pred), job.plain_columns(job.gold_reader, gold)
+    if pred_table is None or gold_table is None:
+        return None
+    (pred_names, pred_values), (gold_names, gold_values) = pred_table, gold_table
+    chosen = [gold_values[i] for i in cols] if cols else gold_values
+    names = [gold_names[i] for i in cols] if cols else gold_names
+    mapping = plain_rows.matching_columns(chosen, pred_values, ignore_order)
+    if mapping is None:
+        return None
+    return strict.mapping_words(names, [pred_names[j] for j in mapping])
+
+
+def _variant(name: str, golds: list) -> str:
+    return f"{name}: " if len(golds) > 1 else ""
+
+
+def _first_failure(failures, golds) -> Verdict:
+    if not failures:
+        return Verdict(0.0, "invalid_spec", "no gold file to compare with")
+    name, verdict = failures[0]
+    more = f" (and {len(golds) - 1} other gold variant(s) also fail)" if len(golds) > 1 else ""
+    return Verdict(0.0, verdict.reason, f"{_variant(name, golds)}{verdict.detail}{more}")
+
+
+def tables_match(job: TableJob, preds: list[Path], params: dict) -> dict:
+    golds = params["gold"]
+    out = {}
+    for preset in job.presets:
+        out[preset.name] = _guarded(lambda: _pairwise(job, preset, preds, golds, params))
+    return out
+
+
+def _pairwise(job, preset, preds, golds, params) -> Verdict:
+    n = len(golds)
+    if len(preds) != n:
+        return Verdict(0.0, "file_count_mismatch",
+                       f"gold has {n} file(s), the answer lists {len(preds)}")
+    orders = params["ignore_orders"] or [False] * n
+    cols = params["condition_cols"] or [[] for _ in range(n)]
+    if len(orders) != n or len(cols) != n:
+        raise InstanceError("invalid_spec", "ignore_orders and condition_cols need one entry per gold file")
+    for k, (pred, gold) in enumerate(zip(preds, golds)):
+        verdict = _one_pair(job, preset, pred, job.gold_path(gold), cols[k], orders[k])
+        if not verdict.passed:
+            return Verdict(0.0, verdict.reason, f"file {k + 1} ({gold}): {verdict.detail}")
+    return Verdict(1.0, "match", f"all {n} file(s) match pairwise")
+
+
+def _one_pair(job, preset, pred, gold, cols, ignore_order) -> Verdict:
+    if preset.official:
+        # The suite reads these files with pandas' defaults, low_memory included, under every preset.
+        frame, gold_frame = job.pred_reader.csv(pred, True), job.gold_reader.csv(gold, True)
+        selected = official.select_condition_cols(gold_frame, cols, wrap_scalar=preset.repeat_flat_condition_cols)
+        v = official.compare(frame, selected, ignore_order=ignore_order, tol=preset.tol,
+                             null_as_zero=preset.null_as_zero, views=job.views)
+    else:
+        shown = _plain_match(job, pred, gold, cols, ignore_order)
+        if shown:
+            return Verdict(1.0, "match", shown)
+        gold_cols = job.strict_csv(job.gold_reader, gold)
+        v = strict.compare(job.strict_csv(job.pred_reader, pred), [gold_cols[i] for i in cols] if cols else gold_cols,
+                           ignore_order=ignore_order, tol=STRICT_TOL)
+    return Verdict(float(v.ok), v.reason, v.detail)
+
+
+def duckdb_match(job: TableJob, pred: Path, params: dict) -> dict:
+    gold = job.gold_path(params["gold"])
+    out = {}
+    for preset in job.presets:
+        out[preset.name] = _guarded(lambda: _duckdb_tables(job, preset, pred, gold, params))
+    return out
+
+
+def _duckdb_tables(job, preset, pred, gold, params) -> Verdict:
+    tabs = params["condition_tabs"] or job.gold_reader.duckdb_tables(gold)
+    n = len(tabs)
+    orders = params["ignore_orders"] if params["ignore_orders"] is not None else [False] * n
+    cols = params["condition_cols"] if params["condition_cols"] is not None else [[] for _ in range(n)]
+    if len(orders) != n or len(cols) != n:
+        raise InstanceError("invalid_spec", f"{n} table(s) but {len(cols)} condition_cols and "
+                            f"{len(orders)} ignore_orders entries")
+    job.gold_reader.duckdb_prefetch(gold, tabs)
+    job.pred_reader.duckdb_prefetch(pred, tabs)
+    gold_frames = [job.gold_reader.duckdb_table(gold, t) for t in tabs]
+    for k, table in enumerate(tabs):
+        try:
+            pred_frame = job.pred_reader.duckdb_table(pred, table)
+        except InstanceError as exc:
+            reason = "table_not_found" if exc.reason == "table_not_found" else exc.reason
+            return Verdict(0.0, reason, f"table {table!r} missing from the prediction: {exc.detail}")
+        v = _duckdb_pair(job, preset, (pred, table), pred_frame, (gold, table), gold_frames[k], cols[k], orders[k])
+        if not v.ok:
+            return Verdict(0.0, v.reason, f"table {table!r}: {v.detail}")
+    return Verdict(1.0, "match", f"all {n} table(s) match")
+
+
+def _duckdb_pair(job, preset, pred_key, pred_frame, gold_key, gold_frame, cols, ignore_order):
+    if preset.official:
+        selected = official.select_condition_cols(gold_frame, cols, wrap_scalar=False)
+        return official.compare(pred_frame, selected, ignore_order=ignore_order, tol=preset.tol,
+                                null_as_zero=preset.null_as_zero, views=job.views)
+    gold_cols = job.strict_frame(gold_key, gold_frame)
+    selected = [gold_cols[i] for i in cols] if cols else gold_cols
+    return strict.compare(job.strict_frame(pred_key, pred_frame), selected, ignore_order=ignore_order, tol=STRICT_TOL)

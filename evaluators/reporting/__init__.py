@@ -1,0 +1,1 @@
+"""Reporting: frozen report objects rendered to text, JSON, CSV, PNG and HTML; compare; provenance."""
