@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from evaluators.matching import registry
 from evaluators.rewards import (
     count_tool_messages,
     gold_funcs,
@@ -81,15 +82,15 @@ def test_math_tool_reward_validates_even_without_tool_use():
 
 
 def test_registry():
-    assert set(gold_funcs.GOLD_FUNCS) == {
+    assert set(registry.names(reward=True)) == {
         "qa_f1",
         "math_equal",
         "qa_f1_tool",
         "math_equal_tool",
         "scienceworld_reward",
     }
-    assert gold_funcs.NEEDS_TRAJECTORY == {"qa_f1_tool", "math_equal_tool"}
-    assert gold_funcs.NEEDS_TRAJECTORY <= set(gold_funcs.GOLD_FUNCS)
+    assert set(registry.names(trajectory=True)) == {"qa_f1_tool", "math_equal_tool", "scienceworld_reward"}
+    assert registry.grader("qa_f1_tool") is gold_funcs.qa_f1_tool
 
 
 @pytest.mark.parametrize(
@@ -119,7 +120,7 @@ def test_registry():
     ],
 )
 def test_qa_tool_gold_func(name, trajectory, score, detail):
-    result = gold_funcs.GOLD_FUNCS[name]("the cat sat", {"gold": "cat"}, trajectory)
+    result = registry.grader(name)("the cat sat", {"gold": "cat"}, trajectory)
     assert result[0] == pytest.approx(score)
     assert result[1] == detail
 

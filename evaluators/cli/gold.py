@@ -9,6 +9,7 @@ import click
 
 from evaluators.cli.options import gold_dir_option, handle_errors, max_file_mb_option
 from evaluators.errors import UsageError
+from evaluators.matching import registry
 
 GOLD_EPILOG = """\b
 Examples:
@@ -69,8 +70,7 @@ def _metadata(pairs) -> dict:
 @gold.command(epilog=ADD_EPILOG)
 @gold_dir_option(exists=False)
 @click.option("--instance-id", "--instance_id", "instance_id", required=True, help="The new instance's id.")
-@click.option("--func", required=True, type=click.Choice(["table_match", "tables_match", "duckdb_match",
-                                                          "string_match", "number_match"]))
+@click.option("--func", required=True, type=click.Choice(registry.names(authorable=True)))
 @click.option("--file", "files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A gold table (repeat for variants, or for tables_match's files).")
 @click.option("--answer", "answers", multiple=True, help="A gold text or number (repeat for several).")

@@ -23,7 +23,6 @@ from evaluators.loading.specs import GOLD_FILE, GoldInstance, Spec, load_gold
 from evaluators.matching import registry
 from evaluators.tables.read import DEFAULT_MAX_BYTES
 
-TABLE_FUNCS = ("table_match", "tables_match", "duckdb_match")
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,8 @@ class NewGold:
 
 def build_spec(new: NewGold) -> dict:
     """The `evaluation` object; options a func does not take are left in, for check_parameters to name."""
-    if new.func in TABLE_FUNCS:
+    kind = registry.gold_tables(new.func)
+    if kind:
         if new.answers or not new.files:
             raise UsageError(f"{new.func} takes gold tables: give --file (not --answer)")
         params = _table_parameters(new)
@@ -61,7 +61,7 @@ def build_spec(new: NewGold) -> dict:
     extras = {"exclude": list(new.exclude) or None, "percentage": new.percentage, "precision": new.precision,
               "conj": new.conj}
     params.update({k: v for k, v in extras.items() if v is not None})
-    if new.condition_tabs and new.func != "duckdb_match":
+    if new.condition_tabs and kind != "duckdb":
         params["condition_tabs"] = list(new.condition_tabs)
     spec = {"func": new.func, "parameters": params}
     if new.temporal:
@@ -75,11 +75,12 @@ def _table_parameters(new: NewGold) -> dict:
     names = [p.name for p in new.files]
     cols = [list(c) for c in new.condition_cols]
     n = len(names)
-    if new.func == "duckdb_match":
+    kind = registry.gold_tables(new.func)
+    if kind == "duckdb":
         return _duckdb_parameters(new, names, cols)
     if len(cols) > 1 and len(cols) != n:
         raise UsageError(f"{len(cols)} --condition-cols for {n} --file: give one, or one per file in order")
-    if new.func == "tables_match":
+    if kind == "csvs":
         per_file = cols * n if len(cols) == 1 else cols or None
         return {"gold": names, "condition_cols": per_file, "ignore_orders": [new.ignore_order] * n}
     if n == 1:

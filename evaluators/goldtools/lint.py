@@ -99,11 +99,11 @@ def _lint_spec(gold, spec, gold_dir: Path, reader: TableReader, max_bytes: int, 
     except ValueError as exc:
         return [str(exc)], []
     found: list[str] = []
-    info = registry.FUNCS[spec.func]
+    info = registry.lookup(spec.func)
     names = [n for key in info.gold_files for n in structure.as_list(params[key])]
     folder_files = structure.gold_paths(gold_dir, gold.instance_id, names, found)
-    if spec.func in structure.CHECKS:
-        structure.CHECKS[spec.func](params, folder_files, reader, found)
+    if info.gold_tables in structure.CHECKS:
+        structure.CHECKS[info.gold_tables](params, folder_files, reader, found)
     if spec.temporal:
         structure.check_temporal(gold_dir / gold.instance_id, max_bytes, found)
     if found or not run_self_check:

@@ -21,28 +21,29 @@ from evaluators.matching import registry
 from evaluators.matching import table_match
 from evaluators.tables.read import TableReader
 
-SKIPPED_FUNCS = {"qa_f1_tool", "math_equal_tool", "scienceworld_reward"}  # they grade an agent's trajectory, which a gold lacks
 
 
 def self_check(gold: GoldInstance, spec, params: dict, gold_dir: Path, folder_files: dict,
                reader: TableReader, max_bytes: int) -> tuple[list, list]:
     """(errors, warnings) for one checked spec; temporal specs and execution_match are not self-checked
     (their gold is SQL, which the lint does not run)."""
-    if spec.temporal or spec.func in SKIPPED_FUNCS or registry.is_sql_func(spec.func):
+    info = registry.lookup(spec.func)
+    if spec.temporal or info.trajectory or info.answers == "sql":  # a trajectory or SQL gold: nothing to grade
         return [], []
-    if spec.func in ("table_match", "duckdb_match", "tables_match"):
+    if info.gold_tables:
         return _table_self_check(spec.func, params, gold_dir / gold.instance_id, folder_files, reader), []
     return _answer_self_check(gold, spec, params, gold_dir, max_bytes)
 
 
 def _table_self_check(func: str, params: dict, folder: Path, folder_files: dict, reader: TableReader) -> list:
     job = table_match.TableJob(folder, ALL_PRESETS, reader, reader)
-    if func == "tables_match":
-        answers = {"the gold files": table_match.tables_match(job, [folder_files[g] for g in params["gold"]], params)}
-    elif func == "duckdb_match":
-        answers = {params["gold"]: table_match.duckdb_match(job, folder_files[params["gold"]], params)}
+    grade, kind = registry.grader(func), registry.gold_tables(func)
+    if kind == "csvs":
+        answers = {"the gold files": grade(job, [folder_files[g] for g in params["gold"]], params)}
+    elif kind == "duckdb":
+        answers = {params["gold"]: grade(job, folder_files[params["gold"]], params)}
     else:
-        answers = {name: table_match.table_match(job, folder_files[name], one) for name, one in _each_file(params)}
+        answers = {name: grade(job, folder_files[name], one) for name, one in _each_file(params)}
     return [message for name, verdicts in answers.items() for message in _failures(name, verdicts)]
 
 

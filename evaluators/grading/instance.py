@@ -154,21 +154,16 @@ def _grade_answer(line: SubmissionLine, specs: list, ctx: SqlContext) -> dict:
 
 
 def _answer_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
-    if func == "string_match":
-        official, strict = answers.string_official(line.answer, **params), answers.string_strict(line.answer, **params)
-    elif func == "number_match":
-        official, strict = answers.number_official(line.answer, **params), answers.number_strict(line.answer, **params)
-    else:
+    if registry.lookup(func).reward:
         return _reward_verdicts(func, line, params)
+    official, strict = registry.grader(func)(line.answer, params)
     return {p.name: (official if p.official else strict) for p in ALL_PRESETS}
 
 
 def _reward_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
-    from evaluators.rewards import gold_funcs
-
     trajectory = line.extra.get("trajectory")
     try:
-        score, detail = gold_funcs.GOLD_FUNCS[func](line.answer, params, trajectory)
+        score, detail = registry.grader(func)(line.answer, params, trajectory)
     except ValueError as exc:
         raise InstanceError("invalid_spec", str(exc)) from None
     return same_for_all(NAMES, float(score), "match" if score >= 1 else "partial" if score > 0 else "value_mismatch",
@@ -202,11 +197,10 @@ def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Option
 def _grade_table(usable, path: Path, job, ctx: SqlContext) -> dict:
     runs = []
     for spec, params in usable:
-        if spec.func == "tables_match":
-            continue
+        if registry.gold_tables(spec.func) == "csvs":
+            continue  # one gold table per answer file: a single file is not its answer
         params = temporal_params(spec, params, ctx)
-        run = table_match.duckdb_match if spec.func == "duckdb_match" else table_match.table_match
-        runs.append(run(job, path, params))
+        runs.append(registry.grader(spec.func)(job, path, params))
     if not runs:
         raise InstanceError("answer_type_mismatch", "a single file answer needs a table_match or duckdb_match spec")
     # The suite keeps the last applicable spec's score; strict keeps the best.
@@ -220,7 +214,7 @@ def _grade_sql_answer(line, specs, path: Path, job, ctx: SqlContext) -> dict:
     sql_specs = [p for s, p in specs if registry.is_sql_func(s.func)]
     if sql_specs:
         return execution_match.grade(sql_specs[-1], path, job, ctx)
-    table_specs = [(s, p) for s, p in specs if s.func == "table_match"]
+    table_specs = [(s, p) for s, p in specs if registry.gold_tables(s.func) == "csv"]
     if table_specs:
         return _grade_table(table_specs, execution_match.run_for_table(path, table_specs[-1], ctx).csv_path, job, ctx)
     result = run_answer_sql(path, ctx)
@@ -235,10 +229,11 @@ def _grade_file_list(line, usable, result_dir: Path, job, flat: bool, ctx: SqlCo
     spec, params = usable[-1]
     if spec.temporal:
         raise InstanceError("invalid_spec", "a list of files cannot be graded against a temporal gold")
-    if spec.func == "table_match":
+    kind = registry.gold_tables(spec.func)
+    if kind == "csv":  # each file its own gold table, in order
         gold = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
         params = {"gold": gold, "condition_cols": None, "ignore_orders": [params["ignore_order"]] * len(gold)}
-    elif spec.func != "tables_match":
+    elif kind != "csvs":
         raise InstanceError("answer_type_mismatch", f"a list of files is graded by tables_match, not {spec.func}")
     return table_match.tables_match(job, paths, params)
 

@@ -13,9 +13,8 @@ from pathlib import Path
 from evaluators.errors import InstanceError
 from evaluators.loading import checks
 from evaluators.loading.specs import GoldInstance
+from evaluators.matching import registry
 from evaluators.sqltext import unwrap_fences
-
-TEMPORAL_FUNCS = ("table_match", "number_match", "string_match")
 
 
 @dataclass
@@ -35,17 +34,19 @@ def temporal_params(spec, params: dict, ctx: SqlContext) -> dict:
     """The spec's parameters with the gold replaced by what gold.sql returns now (or its cache)."""
     if not spec.temporal:
         return params
-    if spec.func not in TEMPORAL_FUNCS:
-        raise InstanceError("invalid_spec", f"a temporal spec needs {', '.join(TEMPORAL_FUNCS)}, not {spec.func}")
+    becomes = registry.lookup(spec.func).temporal
+    if becomes is None:
+        raise InstanceError("invalid_spec", f"a temporal spec needs {', '.join(registry.TEMPORAL_FUNCS)}, "
+                            f"not {spec.func}")
     if ctx.executor is None:
         raise InstanceError("needs_execution", f"{spec.func} spec is temporal: its gold comes from running gold.sql")
-    stored = params.get("gold") if spec.func == "table_match" else None
+    stored = params.get("gold") if becomes == "table" else None
     result = ctx.executor.temporal_gold(ctx.gold, ctx.gold_root, stored)
     if not result.ok:
         raise result.instance_error()
     ctx.info.update(backend=result.backend, gold_source=result.source, gold_cached_at=result.cached_at,
                     gold_drifted=result.drifted, gold_bytes_processed=result.bytes_processed)
-    if spec.func == "table_match":
+    if becomes == "table":
         cols = params.get("condition_cols")
         if isinstance(params.get("gold"), list) and isinstance(cols, list) and cols and isinstance(cols[0], list):
             cols = cols[0]  # the live result stands for the first stored variant
@@ -53,7 +54,7 @@ def temporal_params(spec, params: dict, ctx: SqlContext) -> dict:
     if result.first_cell is None:
         raise InstanceError("unreadable_gold", "gold.sql returned no rows: no first cell to compare with")
     value = result.first_cell
-    return {**params, "gold": [str(value)] if spec.func == "string_match" or isinstance(value, str) else [value]}
+    return {**params, "gold": [str(value)] if becomes == "text" or isinstance(value, str) else [value]}
 
 
 def run_answer_sql(path: Path, ctx: SqlContext, collect: str = "csv", gold: GoldInstance | None = None,

@@ -46,7 +46,7 @@ def fitting_specs(answer_type: str, specs: list, sql: bool = False) -> list:
 
     A `.sql` file answer runs first, so table specs grade its result and text specs its first cell."""
     if sql:
-        usable = [(s, p) for s, p in specs if s.func == "table_match" or registry.is_answer_func(s.func)
+        usable = [(s, p) for s, p in specs if registry.gold_tables(s.func) == "csv" or registry.is_answer_func(s.func)
                   or registry.is_sql_func(s.func)]
         if not usable:
             raise InstanceError("answer_type_mismatch", "a .sql answer is graded by execution_match, table_match "
@@ -95,5 +95,5 @@ def file_kind(path: Path, funcs=()) -> str:
     if path.suffix.lower() == ".sql":
         return "sql"
     if funcs:
-        return "duckdb" if "duckdb_match" in funcs else "csv"
+        return "duckdb" if any(registry.gold_tables(f) == "duckdb" for f in funcs) else "csv"
     return "duckdb" if path.suffix.lower() in DUCKDB_SUFFIXES else "csv"

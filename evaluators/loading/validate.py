@@ -191,7 +191,7 @@ def _check_duckdb(path: Path, reader: TableReader, line, usable: list, gold_dir:
                   found: _Found) -> None:
     tables = set(reader.duckdb_tables(path))
     for spec, params in usable:
-        if spec.func != "duckdb_match":
+        if registry.gold_tables(spec.func) != "duckdb":
             continue
         wanted = params["condition_tabs"] or _gold_tables(gold_dir / line.instance_id / params["gold"])
         lacking = [t for t in wanted if t not in tables]

@@ -95,3 +95,13 @@ def number_strict(answer: str, gold, percentage=False, precision=4, conj="or") -
     found = [_strict_float(n) for n in raw]
     return _numbers_verdict(found, [_strict_float(g) for g in _as_list(gold)], single, percentage,
                             precision, conj, raw)
+
+
+def string_verdicts(answer: str, params: dict) -> tuple:
+    """(official, strict) verdicts of a string_match spec."""
+    return string_official(answer, **params), string_strict(answer, **params)
+
+
+def number_verdicts(answer: str, params: dict) -> tuple:
+    """(official, strict) verdicts of a number_match spec."""
+    return number_official(answer, **params), number_strict(answer, **params)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import fields
 
+from evaluators.matching import registry
+
 TIMING_NOTE = ("VES timings are machine-dependent: {how}, {n} alternating run(s) of gold and prediction per "
                "BIRD-correct answer (BIRD uses 100); compare VES only between runs on the same machine")
 VES_OFF_NOTE = "VES not measured (--ves-iterations 0, or SQL was not executed)"
@@ -27,7 +29,7 @@ def execution_metrics(instances: list, ves_iterations: int) -> dict | None:
 
 def _ex_and_ves(instances: list, iterations: int) -> dict:
     """Over every gold instance with an execution_match spec: a missing or failed answer counts 0, as in BIRD."""
-    matched = [i for i in instances if "execution_match" in i.funcs]
+    matched = [i for i in instances if any(registry.is_sql_func(f) for f in i.funcs)]
     if not matched:
         return {}
     n = len(matched)

@@ -162,12 +162,3 @@ def scienceworld_reward(answer: str, params: dict, trajectory: list | None) -> t
     return replay.reward, (f"ScienceWorld {task} variation {variation}: reward {replay.reward:.2f} after "
                            f"{replay.steps} of {len(actions)} actions ({state}){note}")
 
-
-GOLD_FUNCS: dict[str, GoldFunc] = {
-    "qa_f1": qa_f1,
-    "math_equal": math_equal,
-    "qa_f1_tool": qa_f1_tool,
-    "math_equal_tool": math_equal_tool,
-    "scienceworld_reward": scienceworld_reward,
-}
-NEEDS_TRAJECTORY = {"qa_f1_tool", "math_equal_tool"}
