@@ -471,3 +471,43 @@ def test_ints_line_up_with_the_same_whole_floats_under_the_scorers_sort(values):
     assert official.compare(pred, gold, ignore_order=True, tol=1e-2).ok
     shifted = pred.assign(f=np.where(pred["f"] == values[0], values[0] + 1.0, pred["f"]))
     check_all_presets(shifted, gold, [], True)
+
+
+def _tied_floats(rows: int, seed: int) -> pd.DataFrame:
+    """Float measures that repeat alone but hardly ever together: no single column can pair the rows."""
+    rng = np.random.default_rng(seed)
+    i = rng.permutation(rows)
+    data = {"f0": (i // 2) * 0.5, "f1": (i % (rows // 2)) * 1.25, "f2": np.round(rng.normal(100, 30, rows), 0),
+            "label": [f"n{v}" for v in rng.integers(0, 5, rows).tolist()]}
+    return pd.DataFrame(data)
+
+
+def test_two_tied_keys_pair_the_rows():
+    from evaluators.tables.row_pairing import row_pairings
+
+    gold = _tied_floats(3000, 5)
+    keys = [gold[c].to_numpy() for c in ("f0", "f1", "f2")]
+    assert all(len(np.unique(k)) < len(k) for k in keys)  # each key alone has ties
+    shuffle = np.random.default_rng(6).permutation(len(gold))
+    pred_keys = [k[shuffle] for k in keys][::-1]
+    pairings = row_pairings(keys, pred_keys)
+    assert pairings and any(np.array_equal(p, shuffle) for p in pairings)
+
+
+@pytest.mark.parametrize("change", ["none", "one_cell", "swap_rows_in_one_column"])
+def test_tied_float_tables_give_the_known_verdicts(tmp_path, change):
+    gold = _tied_floats(3000, 7)
+    pred = gold.sample(frac=1.0, random_state=8).iloc[:, ::-1].reset_index(drop=True)
+    if change == "one_cell":
+        pred.loc[10, "f2"] += 1.0
+    if change == "swap_rows_in_one_column":  # each column keeps its values; rows are broken
+        pred.loc[[3, 4], "f1"] = pred.loc[[4, 3], "f1"].to_numpy()
+        if pred.loc[3, "f1"] == pred.loc[4, "f1"]:
+            pytest.skip("the swapped cells are equal")
+    gold.to_csv(tmp_path / "gold.csv", index=False)
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    g, p = pd.read_csv(tmp_path / "gold.csv"), pd.read_csv(tmp_path / "pred.csv")
+    check_all_presets(p, g, [], True)
+    assert ours(p, g, [], True, "spider2") == (change != "one_cell")
+    strict_ok = strict_ours((tmp_path / "pred.csv").read_text(), (tmp_path / "gold.csv").read_text(), [], True)
+    assert strict_ok == (change == "none")

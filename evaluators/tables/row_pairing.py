@@ -14,6 +14,7 @@ of a hash table over every distinct value.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import permutations, product
 
 import numpy as np
 import pyarrow as pa
@@ -22,6 +23,8 @@ import pyarrow.compute as pc
 KEYS_TRIED = 3  # gold columns tried as the row key; past that, pairing is unlikely to help
 PROBE = 64  # rows checked before whole columns, to reject most pairs cheaply
 JUDGES = 6  # gold columns that vote for one of several candidate pairings
+PAIRINGS_OFFERED = 8  # candidate pairings from two keys, at most
+MAX_TIES = 2000  # tied neighbours past which the ties are broken by one lexsort, not run by run
 
 
 def row_pairings(gold_keys: list[np.ndarray], pred_keys: list[np.ndarray]) -> list[np.ndarray]:
@@ -31,26 +34,113 @@ def row_pairings(gold_keys: list[np.ndarray], pred_keys: list[np.ndarray]) -> li
     a partner is a predicted key with the same sorted values.  Two id-like
     columns can share their values, so every partner of the first usable gold
     key is offered (the caller keeps the pairing under which most columns agree).
+    When no single key is distinct, two keys together may be (float measures
+    rarely repeat together): ties of the first are then ordered by the second.
     """
-    for g in gold_keys[:KEYS_TRIED]:
-        if not len(g):
-            return []
-        order = np.argsort(g)  # distinct values: any sort gives the same order
+    golds = gold_keys[:KEYS_TRIED]
+    if any(not len(g) for g in golds):
+        return []
+    # Both rules look for pairings of the same tables; a pairing is only ever a candidate (the rules
+    # check cells under it), so a look-alike key can cost time but never change a verdict.
+    seen = (_look(golds), _look(pred_keys))
+    if seen not in _RECENT:
+        if len(_RECENT) >= 8:
+            _RECENT.pop(next(iter(_RECENT)))
+        _RECENT[seen] = _row_pairings(golds, pred_keys)
+        for pairing in _RECENT[seen]:
+            pairing.flags.writeable = False  # shared between the rules
+    return _RECENT[seen]
+
+
+_RECENT: dict[tuple, list[np.ndarray]] = {}
+
+
+def _look(keys: list[np.ndarray]) -> tuple:
+    """What a list of keys looks like: enough to tell the keys of two different tables apart."""
+    return tuple((len(k), k.dtype.kind, float(k.sum()), float(k[0]), float(k[-1]))
+                 if len(k) and k.dtype.kind in "iuf" else (len(k), id(k)) for k in keys)
+
+
+def _row_pairings(golds: list[np.ndarray], pred_keys: list[np.ndarray]) -> list[np.ndarray]:
+    sorts = _Sorts(pred_keys)
+    orders = []
+    for g in golds:
+        order = np.argsort(g)
+        orders.append(order)
         ranked = g[order]
         if not (ranked[1:] != ranked[:-1]).all():
             continue  # ties: rows with equal keys could be paired either way
+        found = [_pairing(order, sorts.order(j)) for j in sorts.partners(ranked)]
+        if found:
+            return found
+    return _two_key_pairings(golds, orders, sorts)
+
+
+class _Sorts:
+    """Each predicted key's sort order, made once and only for keys that may be a partner."""
+
+    def __init__(self, pred_keys: list[np.ndarray]):
+        self.keys = pred_keys
+        self._orders: dict[int, np.ndarray] = {}
+
+    def order(self, j: int) -> np.ndarray:
+        if j not in self._orders:
+            self._orders[j] = np.argsort(self.keys[j])
+        return self._orders[j]
+
+    def partners(self, ranked: np.ndarray) -> list[int]:
+        """The predicted keys holding exactly the sorted values `ranked`."""
+        return [j for j, p in enumerate(self.keys)
+                if len(p) == len(ranked) and p.min() == ranked[0] and p.max() == ranked[-1]
+                and np.array_equal(p[self.order(j)], ranked)]
+
+
+def _pairing(gold_order: np.ndarray, pred_order: np.ndarray) -> np.ndarray:
+    gold_of_pred = np.empty(len(pred_order), dtype=np.int64)
+    gold_of_pred[pred_order] = gold_order
+    return gold_of_pred
+
+
+def _two_key_pairings(golds: list[np.ndarray], orders: list[np.ndarray], sorts: _Sorts) -> list[np.ndarray]:
+    """Pairings from two gold keys whose value pairs are distinct.  A pair of predicted partners (each
+    holding its key's sorted values) must hold the gold's value pairs in the same order."""
+    partners = [sorts.partners(g[o]) for g, o in zip(golds, orders, strict=True)]
+    for a, b in permutations(range(len(golds)), 2):
+        order = _ties_ordered(golds[a], orders[a], golds[b])
+        first, second = golds[a][order], golds[b][order]
+        if not ((first[1:] != first[:-1]) | (second[1:] != second[:-1])).all():
+            continue
         found = []
-        for p in pred_keys:
-            if len(p) != len(g) or p.min() != ranked[0] or p.max() != ranked[-1]:
+        for pa, pb in product(partners[a], partners[b]):
+            if pa == pb:
                 continue
-            p_order = np.argsort(p)
-            if np.array_equal(p[p_order], ranked):
-                gold_of_pred = np.empty(len(p), dtype=np.int64)
-                gold_of_pred[p_order] = order
-                found.append(gold_of_pred)
+            p_order = _ties_ordered(sorts.keys[pa], sorts.order(pa), sorts.keys[pb])
+            if np.array_equal(sorts.keys[pb][p_order], second):
+                found.append(_pairing(order, p_order))
+            if len(found) >= PAIRINGS_OFFERED:
+                break
         if found:
             return found
     return []
+
+
+def _ties_ordered(first: np.ndarray, order: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """`order` (which sorts `first`) with each run of equal `first` values sorted by `second`."""
+    ranked = first[order]
+    tied = np.flatnonzero(ranked[1:] == ranked[:-1])
+    if not len(tied):
+        return order
+    if len(tied) > MAX_TIES:  # many runs: one vectorised sort by both beats a loop over the runs
+        return np.lexsort((second, first))
+    order = order.copy()
+    run_start = tied[0]
+    for k, t in enumerate(tied):  # t: position t and t + 1 hold equal values
+        if k + 1 == len(tied) or tied[k + 1] != t + 1:
+            run = order[run_start:t + 2]
+            order[run_start:t + 2] = run[np.argsort(second[run], kind="stable")]
+            if k + 1 < len(tied):
+                run_start = tied[k + 1]
+    return order
 
 
 @lru_cache(maxsize=64)
