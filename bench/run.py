@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from bench import gen, measure, report  # noqa: E402
 from bench.corpus import CORPUS, build_self_grade, time_self_grade  # noqa: E402
-from evaluators.grading.run import resolve_jobs  # noqa: E402
+from evaluators.grading.jobs import resolve_jobs  # noqa: E402
 
 GENERATOR_VERSION = 1  # bump when gen.py changes what it writes, to refresh cached tables
 

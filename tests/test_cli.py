@@ -91,7 +91,7 @@ def test_no_plot_writes_the_report_without_the_png(folders, tmp_path):
 
 
 def test_jobs_auto_shares_out_only_enough_work(monkeypatch):
-    from evaluators.grading import run
+    from evaluators.grading import jobs as run
 
     monkeypatch.setattr(run.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     assert run.resolve_jobs("auto", 11) == 1  # the example: one process, no pool to start
@@ -101,7 +101,7 @@ def test_jobs_auto_shares_out_only_enough_work(monkeypatch):
 
 
 def test_jobs_auto_and_one_give_the_same_report(folders, monkeypatch):
-    from evaluators.grading import run
+    from evaluators.grading import jobs as run
 
     monkeypatch.setattr(run, "AUTO_INSTANCES_PER_JOB", 1)  # two instances: two processes
     monkeypatch.setattr(run.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)

@@ -59,6 +59,10 @@ Examples:
 def grade(result_dir, gold_dir, semantics, output, with_html, output_format, allow_gold_errors, plot, jobs, fail_under,
           max_file_mb, progress, attempt_score, layout, ves_iterations, ray_address, **execution):
     """Grade a submission folder against a gold folder."""
+    if ray_address is None:
+        from evaluators.grading.warm import warm_from_folders
+
+        warm_from_folders(result_dir, gold_dir, layout, jobs)  # before the heavy imports below
     from evaluators.grading.instance import Options
     from evaluators.grading.run import grade as run_grade
 

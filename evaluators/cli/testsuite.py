@@ -34,7 +34,7 @@ Examples:
 @handle_errors
 def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, work_dir, jobs):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
-    from evaluators.grading.run import resolve_jobs
+    from evaluators.grading.jobs import resolve_jobs
     from evaluators.reporting.report import write_atomic
     from evaluators.testsuite.run import grade_test_suite, official_accuracy
 

@@ -6,14 +6,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from evaluators.grading.instance import Graded, Options, grade_instance
+from evaluators.grading.jobs import resolve_jobs
+from evaluators.grading.warm import warm_for
 from evaluators.loading.specs import load_gold
 from evaluators.loading.submissions import load_submission_in
 from evaluators.matching.semantics import PRESETS, get_preset
 from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 
-AUTO_MAX_JOBS = 8
-AUTO_INSTANCES_PER_JOB = 100  # fewer per process and starting the pool costs more than it saves
 
 
 def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1, progress=None,
@@ -35,7 +35,10 @@ def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1,
     if ray_address is not None:
         graded = _grade_on_ray(work, result_dir, gold_dir, options, ray_address, progress)
     else:
-        graded = _grade_all(work, result_dir, gold_dir, options, resolve_jobs(jobs, len(work)), progress)
+        jobs = resolve_jobs(jobs, len(work))
+        if jobs <= 1:
+            warm_for(work)
+        graded = _grade_all(work, result_dir, gold_dir, options, jobs, progress)
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]
     unknown = sorted(set(submission.records) - set(gold.records))
     problems = [str(p) for p in gold.problems + submission.problems]
@@ -65,14 +68,6 @@ def _attempt_entry(verdicts: dict, info: dict, semantics: str) -> dict:
     if info.get("validity"):  # a .sql attempt: does it compile on the instance's database (Valid@k)?
         entry.update(valid=info["validity"].get("valid"), validity=info["validity"].get("reason"))
     return entry
-
-
-def resolve_jobs(jobs: int | str, instances: int) -> int:
-    """A number of processes; "auto": one per available core, but one per 100 instances at most."""
-    if jobs != "auto":
-        return int(jobs)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, AUTO_MAX_JOBS, instances // AUTO_INSTANCES_PER_JOB))
 
 
 def _grade_chunk(args) -> list[Graded]:

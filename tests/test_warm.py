@@ -1,0 +1,53 @@
+"""A local engine's worker starts before the grading imports, when some instance will need it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluators.execution import worker
+from evaluators.grading.warm import warm_from_folders
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def fresh_pool():
+    worker.kill_all()
+    yield worker.pool()
+    worker.kill_all()
+
+
+def _folders(tmp_path: Path, answer: str, spec: dict) -> tuple[Path, Path]:
+    gold, sub = tmp_path / "gold", tmp_path / "sub"
+    gold.mkdir()
+    sub.mkdir()
+    (gold / "spider2_eval.jsonl").write_text(json.dumps({"instance_id": "a", "evaluation": spec}) + "\n")
+    line = {"instance_id": "a", "answer_type": "file", "answer_or_path": answer}
+    (sub / "results_metadata.jsonl").write_text(json.dumps(line) + "\n")
+    return sub, gold
+
+
+def test_a_duckdb_answer_starts_one_idle_worker_with_its_driver(tmp_path, fresh_pool):
+    sub, gold = _folders(tmp_path, "result.duckdb", {"func": "duckdb_match", "parameters": {"gold": "g.duckdb"}})
+    warm_from_folders(sub, gold, "nested", "auto")
+    assert len(fresh_pool.idle) == 1 and not fresh_pool.busy
+    started = fresh_pool.idle[0]
+    assert started.alive()
+    assert "duckdb" in started.proc.args[-3:]
+    warm_from_folders(sub, gold, "nested", "auto")  # one is enough
+    assert fresh_pool.idle == [started]
+
+
+def test_csv_answers_start_nothing(tmp_path, fresh_pool):
+    sub, gold = _folders(tmp_path, "result.csv", {"func": "table_match", "parameters": {"gold": "g.csv"}})
+    warm_from_folders(sub, gold, "nested", "auto")
+    assert not fresh_pool.idle and not fresh_pool.busy
+
+
+def test_broken_folders_start_nothing_and_say_nothing(tmp_path, fresh_pool, capsys):
+    warm_from_folders(tmp_path / "missing", tmp_path / "missing-too", "nested", "auto")
+    assert not fresh_pool.idle
+    assert capsys.readouterr() == ("", "")
