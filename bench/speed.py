@@ -111,10 +111,37 @@ def plot(runs: int, work: Path) -> dict:
     commands = {"without figure": [*common, "--output", str(work / "plain.json"), "--no-plot"],
                 "with figure": [*common, "--output", str(work / "pictured.json")]}
     medians = timed_medians(commands, runs)
-    figure = [p.name for p in work.iterdir() if p.stem == "pictured" and p.suffix != ".json"]
-    cost = medians["with figure"] - medians["without figure"]
-    return {"seconds": medians, "figure_files": figure, "figure_cost_s": cost,
-            "figure_share": cost / medians["with figure"]}
+    figure = sorted(p.name for p in work.iterdir() if p.stem == "pictured" and p.suffix not in (".json", ".csv"))
+    return {"seconds": medians, "figure_files": figure, **_figure_alone(work)}
+
+
+def _figure_alone(work: Path) -> dict:
+    """The figure's own cost in a fresh process (its imports included), SVG and PNG, against the whole run."""
+    script = work / "figure_alone.py"
+    script.write_text(FIGURE_ALONE)
+    out = {}
+    for fmt in ("svg", "png"):
+        times = []
+        for _ in range(3):
+            done = subprocess.run([sys.executable, str(script), str(ROOT), str(work / f"alone.{fmt}")],
+                                  capture_output=True, text=True, check=True)
+            times.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        out[f"{fmt}_s"] = statistics.median(t["figure"] for t in times)
+        out[f"{fmt}_share_of_run"] = statistics.median(t["figure"] / (t["figure"] + t["grade"]) for t in times)
+    return out
+
+
+FIGURE_ALONE = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+started = time.perf_counter()
+from evaluators import grade
+report = grade(sys.argv[1] + "/example_submission_folder", sys.argv[1] + "/gold")
+graded = time.perf_counter()
+from evaluators.reporting.plots import plot_report
+plot_report(report, sys.argv[2])
+print(json.dumps({"grade": graded - started, "figure": time.perf_counter() - graded}))
+"""
 
 
 # ---------------------------------------------------------------- small

@@ -211,7 +211,7 @@ def test_a_report_write_that_fails_midway_leaves_the_old_report(folders, tmp_pat
     result = run_cli("--result-dir", sub, "--gold-dir", gold, "--output", out)
     assert result.exit_code != 0
     assert out.read_bytes() == before
-    assert sorted(p.name for p in out.parent.iterdir()) == ["report.csv", "report.json", "report.png"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["report.csv", "report.json", "report.svg"]
 
 
 # ---- fuzzing the two jsonl loaders -------------------------------------------------------------

@@ -3,6 +3,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from casefolders import write_instance
@@ -38,8 +39,22 @@ def test_kebab_case_and_output_files(folders, tmp_path):
     assert data["summary"]["gold_instances"] == 2
     assert {i["instance_id"]: i["score"] for i in data["instances"]} == {"good": 1.0, "bad": 0.0}
     assert out.with_suffix(".csv").read_text().startswith("instance_id,")
+    figure = ElementTree.fromstring(out.with_suffix(".svg").read_text())
+    texts = [t.text or "" for t in figure.iter("{http://www.w3.org/2000/svg}text")]
+    assert figure.tag.endswith("svg") and "0%" in texts and "100%" in texts  # a fixed 0-100 % axis
+    assert any("(n=2)" in t for t in texts) and "2 gold instances" in texts[0]
+    assert not out.with_suffix(".png").exists()
+    assert not list(out.parent.glob(".report.*")), "temporary files must not be left behind"
+
+
+def test_plot_format_png_draws_with_matplotlib(folders, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "report.json"
+    result = _run("--result-dir", folders / "sub", "--gold-dir", folders / "gold", "--output", out,
+                  "--plot-format", "png")
+    assert result.exit_code == 0, result.output
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
-    assert not list(out.parent.glob(".report.json.*")), "temporary files must not be left behind"
+    assert not out.with_suffix(".svg").exists()
 
 
 def test_fail_under_exits_1(folders):
@@ -82,12 +97,12 @@ def test_python_api_returns_the_report(folders):
     assert report.summary.score == report.summary.strict_score == 0.5
 
 
-def test_no_plot_writes_the_report_without_the_png(folders, tmp_path):
+def test_no_plot_writes_the_report_without_a_figure(folders, tmp_path):
     out = tmp_path / "report.json"
     result = _run("--result-dir", folders / "sub", "--gold-dir", folders / "gold", "--output", out, "--no-plot")
     assert result.exit_code == 0, result.output
     assert out.is_file() and out.with_suffix(".csv").is_file()
-    assert not out.with_suffix(".png").exists()
+    assert not out.with_suffix(".png").exists() and not out.with_suffix(".svg").exists()
 
 
 def test_jobs_auto_shares_out_only_enough_work(monkeypatch):

@@ -43,7 +43,10 @@ Examples:
 @click.option("--allow-gold-errors", is_flag=True,
               help="Exit 0 even when some gold instances are broken (they are still counted apart and named).")
 @click.option("--plot/--no-plot", default=True, show_default=True,
-              help="With --output: also draw the PNG (matplotlib takes about half a second to start).")
+              help="With --output: also draw the figure beside the report (see --plot-format).")
+@click.option("--plot-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True,
+              help="svg: drawn in milliseconds, no library; png: matplotlib (pip install '.[plots]'), about a "
+                   "second more.")
 @jobs_option("Grade")
 @click.option("--fail-under", type=click.FloatRange(0, 1), help="Exit 1 when the score is below this.")
 @click.option("--max-file-mb", type=click.IntRange(1), default=2048, show_default=True,
@@ -56,8 +59,8 @@ Examples:
 @layout_option
 @execution_options
 @handle_errors
-def grade(result_dir, gold_dir, semantics, output, with_html, output_format, allow_gold_errors, plot, jobs, fail_under,
-          max_file_mb, progress, attempt_score, layout, ves_iterations, ray_address, **execution):
+def grade(result_dir, gold_dir, semantics, output, with_html, output_format, allow_gold_errors, plot, plot_format,
+          jobs, fail_under, max_file_mb, progress, attempt_score, layout, ves_iterations, ray_address, **execution):
     """Grade a submission folder against a gold folder."""
     if ray_address is None:
         from evaluators.grading.warm import warm_from_folders
@@ -79,7 +82,7 @@ def grade(result_dir, gold_dir, semantics, output, with_html, output_format, all
     else:
         click.echo(report.to_text(), nl=False)
     if output:
-        _write_outputs(report, output, plot, with_html)
+        _write_outputs(report, output, plot_format if plot else None, with_html)
     gold_errors = report.summary.gold_errors
     if gold_errors and not allow_gold_errors:
         click.echo(f"error: {len(gold_errors)} gold error(s) (the gold's problems, not the model's): "
@@ -141,7 +144,7 @@ class _Bar:
         self.bar.__exit__(None, None, None)
 
 
-def _write_outputs(report, output: Path, plot: bool, with_html: bool = False) -> None:
+def _write_outputs(report, output: Path, plot: str | None, with_html: bool = False) -> None:
     from evaluators.reporting.report import write_atomic
 
     if output.suffix.lower() in (".html", ".htm"):
@@ -158,7 +161,7 @@ def _write_outputs(report, output: Path, plot: bool, with_html: bool = False) ->
         if plot:
             from evaluators.reporting.plots import plot_report
 
-            written.append(plot_report(report, output.with_suffix(".png")))
+            written.append(plot_report(report, output.with_suffix(f".{plot}")))
     except MissingExtra as exc:
-        click.echo(f"note: no PNG plot: {exc}", err=True)
+        click.echo(f"note: no {plot.upper()} plot: {exc}", err=True)
     click.echo("wrote " + ", ".join(str(p) for p in written), err=True)

@@ -5,10 +5,10 @@ whiskers), and a table of every instance that sorts by a click on a header and f
 
 from __future__ import annotations
 
-import html
 import json
 
-from evaluators.reporting.figures import Bar, breakdown_bars, semantics_bars
+from evaluators.reporting.figures import breakdown_bars, semantics_bars
+from evaluators.reporting.svg import escape, interval, percent, svg_bars
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1200px}
@@ -37,64 +37,24 @@ document.querySelectorAll('table.sortable th').forEach((th, i) => th.addEventLis
 """
 
 
-def _e(value) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _pct(value) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}%"
-
-
-def _ci(ci) -> str:
-    return "" if not ci else f"[{100 * ci[0]:.2f}%, {100 * ci[1]:.2f}%]"
-
-
 def page(title: str, body: str) -> str:
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
             f"<style>{STYLE}</style></head><body>{body}<script>{SCRIPT}</script></body></html>\n")
-
-
-def svg_bars(title: str, bars: list[Bar], paired: bool, first: str = "score") -> str:
-    """Horizontal bars on a fixed 0-100 % axis, the denominator in each label, whiskers for the interval."""
-    row, left, width = (34 if paired else 22), 230, 360
-    height = 30 + row * len(bars) + 24
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 70}" height="{height}" role="img" '
-             f'aria-label="{_e(title)}"><text x="0" y="14" font-size="13" font-weight="bold">{_e(title)}</text>']
-    for tick in range(0, 101, 20):
-        x = left + width * tick / 100
-        parts.append(f'<line x1="{x}" y1="22" x2="{x}" y2="{height - 20}" stroke="#e5e5e5"/>'
-                     f'<text x="{x}" y="{height - 6}" font-size="10" text-anchor="middle">{tick}%</text>')
-    for k, bar in enumerate(bars):
-        y = 26 + k * row
-        parts.append(f'<text x="{left - 6}" y="{y + 12}" font-size="11" text-anchor="end">{_e(bar.label[:34])} '
-                     f'(n={bar.n})</text>')
-        series = [(bar.score, bar.score_ci, "#4C72B0", first)] + ([(bar.strict, bar.strict_ci, "#C44E52", "strict")]
-                                                                  if paired else [])
-        for j, (value, ci, color, name) in enumerate(series):
-            top = y + j * 15
-            parts.append(f'<rect x="{left}" y="{top}" width="{width * value:.1f}" height="13" fill="{color}">'
-                         f'<title>{_e(name)} {_pct(value)} {_ci(ci)} n={bar.n}</title></rect>'
-                         f'<text x="{left + width * value + 4:.1f}" y="{top + 11}" font-size="10">{_pct(value)}</text>')
-            if ci:
-                x0, x1 = left + width * ci[0], left + width * ci[1]
-                parts.append(f'<line x1="{x0:.1f}" y1="{top + 6.5}" x2="{x1:.1f}" y2="{top + 6.5}" stroke="#222"/>')
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 def report_html(report) -> str:
     s = report.summary
     rows = "".join(
-        f"<tr><td>{_e(name)}</td><td class=\"num\">{_pct(value)}</td><td class=\"num\">"
-        f"{_ci(s.score_ci95 if name == s.semantics else s.strict_score_ci95 if name == 'strict' else None)}</td></tr>"
+        f"<tr><td>{escape(name)}</td><td class=\"num\">{percent(value)}</td><td class=\"num\">"
+        f"{interval(s.score_ci95 if name == s.semantics else s.strict_score_ci95 if name == 'strict' else None)}</td></tr>"
         for name, value in s.scores.items())
-    head = (f"<h1>Grading report</h1><p class=\"muted\">{_e(s.provenance.get('command', ''))} · "
-            f"{_e(s.provenance.get('utc_time', ''))} · spider-grade {_e(s.provenance.get('project_version', ''))}</p>"
+    head = (f"<h1>Grading report</h1><p class=\"muted\">{escape(s.provenance.get('command', ''))} · "
+            f"{escape(s.provenance.get('utc_time', ''))} · spider-grade {escape(s.provenance.get('project_version', ''))}</p>"
             f"<p>Graded <b id=\"graded\">{s.graded}</b> of <b id=\"gold-instances\">{s.gold_instances}</b> gold instances; "
             f"{len(s.missing)} missing; {len(s.gold_errors)} gold error(s).</p>"
-            f"<p>score ({_e(s.semantics)}) <b id=\"score\">{_pct(s.score)}</b> {_ci(s.score_ci95)} · strict "
-            f"<b id=\"strict-score\">{_pct(s.strict_score)}</b> {_ci(s.strict_score_ci95)} · over the graded only: "
-            f"<b id=\"graded-score\">{_pct(s.graded_score)}</b></p>"
+            f"<p>score ({escape(s.semantics)}) <b id=\"score\">{percent(s.score)}</b> {interval(s.score_ci95)} · strict "
+            f"<b id=\"strict-score\">{percent(s.strict_score)}</b> {interval(s.strict_score_ci95)} · over the graded only: "
+            f"<b id=\"graded-score\">{percent(s.graded_score)}</b></p>"
             f"<table><thead><tr><th>semantics</th><th>score</th><th>95% interval</th></tr></thead><tbody>{rows}"
             "</tbody></table>")
     charts = [svg_bars("semantics", semantics_bars(report), False)]
@@ -107,16 +67,16 @@ def report_html(report) -> str:
 def _instances_table(report) -> str:
     s = report.summary
     body = "".join(
-        f"<tr><td>{_e(i.instance_id)}</td><td>{_e('+'.join(i.funcs))}</td>"
+        f"<tr><td>{escape(i.instance_id)}</td><td>{escape('+'.join(i.funcs))}</td>"
         f"<td class=\"num {'pass' if i.score >= 1 else 'fail'}\" data-value=\"{i.score}\">{i.score:g}</td>"
         f"<td class=\"num {'pass' if i.strict_score >= 1 else 'fail'}\" data-value=\"{i.strict_score}\">"
-        f"{i.strict_score:g}</td><td>{_e(i.reason)}</td><td class=\"detail\">{_e(i.detail)}</td>"
-        f"<td>{_e(i.strict_reason)}</td></tr>" for i in report.instances)
+        f"{i.strict_score:g}</td><td>{escape(i.reason)}</td><td class=\"detail\">{escape(i.detail)}</td>"
+        f"<td>{escape(i.strict_reason)}</td></tr>" for i in report.instances)
     return ("<h2>Instances</h2><input type=\"search\" placeholder=\"filter: id, reason, words of the detail\" "
             "oninput=\"filterTable(this, document.getElementById('instances'))\"> "
             f"<span class=\"muted\"><span id=\"instances-shown\">{len(report.instances)}</span> shown</span>"
             "<table id=\"instances\" class=\"sortable\"><thead><tr><th>instance</th><th>funcs</th>"
-            f"<th data-numeric=\"1\">{_e(s.semantics)}</th><th data-numeric=\"1\">strict</th><th>reason</th>"
+            f"<th data-numeric=\"1\">{escape(s.semantics)}</th><th data-numeric=\"1\">strict</th><th>reason</th>"
             f"<th>detail</th><th>strict reason</th></tr></thead><tbody>{body}</tbody></table>")
 
 
@@ -125,16 +85,16 @@ def comparison_html(comparison) -> str:
     rows = []
     for label in ("score", "strict"):
         part = data if label == "score" else data["strict"]
-        rows.append(f"<tr><td>{_e(data['semantics'] if label == 'score' else 'strict')}</td>"
-                    f"<td class=\"num\">{_pct(part['baseline']['score'])}</td>"
-                    f"<td class=\"num\">{_pct(part['candidate']['score'])}</td>"
-                    f"<td class=\"num\">{100 * part['delta']:+.2f}</td><td class=\"num\">{_ci(part['delta_ci95'])}</td>"
+        rows.append(f"<tr><td>{escape(data['semantics'] if label == 'score' else 'strict')}</td>"
+                    f"<td class=\"num\">{percent(part['baseline']['score'])}</td>"
+                    f"<td class=\"num\">{percent(part['candidate']['score'])}</td>"
+                    f"<td class=\"num\">{100 * part['delta']:+.2f}</td><td class=\"num\">{interval(part['delta_ci95'])}</td>"
                     f"<td class=\"num\">{part['mcnemar']['p_value']:.4g}</td>"
                     f"<td class=\"num\">{len(part['fixed'])} / {len(part['broken'])}</td></tr>")
-    flips = "".join(f"<tr><td>{_e(i)}</td><td class=\"pass\">fixed (0 → 1)</td></tr>" for i in data["fixed"])
-    flips += "".join(f"<tr><td>{_e(i)}</td><td class=\"fail\">broken (1 → 0)</td></tr>" for i in data["broken"])
-    body = (f"<h1>Baseline vs Candidate</h1><p class=\"muted\">{_e(data['baseline_path'])} vs "
-            f"{_e(data['candidate_path'])} · {data['n']} instances · paired bootstrap, {data['resamples']} resamples"
+    flips = "".join(f"<tr><td>{escape(i)}</td><td class=\"pass\">fixed (0 → 1)</td></tr>" for i in data["fixed"])
+    flips += "".join(f"<tr><td>{escape(i)}</td><td class=\"fail\">broken (1 → 0)</td></tr>" for i in data["broken"])
+    body = (f"<h1>Baseline vs Candidate</h1><p class=\"muted\">{escape(data['baseline_path'])} vs "
+            f"{escape(data['candidate_path'])} · {data['n']} instances · paired bootstrap, {data['resamples']} resamples"
             "</p><table><thead><tr><th>semantics</th><th>baseline</th><th>candidate</th><th>Δ (points)</th>"
             "<th>Δ 95% interval</th><th>McNemar p</th><th>fixed / broken</th></tr></thead><tbody>"
             + "".join(rows) + "</tbody></table><h2>By breakdown</h2>" + _breakdown_table(data)
@@ -143,13 +103,13 @@ def comparison_html(comparison) -> str:
             f"<span id=\"flips-shown\">{len(data['fixed']) + len(data['broken'])}</span> shown</span>"
             "<table id=\"flips\" class=\"sortable\"><thead><tr><th>instance</th><th>change</th></tr></thead>"
             f"<tbody>{flips}</tbody></table><script type=\"application/json\" id=\"data\">"
-            f"{_e(json.dumps(data))}</script>")
+            f"{escape(json.dumps(data))}</script>")
     return page("Baseline vs Candidate", body)
 
 
 def _breakdown_table(data: dict) -> str:
-    rows = "".join(f"<tr><td>{_e(key)}</td><td>{_e(label)}</td><td class=\"num\">{row['n']}</td>"
-                   f"<td class=\"num\">{_pct(row['baseline'])}</td><td class=\"num\">{_pct(row['candidate'])}</td>"
+    rows = "".join(f"<tr><td>{escape(key)}</td><td>{escape(label)}</td><td class=\"num\">{row['n']}</td>"
+                   f"<td class=\"num\">{percent(row['baseline'])}</td><td class=\"num\">{percent(row['candidate'])}</td>"
                    f"<td class=\"num\">{100 * row['delta']:+.2f}</td></tr>"
                    for key, groups in data["breakdowns"].items() for label, row in groups.items())
     return ("<table class=\"sortable\"><thead><tr><th>by</th><th>group</th><th data-numeric=\"1\">n</th><th>baseline</th>"

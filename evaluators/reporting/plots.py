@@ -1,4 +1,4 @@
-"""PNG pictures of a report: score per semantics and per breakdown (matplotlib is an extra).
+"""Pictures of a report: SVG by default (`svg.py`, no library), PNG with matplotlib (an extra) on request.
 
 Honest axes: every panel runs from 0 to 100 %, every bar carries its denominator and its bootstrap 95 %
 interval as an error bar, and bars are horizontal with the figure as tall as its rows, so 40 labels of a
@@ -24,8 +24,15 @@ def _figure(**options):
 
 
 def plot_report(report, path: Path) -> Path:
+    """The figure at `path`: SVG or PNG by its suffix."""
     from evaluators.atomic import atomic_path
 
+    if Path(path).suffix.lower() == ".svg":
+        from evaluators.atomic import write_text
+        from evaluators.reporting.svg import report_svg
+
+        write_text(path, report_svg(report))
+        return Path(path)
     fig = report_figure(report)
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=110, format="png")
