@@ -14,6 +14,8 @@ opening fence that is never closed (a cut-off answer) is dropped too.
 """
 from __future__ import annotations
 
+import functools
+
 import re
 import threading
 from pathlib import Path
@@ -145,3 +147,28 @@ def read_only_problem(sql: str, dialect: str, unparsed_ok: bool = False) -> str 
         if isinstance(node, writes):
             return f"the query contains a {node.key.upper()}"
     return None
+
+
+def lenient_tokens(sql: str, backslash_escapes: bool = False, hash_comments: bool = False) -> list:
+    """sqlglot tokens under one lexing that fits any engine's gold SQL well enough to find its structure:
+    '...' strings ('' escapes, and \\ ones with `backslash_escapes`), "..." and `...` identifiers,
+    $$ and $tag$ blocks, -- and /* */ comments (and # with `hash_comments`).  ValueError when the text
+    cannot be tokenized (an unterminated string)."""
+    _, _, SqlglotError = _sqlglot()
+    try:
+        return _lenient_tokenizer(backslash_escapes, hash_comments)().tokenize(sql)
+    except SqlglotError as exc:
+        raise ValueError(str(exc).splitlines()[0] if str(exc).strip() else "cannot tokenize") from None
+
+
+@functools.cache
+def _lenient_tokenizer(backslash_escapes: bool, hash_comments: bool):
+    from sqlglot.dialects.postgres import Postgres  # its tokenizer knows $tag$ blocks
+
+    class Lenient(Postgres.Tokenizer):
+        QUOTES = ["'"]
+        IDENTIFIERS = ['"', "`"]
+        STRING_ESCAPES = ["'", "\\"] if backslash_escapes else ["'"]
+        COMMENTS = ["--", ("/*", "*/"), *(["#"] if hash_comments else [])]
+
+    return Lenient

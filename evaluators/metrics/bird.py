@@ -9,7 +9,6 @@ tolerance), and only add a way to compare rows holding unhashable values
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -68,68 +67,29 @@ def bird_ex(pred_rows: Iterable[Sequence[Any]], gold_rows: Iterable[Sequence[Any
 
 # --- ORDER BY detection --------------------------------------------------------
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
-_DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 _OPEN, _CLOSE, _SEMI, _OTHER = "(", ")", ";", "?"
-
-
-def _skip_quoted(sql: str, start: int, quote: str, backslash: bool) -> int:
-    """Index just past the quoted section opened at ``start`` (doubled quote escapes)."""
-    i = start + 1
-    while i < len(sql):
-        ch = sql[i]
-        if backslash and ch == "\\":
-            i += 2
-            continue
-        if ch == quote:
-            if sql.startswith(quote, i + 1):  # '' or "" is an escaped quote
-                i += 2
-                continue
-            return i + 1
-        i += 1
-    return len(sql)  # unterminated: the rest of the text is inside the quote
-
-
-def _skip_until(sql: str, start: int, end_marker: str) -> int:
-    end = sql.find(end_marker, start)
-    return len(sql) if end < 0 else end + len(end_marker)
+_MARKS = {"L_PAREN": _OPEN, "L_BRACKET": _OPEN, "R_PAREN": _CLOSE, "R_BRACKET": _CLOSE, "SEMICOLON": _SEMI}
 
 
 def _tokens(sql: str, backslash_escapes: bool, hash_comments: bool) -> Iterator[str]:
-    """Yield upper-cased words and bracket/semicolon marks; strings and comments vanish.
+    """Upper-cased words and bracket/semicolon marks from sqlglot's tokens; strings, quoted names and
+    comments are one opaque token or nothing.  Square brackets count as parentheses: they hold array
+    literals or subscripts, and neither can contain the outer ORDER BY."""
+    from evaluators.sqltext import lenient_tokens
 
-    Square brackets count as parentheses: they hold array literals, subscripts or
-    SQLite identifiers, and none of those can contain the outer ORDER BY.
-    """
-    i, n = 0, len(sql)
-    while i < n:
-        ch = sql[i]
-        if ch.isspace():
-            i += 1
-        elif sql.startswith("--", i) or (hash_comments and ch == "#"):
-            i = _skip_until(sql, i, "\n")
-        elif sql.startswith("/*", i):
-            i = _skip_until(sql, i + 2, "*/")
-        elif ch in "'\"`":
-            i = _skip_quoted(sql, i, ch, backslash_escapes and ch != "`")
-            yield _OTHER
-        elif ch == "$" and (tag := _DOLLAR_TAG.match(sql, i)):
-            i = _skip_until(sql, tag.end(), tag.group(0))
-            yield _OTHER
-        elif ch in "([":
-            i += 1
-            yield _OPEN
-        elif ch in ")]":
-            i += 1
-            yield _CLOSE
-        elif ch == ";":
-            i += 1
-            yield _SEMI
-        elif word := _WORD.match(sql, i):
-            i = word.end()
-            yield word.group(0).upper()
+    try:
+        tokens = lenient_tokens(sql, backslash_escapes, hash_comments)
+    except ValueError:  # an unterminated string: what follows its quote is inside it
+        return
+    for token in tokens:
+        kind = token.token_type.name
+        if kind in _MARKS:
+            yield _MARKS[kind]
+        elif kind == "ORDER_BY":
+            yield from ("ORDER", "BY")
+        elif sql[token.start:token.end + 1].upper() == token.text.upper():  # written as it reads: not quoted
+            yield token.text.upper()
         else:
-            i += 1
             yield _OTHER
 
 

@@ -7,25 +7,9 @@ docs/rewards.md for the conventions (case folding, empty inputs).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from evaluators.rewards import import_optional, require_str
-
-_SQL_TOKEN = re.compile(
-    r"""
-      (?P<comment>--[^\n]*|/\*.*?(?:\*/|\Z))          # dropped: not query text
-    | (?P<literal>'(?:[^']|'')*'?)                    # string literal, '' escape
-    | (?P<quoted>"(?:[^"]|"")*"?|`(?:[^`]|``)*`?)     # quoted identifier
-    | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)
-    | (?P<word>[^\W\d][\w$]*)                         # keyword or identifier
-    | (?P<operator><=|>=|<>|!=|==|\|\||::|->>|->|:=|[-+*/%=<>!~^&|@#?:])
-    | (?P<other>\S)                                   # ( ) [ ] , ; . and the rest
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-# Quoted text is data (or a case-sensitive quoted name), so it keeps its case.
-_CASE_SENSITIVE = frozenset({"literal", "quoted"})
 
 # LLMetric-Q weights in tenths: summing integers and dividing once keeps a
 # perfect query at exactly 1.0 (0.3 + 0.4 + 0.2 + 0.1 is not 1.0 in floats).
@@ -33,19 +17,28 @@ LLMETRIC_TENTHS = {"pass1": 3, "valid": 4, "output_jaccard": 2, "text": 1}
 
 
 def sql_tokens(sql: str) -> list[str]:
-    """Split SQL into identifiers, numbers, quoted strings, operators, punctuation.
+    """Split SQL into identifiers, numbers, quoted strings, operators, punctuation (sqlglot's tokens).
 
-    Keywords, identifiers and numbers are lower-cased (SQL treats unquoted
-    names case-insensitively); quoted strings and quoted identifiers keep
-    their case; comments are dropped.
+    Keywords, identifiers and numbers are lower-cased (SQL treats unquoted names case-insensitively);
+    quoted strings and quoted identifiers keep their quotes and case; comments are dropped; a keyword
+    of several words (ORDER BY) counts as its words.  Text sqlglot cannot tokenize (an unterminated
+    string) is split at white space.
     """
-    tokens = []
-    for match in _SQL_TOKEN.finditer(require_str(sql, "sql")):
-        kind, text = match.lastgroup, match.group()
-        if kind == "comment":
-            continue
-        tokens.append(text if kind in _CASE_SENSITIVE else text.lower())
-    return tokens
+    from evaluators.sqltext import lenient_tokens
+
+    text = require_str(sql, "sql")
+    try:
+        tokens = lenient_tokens(text)
+    except ValueError:
+        return text.lower().split()
+    out = []
+    for token in tokens:
+        written = text[token.start:token.end + 1]
+        if written.lower() != token.text.lower():  # quoted: data, or a case-sensitive name
+            out.append(written)
+        else:
+            out.extend(written.lower().split())
+    return out
 
 
 class SqlTokenizer:
