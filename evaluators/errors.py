@@ -33,6 +33,7 @@ class EvalError(Exception):
     """Base class: a problem the user can fix; `exit_code` says how the CLI exits."""
 
     exit_code = EXIT_USAGE
+    label = "error: "  # how the CLI introduces the message
 
     def __init__(self, message: str, location: Location | None = None, hint: str | None = None):
         self.message = message
@@ -43,6 +44,19 @@ class EvalError(Exception):
     def __str__(self) -> str:
         text = f"{self.location}: {self.message}" if self.location else self.message
         return f"{text} (hint: {self.hint})" if self.hint else text
+
+
+class Failed(EvalError):
+    """The work was done and its outcome is the failure the caller asked to hear about (exit 1): a score
+    below --fail-under, problems found by `validate`, `gold lint` or an import.  What failed is already
+    printed; the message says why the exit is 1."""
+
+    exit_code = EXIT_BELOW_THRESHOLD
+    label = ""
+
+
+class GoldErrors(EvalError):
+    """The gold itself is broken (exit 2): the gold's problems, not the model's."""
 
 
 class SpecError(EvalError):

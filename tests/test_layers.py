@@ -84,3 +84,11 @@ def test_every_registered_grader_exists():
         info = registry.lookup(name)
         if info.extra is None:
             assert callable(registry.grader(name)), name
+
+
+def test_exit_codes_come_from_the_error_family_only():
+    """One place turns errors into exit codes (cli/options.handle_errors); nothing else calls sys.exit."""
+    calls = [f"{p.relative_to(ROOT)}:{node.lineno}" for p in SOURCES for node in ast.walk(_tree(p))
+             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("sys.exit", "exit", "quit", "os._exit")
+             and p.name not in ("options.py", "worker.py")]  # the worker ends itself when its grader is gone
+    assert not calls, calls

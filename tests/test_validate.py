@@ -54,7 +54,7 @@ def test_every_problem_is_listed_at_once_with_its_line_and_a_hint(folders):
     assert result.unknown_ids == ("t1x",) and result.missing_ids == ("n1",)
     assert "1 instance id(s) not in the gold, 1 gold instance(s) without a submission" in text
     cli = run_cli("validate", "--result-dir", sub, "--gold-dir", gold)
-    assert cli.exit_code == 1 and cli.output.count("\n") == len(result.errors) + 1
+    assert cli.exit_code == 1 and cli.output.count("\n") == len(result.errors) + 2  # the summary, the exit's reason
 
 
 def test_paths_that_leave_the_instance_folder_are_refused(folders, tmp_path):

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from evaluators.cli.options import gold_dir_option, handle_errors, max_file_mb_option
-from evaluators.errors import UsageError
+from evaluators.errors import Failed, UsageError
 from evaluators.matching import registry
 
 GOLD_EPILOG = """\b
@@ -120,7 +119,8 @@ def lint(gold_dir, self_check, jobs, max_file_mb):
 
     result = lint_gold(gold_dir, max_file_mb * 1024 * 1024, run_self_check=self_check, jobs=jobs)
     click.echo(result.to_text(), nl=False)
-    sys.exit(0 if result.ok else 1)
+    if not result.ok:
+        raise Failed("gold lint: the gold has the problems listed above")
 
 
 @gold.command("import-spider2-lite", epilog="""\b
@@ -145,4 +145,5 @@ def import_spider2_lite(source, target, eval_file, tasks, replace):
 
     result = run_import(source, target, replace=replace, eval_file=eval_file, tasks=tasks)
     click.echo(result.to_text(), nl=False)
-    sys.exit(1 if result.problems else 0)
+    if result.problems:
+        raise Failed("import: some gold could not be imported cleanly (listed above)")

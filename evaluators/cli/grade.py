@@ -15,7 +15,7 @@ from evaluators.cli.options import (
     layout_option,
     result_dir_option,
 )
-from evaluators.errors import EXIT_BELOW_THRESHOLD, EXIT_USAGE, MissingExtra
+from evaluators.errors import Failed, GoldErrors, MissingExtra
 from evaluators.matching.semantics import PRESETS
 
 GRADE_EPILOG = """\b
@@ -85,13 +85,11 @@ def grade(result_dir, gold_dir, semantics, output, with_html, output_format, all
         _write_outputs(report, output, plot_format if plot else None, with_html)
     gold_errors = report.summary.gold_errors
     if gold_errors and not allow_gold_errors:
-        click.echo(f"error: {len(gold_errors)} gold error(s) (the gold's problems, not the model's): "
-                   f"{', '.join(gold_errors[:5])}{' ...' if len(gold_errors) > 5 else ''} "
-                   "(hint: fix the gold, or pass --allow-gold-errors)", err=True)
-        sys.exit(EXIT_USAGE)
+        raise GoldErrors(f"{len(gold_errors)} gold error(s) (the gold's problems, not the model's): "
+                         f"{', '.join(gold_errors[:5])}{' ...' if len(gold_errors) > 5 else ''}",
+                         hint="fix the gold, or pass --allow-gold-errors")
     if fail_under is not None and report.summary.score < fail_under:
-        click.echo(f"score {report.summary.score:.4f} is below --fail-under {fail_under}", err=True)
-        sys.exit(EXIT_BELOW_THRESHOLD)
+        raise Failed(f"score {report.summary.score:.4f} is below --fail-under {fail_under}")
 
 
 def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_override, timeout, memory_limit_mb,

@@ -65,7 +65,7 @@ def handle_errors(fn):
         try:
             return fn(*args, **kwargs)
         except EvalError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"{exc.label}{exc}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             _stop_workers()

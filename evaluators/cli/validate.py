@@ -1,11 +1,10 @@
 """`validate`: check a submission folder before grading it."""
 from __future__ import annotations
 
-import sys
-
 import click
 
 from evaluators.cli.options import gold_dir_option, handle_errors, layout_option, max_file_mb_option, result_dir_option
+from evaluators.errors import Failed
 
 VALIDATE_EPILOG = """\b
 Examples:
@@ -29,4 +28,5 @@ def validate(result_dir, gold_dir, layout, max_file_mb):
 
     result = run_validate(result_dir, gold_dir, layout=layout, max_file_bytes=max_file_mb * 1024 * 1024)
     click.echo(result.to_text(), nl=False)
-    sys.exit(0 if result.ok else 1)
+    if not result.ok:
+        raise Failed("validate: the submission has the problems listed above")
