@@ -33,7 +33,7 @@ def _vectors_match(v1, v2, tol, ignore_order, null_as_zero):
             v1, v2 = sorted(v1, key=_sort_key), sorted(v2, key=_sort_key)
         if len(v1) != len(v2):
             return False
-        for a, b in zip(v1, v2):
+        for a, b in zip(v1, v2, strict=False):
             if pd.isna(a) and pd.isna(b):
                 continue
             if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -69,7 +69,7 @@ def table_match(pred_csv, gold_csvs, condition_cols, ignore_order, preset="spide
         condition_cols = [[] for _ in gold_csvs]
     elif preset == "spider2-lite" and len(gold_csvs) > 1 and not all(isinstance(c, list) for c in condition_cols):
         condition_cols = [condition_cols for _ in gold_csvs]
-    for path, cols in zip(gold_csvs, condition_cols):
+    for path, cols in zip(gold_csvs, condition_cols, strict=False):
         gold = pd.read_csv(path, low_memory=p["low_memory"], float_precision=FP)
         try:
             if compare_frames(pred, gold, cols, ignore_order, preset):

@@ -146,7 +146,7 @@ def main(argv=None) -> None:
     ours = json.loads((work / "ours.json").read_text())["instances"]
     if args.ves:  # R-VES rewards depend on timings; compare which questions were timed (correct) instead
         official_verdicts = [int(v > 0) for v in official_verdicts]
-    agree = sum(int(i["score"]) == v for i, v in zip(ours, official_verdicts))
+    agree = sum(int(i["score"]) == v for i, v in zip(ours, official_verdicts, strict=False))
     result = {"n": args.n, "num_cpus": args.num_cpus, "official_s": statistics.median(official_times),
               "ours_s": statistics.median(ours_times), "official_runs": official_times, "ours_runs": ours_times,
               "agreement": f"{agree}/{len(official_verdicts)}"}

@@ -103,7 +103,7 @@ def main() -> None:
     results = []
     ves = sys.argv[6:7] == ["ves"]
     pool = mp.Pool(processes=int(num_cpus))
-    for i, pair in enumerate(zip(preds, golds)):
+    for i, pair in enumerate(zip(preds, golds, strict=False)):
         if ves:
             pool.apply_async(ves_model, args=(*pair, dbs[i], i, float(meta_time_out), int(sys.argv[7])),
                              callback=results.append)

@@ -47,7 +47,7 @@ def _fit(points):
     """log t = a + b log rows, least squares; returns t(rows) with the slope b attached."""
     xs, ys = [math.log(r) for r, _ in points], [math.log(t) for _, t in points]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=False)) / sum((x - mx) ** 2 for x in xs)
 
     def at(rows):
         return math.exp(my + slope * (math.log(rows) - mx))
@@ -96,12 +96,12 @@ def plot(results: dict, path) -> None:
 
     widths = sorted({p["cols"] for p in results["pairs"]})
     fig, axes = plt.subplots(1, len(widths), figsize=(5.2 * len(widths), 4.4), squeeze=False, sharey=True)
-    for ax, cols in zip(axes[0], widths):
+    for ax, cols in zip(axes[0], widths, strict=False):
         pairs = sorted((p for p in results["pairs"] if p["cols"] == cols and not p["noise"]), key=lambda p: p["rows"])
         rows = [p["rows"] for p in pairs]
         ax.plot(rows, [p["read"][clock] for p in pairs], "k-o", lw=2.5, label="read both CSVs (pandas)")
         for s, style, color in zip(SHORT, ("-s", "--^", ":v", "-D"), ("tab:blue", "tab:orange", "tab:green",
-                                                                    "tab:purple")):
+                                                                    "tab:purple"), strict=False):
             ax.plot(rows, [p["compare"][s][clock] for p in pairs], style, color=color, label=f"compare: {s}")
         _baseline_lines(ax, pairs, clock)
         ax.set_xscale("log")
@@ -121,9 +121,9 @@ def _baseline_lines(ax, pairs, clock: str) -> None:
                 not p["baseline"]["extrapolated"]]
     guessed = [(p["rows"], p["baseline"][clock]) for p in pairs if p.get("baseline") and p["baseline"]["extrapolated"]]
     if measured:
-        ax.plot(*zip(*measured), "-x", color="tab:red", label="baseline (public scorer's loop)")
+        ax.plot(*zip(*measured, strict=False), "-x", color="tab:red", label="baseline (public scorer's loop)")
     if guessed and measured:
-        ax.plot(*zip(*([measured[-1]] + guessed)), ":x", color="tab:red", label="baseline, extrapolated")
+        ax.plot(*zip(*([measured[-1]] + guessed), strict=False), ":x", color="tab:red", label="baseline, extrapolated")
 
 
 def markdown(results: dict) -> str:

@@ -81,12 +81,12 @@ def bench_pair(rows: int, cols: int, args, noise: bool = False) -> dict:
     entry = {"rows": rows, "cols": cols, "noise": noise, "read": {"wall": wall, "cpu": cpu}, "compare": {},
              "e2e": {}}
     for s in measure.SEMANTICS:
-        wall, cpu, ok = measure.timed(lambda: measure.compare(s, gold, pred, gold_path, pred_path), r)
+        wall, cpu, ok = measure.timed(lambda s=s: measure.compare(s, gold, pred, gold_path, pred_path), r)
         entry["compare"][s] = {"wall": wall, "cpu": cpu, "ok": ok}
     wall, cpu, oks = measure.timed(lambda: measure.compare_all(gold, pred, gold_path, pred_path), r)
     entry["all4"] = {"wall": wall, "cpu": cpu, "ok": all(oks.values())}
     for s in measure.SEMANTICS:
-        wall, cpu, scores = measure.timed(lambda: measure.end_to_end(gold_path, pred_path, (s,)), r)
+        wall, cpu, scores = measure.timed(lambda s=s: measure.end_to_end(gold_path, pred_path, (s,)), r)
         entry["e2e"][s] = {"wall": wall, "cpu": cpu, "ok": scores[s] == 1.0}
     wall, cpu, scores = measure.timed(lambda: measure.end_to_end(gold_path, pred_path, measure.SEMANTICS), r)
     entry["e2e"]["all4"] = {"wall": wall, "cpu": cpu, "ok": all(v == 1.0 for v in scores.values())}
@@ -111,7 +111,8 @@ def equal_columns(args) -> dict:
                 paths = Path(tmp) / "g.csv", Path(tmp) / f"{len(out)}.csv"
                 gold.to_csv(paths[0], index=False)
                 frame.to_csv(paths[1], index=False)
-                wall, cpu, ok = measure.timed(lambda: measure.compare("strict", gold, frame, *paths), args.repeats)
+                wall, cpu, ok = measure.timed(lambda gold=gold, frame=frame, paths=paths: measure.compare("strict", gold, frame, *paths),
+                                             args.repeats)
                 out[f"{kind}, {name}"] = {"wall": wall, "cpu": cpu, "ok": ok}
     return out
 

@@ -15,7 +15,6 @@ opening fence that is never closed (a cut-off answer) is dropped too.
 from __future__ import annotations
 
 import functools
-
 import re
 import threading
 from pathlib import Path

@@ -69,7 +69,7 @@ def bird_files(tmp_path):
 def _oracle(db_root, preds: dict, tmp_path) -> list:
     """The official loop, one question at a time, on a throwaway copy (it opens the database writable)."""
     out = []
-    for (gold, _, _), value in zip(CASES, preds.values()):
+    for (gold, _, _), value in zip(CASES, preds.values(), strict=False):
         if isinstance(value, str):
             try:
                 sql, _ = value.split(SEP)
@@ -121,7 +121,7 @@ def test_cli_prints_the_official_table_and_writes_the_report(bird_files, tmp_pat
     assert result.exit_code == 0, result.output
     expected = _oracle(db_root, preds, tmp_path)
     levels = {"simple": [], "moderate": [], "challenging": []}
-    for (_, _, d), ok in zip(CASES, expected):
+    for (_, _, d), ok in zip(CASES, expected, strict=False):
         levels[d].append(ok)
     counts = [len(levels[k]) for k in levels] + [len(CASES)]
     assert "{:20} {:<20} {:<20} {:<20} {:<20}".format("count", *counts) in result.output

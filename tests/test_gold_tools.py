@@ -153,8 +153,10 @@ def _broken_gold(root: Path) -> Path:
                           "flat/b.csv": TABLE}.items():
         (gold / name).parent.mkdir(parents=True, exist_ok=True)
         (gold / name).write_text(content)
-    table = lambda iid, **p: {"instance_id": iid, "evaluation": {"func": "table_match", "parameters": {
-        "gold": "r.csv", "condition_cols": [], "ignore_order": True, **p}}}
+    def table(iid, **p):
+        return {"instance_id": iid, "evaluation": {"func": "table_match", "parameters": {
+            "gold": "r.csv", "condition_cols": [], "ignore_order": True, **p}}}
+
     write_lines(gold / "spider2_eval.jsonl", [
         table("ok"),
         table("excl", exclude=["x"]),

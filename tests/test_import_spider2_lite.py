@@ -139,7 +139,7 @@ def _inconsistent(line, files, exec_dir) -> bool:
     per_file = cols if cols and all(isinstance(c, list) for c in cols) else [cols] * len(files)
     if len(per_file) != len(files) and not (len(files) == 1 and len(per_file) == 1):
         return True
-    return any(i >= _width(exec_dir / name) for name, c in zip(files, per_file) for i in c or [])
+    return any(i >= _width(exec_dir / name) for name, c in zip(files, per_file, strict=False) for i in c or [])
 
 
 @requires_shared(CORPUS)

@@ -80,7 +80,7 @@ def table_pair(draw):
             kind, values = pred_cols[k]
             values[draw(st.integers(0, rows - 1))] = draw(column(1, kind))[1][0]
         if how == "nudge":
-            for kind, values in pred_cols:
+            for _, values in pred_cols:
                 for i, v in enumerate(values):
                     if isinstance(v, (int, float)) and not isinstance(v, bool) and repr(v) in NEAR \
                             and draw(st.booleans()):
@@ -186,10 +186,10 @@ def strict_oracle(pred_text: str, gold_text: str, cols, ignore_order: bool) -> b
     if len(gold) != len(pred) or len(chosen) > width_p:
         return False
     for mapping in itertools.permutations(range(width_p), len(chosen)):
-        def row_equal(gr, pr):
-            return all(equal(gr[i], pr[j]) for i, j in zip(chosen, mapping))
+        def row_equal(gr, pr, mapping=mapping):
+            return all(equal(gr[i], pr[j]) for i, j in zip(chosen, mapping, strict=False))
         if not ignore_order:
-            if all(row_equal(g, p) for g, p in zip(gold, pred)):
+            if all(row_equal(g, p) for g, p in zip(gold, pred, strict=False)):
                 return True
         elif any(all(row_equal(gold[i], pred[k]) for i, k in enumerate(order))
                  for order in itertools.permutations(range(len(pred)))):
@@ -234,7 +234,7 @@ def test_float_text_parsing_agrees_with_python():
     """The strict rule types number texts in bulk; each value must be what float()/int() give."""
     rng = np.random.default_rng(5)
     texts = [repr(float(x)) for x in rng.normal(0, 1e5, 2000)]
-    texts += [f"{m:.{d}e}" for m, d in zip(rng.uniform(-10, 10, 2000), rng.integers(0, 25, 2000))]
+    texts += [f"{m:.{d}e}" for m, d in zip(rng.uniform(-10, 10, 2000), rng.integers(0, 25, 2000), strict=False)]
     texts += ["5", "+5", "-0", "007", "1.", ".5", "1e5", "1E-5", "-.5e+3", " 7 ", "1_0", "inf", "nan", "1e999",
               "9223372036854775807", "9223372036854775808", "-9223372036854775809", "٣", "0x10", "", "1e", "e1"]
     tokens = TokenTable()
@@ -397,7 +397,7 @@ def test_token_codes_are_exact_across_small_and_large_batches():
     seen: dict = {}
     for item in items:
         values = item.values.to_pylist() if isinstance(item.values, pa.Array) else item.values.tolist()
-        for value, code in zip(values, item.codes.tolist()):
+        for value, code in zip(values, item.codes.tolist(), strict=False):
             if value is None or value != value:
                 assert code == -1
                 continue

@@ -180,7 +180,7 @@ def test_quoted_fields_blank_lines_and_crlf():
 
 def test_a_header_alone_gives_empty_object_columns():
     frame = _fast("a,b\n")
-    assert frame.shape == (0, 2) and (frame.dtypes == object).all()
+    assert frame.shape == (0, 2) and (frame.dtypes == np.dtype(object)).all()
 
 
 @pytest.mark.parametrize("text", [

@@ -206,4 +206,4 @@ def test_plot_axes_are_0_to_100_and_40_labels_do_not_overlap(tmp_path):
     labels = [t for t in by_db.get_yticklabels() if t.get_text()]
     assert len(labels) == 40 and all("(n=2)" in t.get_text() for t in labels)
     boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.y0)
-    assert all(a.y1 <= b.y0 + 0.5 for a, b in zip(boxes, boxes[1:])), "labels overlap"
+    assert all(a.y1 <= b.y0 + 0.5 for a, b in zip(boxes, boxes[1:], strict=False)), "labels overlap"

@@ -187,7 +187,7 @@ def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: 
             out["bird_ves"] = {"time_ratio": ratio, "iterations": iterations,
                                "pred_mean_s": sum(pred_times) / len(pred_times),
                                "gold_mean_s": sum(gold_times) / len(gold_times),
-                               "ratio_cv": _cv([g / p for g, p in zip(gold_times, pred_times) if p > 0])}
+                               "ratio_cv": _cv([g / p for g, p in zip(gold_times, pred_times, strict=False) if p > 0])}
         else:
             out["bird_ves"] = {"time_ratio": 0.0, "error": f"{event.get('reason')}: {event.get('detail', '')}"}
     if runner.options.plan_cost:

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from evaluators.execution.backends.base import json_safe
@@ -54,7 +54,7 @@ class GoldCache:
               bytes_processed: int | None, seconds: float | None) -> dict:
         os.replace(scratch, self.csv)
         meta = {"sha256": self.key, "backend": backend, "db": db, "instance_id": instance_id,
-                "cached_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "cached_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "first_cell": first_cell, "bytes_processed": bytes_processed, "seconds": seconds}
         _write_atomic(self.meta, json.dumps(meta, indent=1, default=str))
         return {**meta, "csv_path": self.csv}

@@ -24,7 +24,6 @@ from evaluators.matching import registry
 from evaluators.tables.read import DEFAULT_MAX_BYTES
 
 
-
 @dataclass(frozen=True)
 class NewGold:
     instance_id: str

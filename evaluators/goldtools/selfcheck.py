@@ -17,10 +17,8 @@ import numpy as np
 from evaluators.goldtools.structure import as_list, table_match_cols
 from evaluators.grading.instance import ALL_PRESETS, Options, grade_instance
 from evaluators.loading.specs import GoldInstance, SubmissionLine
-from evaluators.matching import registry
-from evaluators.matching import table_match
+from evaluators.matching import registry, table_match
 from evaluators.tables.read import TableReader
-
 
 
 def self_check(gold: GoldInstance, spec, params: dict, gold_dir: Path, folder_files: dict,
@@ -50,7 +48,7 @@ def _table_self_check(func: str, params: dict, folder: Path, folder_files: dict,
 def _each_file(params: dict):
     """Each gold file with a table_match spec of its own: a file is checked against itself, not its variants."""
     golds = as_list(params["gold"])
-    for name, cols in zip(golds, table_match_cols(golds, params["condition_cols"], [])):
+    for name, cols in zip(golds, table_match_cols(golds, params["condition_cols"], []), strict=False):
         yield name, {"gold": name, "condition_cols": cols, "ignore_order": params["ignore_order"]}
 
 

@@ -67,7 +67,7 @@ def column_range(name: str, cols: list | None, width: int | None, found: list) -
 def check_table_match(params: dict, folder_files: dict, reader: TableReader, found: list) -> None:
     golds = as_list(params["gold"])
     per_file = table_match_cols(golds, params["condition_cols"], found)
-    for name, cols in zip(golds, per_file):
+    for name, cols in zip(golds, per_file, strict=False):
         if name in folder_files:
             column_range(name, cols, csv_width(reader, folder_files[name], found), found)
 

@@ -15,8 +15,7 @@ from evaluators.grading.sql_answers import SqlContext, run_answer_sql, temporal_
 from evaluators.loading import checks
 from evaluators.loading.paths import answer_path
 from evaluators.loading.specs import GoldInstance, SubmissionLine
-from evaluators.matching import answers, registry
-from evaluators.matching import table_match
+from evaluators.matching import registry, table_match
 from evaluators.matching.semantics import PRESETS, Preset
 from evaluators.matching.verdicts import Verdict, same_for_all
 from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader

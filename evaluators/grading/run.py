@@ -1,7 +1,6 @@
 """Grading a whole submission folder: load both jsonl files, grade each gold instance, build the report."""
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,15 +14,15 @@ from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 
 
-
 def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1, progress=None,
-          options: Options = Options(), ray_address: str | None = None) -> Report:
+          options: Options | None = None, ray_address: str | None = None) -> Report:
     """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
 
     `jobs`: processes to grade in, or "auto" (see `resolve_jobs`).
     `options.layout="flat"` grades a Spider2-lite style folder of `<id>.csv` / `<id>.sql` files.
     """
     get_preset(semantics)
+    options = Options() if options is None else options
     result_dir, gold_dir = Path(result_dir), Path(gold_dir)
     gold = load_gold(gold_dir)
     submission = load_submission_in(result_dir, options.layout)
@@ -39,7 +38,7 @@ def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1,
         if jobs <= 1:
             warm_for(work)
         graded = _grade_all(work, result_dir, gold_dir, options, jobs, progress)
-    instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded)]
+    instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded, strict=True)]
     unknown = sorted(set(submission.records) - set(gold.records))
     problems = [str(p) for p in gold.problems + submission.problems]
     summary = build_summary(semantics, instances, len(submission.records), unknown, problems, list(PRESETS),
@@ -58,7 +57,7 @@ def _instance_report(gold, line, result: Graded, semantics: str) -> InstanceRepo
         scores={name: v.score for name, v in result.verdicts.items()},
         location=str(line.location) if line else None, metadata=gold.metadata,
         attempts=tuple(_attempt_entry(a, info, semantics)
-                       for a, info in zip(result.attempts, result.attempt_info or [{}] * len(result.attempts))),
+                       for a, info in zip(result.attempts, result.attempt_info or [{}] * len(result.attempts), strict=False)),
         execution=dict(result.info))
 
 

@@ -12,8 +12,8 @@ unknown parameter or a wrong type becomes that instance's reason, never a crash.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from evaluators.errors import MissingExtra
 from evaluators.matching.semantics import did_you_mean
@@ -28,7 +28,9 @@ def _text_or_texts(v) -> bool:
 
 
 def _number_gold(v) -> bool:
-    scalar = (lambda x: isinstance(x, (str, float)) or _is_int(x))
+    def scalar(x) -> bool:
+        return isinstance(x, (str, float)) or _is_int(x)
+
     return scalar(v) or (isinstance(v, list) and bool(v) and all(scalar(x) for x in v))
 
 
@@ -37,7 +39,9 @@ def _texts(v) -> bool:
 
 
 def _cols(v) -> bool:
-    flat = (lambda x: isinstance(x, list) and all(_is_int(i) for i in x))
+    def flat(x) -> bool:
+        return isinstance(x, list) and all(_is_int(i) for i in x)
+
     return v is None or _is_int(v) or flat(v) or (isinstance(v, list) and all(flat(x) or x is None for x in v))
 
 

@@ -102,7 +102,7 @@ def table_match(job: TableJob, pred: Path, params: dict) -> dict:
     out = {}
     for preset in job.presets:
         if preset.official:
-            out[preset.name] = _guarded(lambda: _official_table(job, preset, pred, golds, cond, params["ignore_order"]))
+            out[preset.name] = _guarded(lambda preset=preset: _official_table(job, preset, pred, golds, cond, params["ignore_order"]))
         else:
             out[preset.name] = _guarded(lambda: _strict_table(job, pred, golds, cond, params["ignore_order"]))
     return out
@@ -129,7 +129,7 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
 
 def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
     failures = []
-    for name, cols in zip(golds, _strict_cols(golds, cond)):
+    for name, cols in zip(golds, _strict_cols(golds, cond), strict=False):
         shown = _plain_match(job, pred, job.gold_path(name), cols, ignore_order)
         if shown:
             return Verdict(1.0, "match", _variant(name, golds) + shown)
@@ -173,7 +173,7 @@ def tables_match(job: TableJob, preds: list[Path], params: dict) -> dict:
     golds = params["gold"]
     out = {}
     for preset in job.presets:
-        out[preset.name] = _guarded(lambda: _pairwise(job, preset, preds, golds, params))
+        out[preset.name] = _guarded(lambda preset=preset: _pairwise(job, preset, preds, golds, params))
     return out
 
 
@@ -186,7 +186,7 @@ def _pairwise(job, preset, preds, golds, params) -> Verdict:
     cols = params["condition_cols"] or [[] for _ in range(n)]
     if len(orders) != n or len(cols) != n:
         raise InstanceError("invalid_spec", "ignore_orders and condition_cols need one entry per gold file")
-    for k, (pred, gold) in enumerate(zip(preds, golds)):
+    for k, (pred, gold) in enumerate(zip(preds, golds, strict=False)):
         verdict = _one_pair(job, preset, pred, job.gold_path(gold), cols[k], orders[k])
         if not verdict.passed:
             return Verdict(0.0, verdict.reason, f"file {k + 1} ({gold}): {verdict.detail}")
@@ -214,7 +214,7 @@ def duckdb_match(job: TableJob, pred: Path, params: dict) -> dict:
     gold = job.gold_path(params["gold"])
     out = {}
     for preset in job.presets:
-        out[preset.name] = _guarded(lambda: _duckdb_tables(job, preset, pred, gold, params))
+        out[preset.name] = _guarded(lambda preset=preset: _duckdb_tables(job, preset, pred, gold, params))
     return out
 
 

@@ -110,15 +110,20 @@ def _last_statement(tokens: list[str]) -> list[str]:
 def _strip_wrapping_parens(tokens: list[str]) -> list[str]:
     """``(SELECT ... ORDER BY x)`` as a whole statement is still the outermost query."""
     while len(tokens) >= 2 and tokens[0] == _OPEN and tokens[-1] == _CLOSE:
-        depth = 0
-        for pos, tok in enumerate(tokens):
-            depth += (tok == _OPEN) - (tok == _CLOSE)
-            if depth == 0:
-                break
-        if pos != len(tokens) - 1:  # first "(" closes early: "(a) UNION (b)"
+        if _closing(tokens) != len(tokens) - 1:  # first "(" closes early: "(a) UNION (b)"
             return tokens
         tokens = tokens[1:-1]
     return tokens
+
+
+def _closing(tokens: list[str]) -> int:
+    """Where the bracket opened by the first token closes (the last token when it never does)."""
+    depth = 0
+    for pos, tok in enumerate(tokens):
+        depth += (tok == _OPEN) - (tok == _CLOSE)
+        if depth == 0:
+            return pos
+    return len(tokens) - 1
 
 
 def outermost_has_order_by(

@@ -151,7 +151,10 @@ def _plain(value):
 def build_summary(semantics: str, instances: list[InstanceReport], submitted: int, unknown: list,
                   problems: list, names, ves_iterations: int = 0) -> Summary:
     n = len(instances)
-    mean = (lambda values: sum(values) / n if n else 0.0)
+
+    def mean(values) -> float:
+        return sum(values) / n if n else 0.0
+
     graded = [i for i in instances if i.reason != "missing_prediction" or i.answer_type is not None]
     return Summary(
         semantics=semantics, gold_instances=n, submitted=submitted, graded=len(graded),

@@ -65,8 +65,8 @@ def require_str(value: object, name: str) -> str:
 # submodules import them from the package while it is still initialising.
 from evaluators.rewards.mathequal import extract_final_answer, math_equal, math_equal_reward  # noqa: E402
 from evaluators.rewards.qa import normalize_answer, qa_f1, qa_f1_reward  # noqa: E402
-from evaluators.rewards.similarity import jaccard, llmetric_q, query_similarity, sql_tokens
-from evaluators.rewards.tooluse import count_tool_messages, math_equal_tool_reward, qa_f1_tool_reward
+from evaluators.rewards.similarity import jaccard, llmetric_q, query_similarity, sql_tokens  # noqa: E402
+from evaluators.rewards.tooluse import count_tool_messages, math_equal_tool_reward, qa_f1_tool_reward  # noqa: E402
 
 __all__ = [
     "INSTALL_HINT",

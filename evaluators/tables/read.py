@@ -254,7 +254,7 @@ def _csv_column(name: str, array, tokens: TokenTable) -> StrictColumn | None:
         return from_numbers(name, array) if floats_tell_their_text(array) else None
     if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
         return from_text(name, arrow_strings(array), tokens)
-    if dtype == object or isinstance(dtype, pd.StringDtype):
+    if dtype == np.dtype(object) or isinstance(dtype, pd.StringDtype):
         return from_text(name, to_objects(array), tokens)
     return None  # booleans and the like: their text decides
 

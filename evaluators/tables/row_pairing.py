@@ -111,11 +111,11 @@ def _two_key_pairings(golds: list[np.ndarray], orders: list[np.ndarray], sorts: 
         if not ((first[1:] != first[:-1]) | (second[1:] != second[:-1])).all():
             continue
         found = []
-        for pa, pb in product(partners[a], partners[b]):
-            if pa == pb:
+        for ja, jb in product(partners[a], partners[b]):
+            if ja == jb:
                 continue
-            p_order = _ties_ordered(sorts.keys[pa], sorts.order(pa), sorts.keys[pb])
-            if np.array_equal(sorts.keys[pb][p_order], second):
+            p_order = _ties_ordered(sorts.keys[ja], sorts.order(ja), sorts.keys[jb])
+            if np.array_equal(sorts.keys[jb][p_order], second):
                 found.append(_pairing(order, p_order))
             if len(found) >= PAIRINGS_OFFERED:
                 break

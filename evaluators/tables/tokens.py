@@ -43,7 +43,7 @@ class Vocabulary:
         new = found < 0
         if new.any():
             found[new] = np.arange(len(self._known), len(self._known) + int(new.sum()))
-            self._known.update(zip(uniques[new].tolist(), found[new].tolist()))
+            self._known.update(zip(uniques[new].tolist(), found[new].tolist(), strict=False))
             self._index = None
         return found
 
@@ -109,7 +109,7 @@ class TokenSpace:
             batch_codes, batch_uniques = pd.factorize(joined)
             known = vocabulary.codes(np.asarray(batch_uniques))[batch_codes]
             start = 0
-            for item, (codes, uniques) in zip(group, local):
+            for item, (codes, uniques) in zip(group, local, strict=False):
                 mapping = np.append(known[start:start + len(uniques)], -1)  # -1 stays -1 (NULL)
                 item.codes = mapping[codes]
                 start += len(uniques)

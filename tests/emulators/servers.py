@@ -121,7 +121,7 @@ class _EmulatorProcess:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    def start(self) -> "_EmulatorProcess":
+    def start(self) -> _EmulatorProcess:
         if self.running:
             return self
         self._ensure_installed()

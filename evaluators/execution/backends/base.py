@@ -64,7 +64,7 @@ class Request:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Request":
+    def from_dict(cls, data: dict) -> Request:
         return cls(**data)
 
 
@@ -79,7 +79,7 @@ class Backend:
     kill_grace_s = 1.0  # how long the parent waits past the timeout (for the backend's own stop) before it kills
     cancels_on_kill = False  # True: the server keeps going after a kill, so the parent calls `cancel`
 
-    def run(self, request: Request, notify) -> "Outcome":
+    def run(self, request: Request, notify) -> Outcome:
         """Run the SQL, write `request.out_csv`; raise QueryFailed on failure.
 
         `notify(event)` sends a dict to the parent at once: {"event": "started"} when the query itself

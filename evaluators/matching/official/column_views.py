@@ -33,6 +33,7 @@ NAN_CODE, NONE_CODE, NAT_CODE, ZERO_CODE, NA_CODE = -1, -2, -3, -4, -5
 SHORT = 1000  # columns up to this long are sorted by Python rather than by numpy's string ranking
 MASKED = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)} | {"boolean"}
 WHOLE_FLOAT_LIMIT = 2 ** 53  # below this a whole float prints as its int plus ".0", never in exponent form
+OBJECT = np.dtype(object)
 
 
 def scorer_key(x):
@@ -158,7 +159,7 @@ class Column:
             return values
         values = list(self.base.items)
         if self.null_as_zero:
-            values = [0 if is_null else v for v, is_null in zip(values, self.null.tolist())]
+            values = [0 if is_null else v for v, is_null in zip(values, self.null.tolist(), strict=True)]
         return values
 
     @cached_property
@@ -281,7 +282,7 @@ def token_base(series: pd.Series, tokens: TokenSpace) -> Tokens | None:
             return None  # all-NULL: the frame's transposition gives plain NaNs
         values = arrow_strings(series) if dtype.storage == "pyarrow" else series.to_numpy(dtype=object)
         return _register(Tokens("str", values, null, np.where(null, NAN_CODE, 0), series, tokens))
-    if dtype != object:
+    if dtype != OBJECT:
         return None
     values = series.to_numpy(dtype=object)
     null = pd.isna(values)

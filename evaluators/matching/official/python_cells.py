@@ -22,7 +22,7 @@ def literal_match(v1: list, v2: list, ignore_order: bool, tol: float) -> bool:
                 return False  # the scorers' own sort raised
         if len(v1) != len(v2):
             return False
-        for a, b in zip(v1, v2):
+        for a, b in zip(v1, v2, strict=False):
             if pd.isna(a) and pd.isna(b):
                 continue
             if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -56,7 +56,7 @@ def _agreement(g: Column, p: Column, ignore_order: bool, tol: float):
     if g.kind == p.kind == "num":
         return _number_agreement(g, p, ignore_order, tol)
     a, b = _display_values(g, ignore_order), _display_values(p, ignore_order)
-    same = np.array([_cell_equal(x, y, tol) for x, y in zip(a[:_WORDS_CELLS], b[:_WORDS_CELLS])], dtype=bool)
+    same = np.array([_cell_equal(x, y, tol) for x, y in zip(a[:_WORDS_CELLS], b[:_WORDS_CELLS], strict=False)], dtype=bool)
     return _summary(same, a, b)
 
 

@@ -22,7 +22,10 @@ _GROUP_LIMIT = 400  # rows in one group of equal exact cells that are matched pa
 def cells_equal(a: StrictColumn, b: StrictColumn, tol: float, ia=None, ib=None) -> np.ndarray:
     """Element-wise strict equality of two aligned columns (optionally re-ordered by ia, ib), via tokens."""
     ca, cb = (a.cls, b.cls) if ia is None else (a.cls[ia], b.cls[ib])
-    pick = (lambda arr, idx: arr if idx is None else arr[idx])
+
+    def pick(arr, idx):
+        return arr if idx is None else arr[idx]
+
     both = ca == cb
     eq = both & (ca == NULL)
     eq |= both & (ca == INT) & (pick(a.ival, ia) == pick(b.ival, ib))
@@ -128,7 +131,7 @@ class MappingSearch:
         keys_g = [k for i in assigned for k in self.gold[i].exact_key()]
         keys_p = [k for i in assigned for k in self.pred[assigned[i]].exact_key()]
         og, op = np.lexsort(keys_g[::-1]), np.lexsort(keys_p[::-1])
-        return all(np.array_equal(kg[og], kp[op]) for kg, kp in zip(keys_g, keys_p))
+        return all(np.array_equal(kg[og], kp[op]) for kg, kp in zip(keys_g, keys_p, strict=False))
 
 
 def _keys_agree(hg, hp) -> bool:

@@ -68,6 +68,6 @@ def matching_columns(gold: list[list], pred: list[list], ignore_order: bool) -> 
             return None
         free.remove(j)
         mapping.append(j)
-    if ignore_order and len(gold) > 1 and Counter(zip(*gold)) != Counter(zip(*(pred[j] for j in mapping))):
+    if ignore_order and len(gold) > 1 and Counter(zip(*gold, strict=False)) != Counter(zip(*(pred[j] for j in mapping), strict=False)):
         return None  # columns agree one by one, but not as whole rows
     return mapping

@@ -114,7 +114,7 @@ def _mapping_words(gold, pred, mapping) -> str:
 
 def mapping_words(gold_names: list[str], partner_names: list[str]) -> str:
     """Words for a match: which predicted column each gold column maps onto."""
-    pairs = ", ".join(f"{g}->{p}" for g, p in zip(gold_names, partner_names))
+    pairs = ", ".join(f"{g}->{p}" for g, p in zip(gold_names, partner_names, strict=False))
     return f"rows equal under the column mapping {pairs}" if pairs else "no columns to compare"
 
 

@@ -70,7 +70,7 @@ def _type_column(array: pa.Array, null: np.ndarray, tokens: TokenTable) -> Cells
         u_cls, u_num, u_ival, u_big = _type_uniques(encoded.dictionary)
         cls[rows], num[rows], ival[rows] = u_cls[codes], u_num[codes], u_ival[codes]
         if u_big:
-            bigints = {int(r): u_big[c] for r, c in zip(rows.tolist(), codes.tolist()) if c in u_big}
+            bigints = {int(r): u_big[c] for r, c in zip(rows.tolist(), codes.tolist(), strict=False) if c in u_big}
     part = TextPart("str", array)
     if (cls == TEXT).any():
         tokens.register(part)
@@ -142,7 +142,7 @@ def _as_arrow(values):
     array = arrow_or_none(values)
     if array is None:  # not all strings (numbers among texts): type each one's str()
         null = pd.isna(values)
-        array = pa.array([None if is_null else str(v) for v, is_null in zip(values.tolist(), null.tolist())],
+        array = pa.array([None if is_null else str(v) for v, is_null in zip(values.tolist(), null.tolist(), strict=True)],
                          type=pa.string())
     return array
 
@@ -166,7 +166,7 @@ def _type_uniques(uniques: pa.Array):
     rest = np.flatnonzero(~plain_int & ~plain_float)
     if len(rest):
         texts = uniques.take(pa.array(rest)).to_pylist()
-        for i, text in zip(rest.tolist(), texts):
+        for i, text in zip(rest.tolist(), texts, strict=False):
             cls, number, value, token = _type_text(text)
             u_cls[i], u_num[i], u_ival[i] = cls, number, value
             if cls == BIGINT:
