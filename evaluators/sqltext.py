@@ -72,12 +72,14 @@ def split_statements(sql: str, dialect: str | None = None) -> list[str]:
         tokens = tokenize(sql, dialect)
     except ValueError:
         return [sql.strip()] if sql.strip() else []
-    statements, first, last = [], None, None
+    statements: list[str] = []
+    first: int | None = None
+    last = 0
     for token in tokens:
         if token.token_type == TokenType.SEMICOLON:
             if first is not None:
                 statements.append(sql[first:last + 1])
-            first = last = None
+            first = None
             continue
         first = token.start if first is None else first
         last = token.end

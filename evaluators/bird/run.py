@@ -82,7 +82,8 @@ def grade_bird(predictions: Path, gold: Path, questions: Path | None, options: B
     items = [(i, g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
              for i, g in enumerate(golds)]
     try:
-        instances = run_parallel(lambda item: _grade(*item, runner), items, max(1, options.num_cpus))
+        instances = run_parallel(lambda item: _grade(item[0], item[1], item[2], item[3], runner), items,
+                                 max(1, options.num_cpus))
     finally:
         runner.rows.close()
     summary = build_summary("bird", instances, len(preds), _unpaired(preds, golds), problems, NAMES)

@@ -155,11 +155,11 @@ def _write_outputs(report, output: Path, plot: str | None, with_html: bool = Fal
     if with_html:
         write_atomic(output.with_suffix(".html"), report.to_html())
         written.append(output.with_suffix(".html"))
-    try:
-        if plot:
-            from evaluators.reporting.plots import plot_report
+    if plot:
+        from evaluators.reporting.plots import plot_report
 
+        try:
             written.append(plot_report(report, output.with_suffix(f".{plot}")))
-    except MissingExtra as exc:
-        click.echo(f"note: no {plot.upper()} plot: {exc}", err=True)
+        except MissingExtra as exc:
+            click.echo(f"note: no {plot.upper()} plot: {exc}", err=True)
     click.echo("wrote " + ", ".join(str(p) for p in written), err=True)

@@ -225,7 +225,7 @@ class Executor:
         source = "cached" if entry else "live"
         if entry is None:
             live = run_sql(name, db, sql, self.config, cache.scratch_path(), trusted=True)
-            if not live.ok:
+            if not live.ok or live.csv_path is None:
                 return _stored_or_failure(live, stored)
             entry = cache.store(live.csv_path, backend=name, db=db, instance_id=gold.instance_id,
                                 first_cell=live.first_cell, bytes_processed=live.bytes_processed,
@@ -237,6 +237,8 @@ class Executor:
 
 
 def _with_drift(result: GoldResult, stored: Path) -> GoldResult:
+    if result.csv_path is None:
+        return result
     try:
         return replace(result, drifted=not compare_csv(result.csv_path, stored))
     except Exception as exc:  # an unreadable stored file leaves drift unknown; the live gold still stands

@@ -46,13 +46,13 @@ def inspect(request: Request, plan_queries: dict | None, notify) -> dict:
 
 def _connect(request: Request):
     if request.backend == "sqlite":
-        from evaluators.execution.backends.sqlite_backend import connect
+        from evaluators.execution.backends.sqlite_backend import connect as sqlite_connect
 
-        return connect(request)
+        return sqlite_connect(request)
     from evaluators.execution.backends.base import import_driver
-    from evaluators.execution.backends.duckdb_backend import connect
+    from evaluators.execution.backends.duckdb_backend import connect as duckdb_connect
 
-    return connect(import_driver("duckdb", "duckdb", "duckdb"), request)
+    return duckdb_connect(import_driver("duckdb", "duckdb", "duckdb"), request)
 
 
 def _guard(request: Request, con):

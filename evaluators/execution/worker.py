@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 from evaluators.execution.backends import get_backend
 from evaluators.execution.backends.base import QueryFailed, Request, first_line, redact
@@ -132,6 +133,12 @@ def _secrets(request: Request) -> list[str]:
 
 # ---------------------------------------------------------------- parent side
 
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    if stream is None:
+        raise RuntimeError("a worker's pipe is missing")  # Popen was given PIPE for all three
+    return stream
+
+
 class WorkerProcess:
     """One worker: its own session, so killing its process group takes any children with it."""
 
@@ -145,15 +152,16 @@ class WorkerProcess:
         self._buffer = b""
         self.stderr_tail = b""
         self._selector = selectors.DefaultSelector()
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
-        self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
+        self.stdin, stdout, stderr = _pipe(self.proc.stdin), _pipe(self.proc.stdout), _pipe(self.proc.stderr)
+        self._selector.register(stdout, selectors.EVENT_READ, "out")
+        self._selector.register(stderr, selectors.EVENT_READ, "err")
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
     def send(self, message: dict) -> None:
-        self.proc.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
-        self.proc.stdin.flush()
+        self.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+        self.stdin.flush()
 
     def next_event(self, deadline: float) -> dict | None:
         """The next event, None when the deadline passes; EOFError when the worker is gone."""
@@ -162,7 +170,7 @@ class WorkerProcess:
             if remaining <= 0:
                 return None
             for key, _ in self._selector.select(min(remaining, 1.0)):
-                chunk = os.read(key.fileobj.fileno(), 65536)
+                chunk = os.read(key.fd, 65536)
                 if key.data == "err":
                     self.stderr_tail = (self.stderr_tail + chunk)[-_STDERR_TAIL:]
                 elif not chunk:
@@ -182,7 +190,8 @@ class WorkerProcess:
     def close(self) -> None:
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except OSError:
                 pass
         self._selector.close()

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evaluators.errors import Location, UsageError
 from evaluators.goldtools.jsonl_edit import rewrite_jsonl, to_line
@@ -62,7 +63,7 @@ def build_spec(new: NewGold) -> dict:
     params.update({k: v for k, v in extras.items() if v is not None})
     if new.condition_tabs and kind != "duckdb":
         params["condition_tabs"] = list(new.condition_tabs)
-    spec = {"func": new.func, "parameters": params}
+    spec: dict[str, Any] = {"func": new.func, "parameters": params}
     if new.temporal:
         if new.sql is None:
             raise UsageError("--temporal needs --sql: a temporal gold is the result of running that query")

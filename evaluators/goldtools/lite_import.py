@@ -146,17 +146,18 @@ def _plan(obj, where: Location, names: set, sql: Path | None, routes: dict[str, 
     if not isinstance(iid, str) or not iid.strip():
         problems.append(Problem(where, "not an object with a text 'instance_id'"))
         return None
-    if unsafe_instance_id(iid):
-        problems.append(Problem(where, unsafe_instance_id(iid), iid))
+    if unsafe := unsafe_instance_id(iid):
+        problems.append(Problem(where, unsafe, iid))
         return None
     files = gold_files_for(iid, names)
     if not files:
         problems.append(Problem(where, f"{iid}: no gold file in exec_result/ ({iid}.csv or {iid}_<letter>.csv); "
                                 f"the spec names {iid}.csv, which does not exist", iid,
                                 hint="add the file, or remove the instance"))
-    spec = {"func": "table_match", "parameters": lite_parameters(files or [f"{iid}.csv"], obj)}
+    parameters = lite_parameters(files or [f"{iid}.csv"], obj)
+    spec = {"func": "table_match", "parameters": parameters}
     try:
-        registry.check_parameters(spec["func"], spec["parameters"])
+        registry.check_parameters("table_match", parameters)
     except ValueError as exc:
         problems.append(Problem(where, f"{iid}: {exc}; not imported", iid))
         return None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from evaluators.errors import InstanceError
 from evaluators.grading.sql_answers import SqlContext, read_gold_sql_text, run_answer_sql, temporal_params
@@ -67,7 +68,7 @@ def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
                                     ignore_order=not ordered, tol=STRICT_TOL)
     ctx.info.update(ex_bird=bird, ex_strict=strict_verdict.ok, gold_order_by=ordered,
                     gold_query_csv=str(gold.csv_path), gold_query_seconds=gold.query_seconds)
-    ctx.timing = TimingJob(target, unwrap_fences(gold_sql), ctx.pred_sql, bird)
+    ctx.timing = TimingJob(target, unwrap_fences(gold_sql), ctx.pred_sql or "", bird)
     return _verdicts(_bird_verdict(bird, pred_rows, gold_rows), _with_order_words(strict_verdict, ordered))
 
 
@@ -80,8 +81,14 @@ def read_gold_sql(ctx: SqlContext, name: str) -> str:
     return checks.read_sql_file(ctx.gold_root / ctx.gold.instance_id / name, ctx.max_file_bytes, "unreadable_gold")
 
 
+def _executor(ctx: SqlContext):
+    if ctx.executor is None:  # grade() checked this before any SQL ran
+        raise InstanceError("needs_execution", "execution_match runs SQL: grade with an executor")
+    return ctx.executor
+
+
 def _run_gold(ctx: SqlContext, target: GoldInstance, gold_sql: str):
-    result = ctx.executor.run_gold_query(target, gold_sql)
+    result = _executor(ctx).run_gold_query(target, gold_sql)
     if result.ok:
         return result
     if result.reason in ENVIRONMENT_FAILURES:
@@ -92,7 +99,7 @@ def _run_gold(ctx: SqlContext, target: GoldInstance, gold_sql: str):
 
 def _keep_rows_after_failure(ctx: SqlContext, target: GoldInstance, gold_sql: str) -> None:
     """A prediction that failed to run returned no rows; the gold's rows still make LLMetric-Q's Jaccard."""
-    gold = ctx.executor.run_gold_query(target, gold_sql)
+    gold = _executor(ctx).run_gold_query(target, gold_sql)
     if gold.ok:
         keep_llmetric_inputs(ctx, [], gold.rows()[1], gold_sql)
 
@@ -186,7 +193,7 @@ def run_for_table(path: Path, table_spec: tuple, ctx: SqlContext):
     return result
 
 
-def _keep_table_rows(ctx: SqlContext, pred_rows, table_spec: tuple, gold_sql: str) -> None:
+def _keep_table_rows(ctx: SqlContext, pred_rows, table_spec: tuple[Any, dict], gold_sql: str) -> None:
     try:
         keep_llmetric_inputs(ctx, pred_rows(), table_gold_rows(*table_spec, ctx), gold_sql)
     except (InstanceError, ValueError, OSError):
@@ -222,7 +229,8 @@ def time_efficiency(job: TimingJob | None, iterations: int, executor) -> dict | 
 
     if not job.correct:
         return {**score_instance(False).to_dict(), "iterations": 0}
-    gold_times, pred_times = [], []
+    gold_times: list[float] = []
+    pred_times: list[float] = []
     for _ in range(iterations):  # alternating spreads warm caches and machine load over both queries
         for run, sql, sink in ((executor.run_gold_query, job.gold_sql, gold_times),
                                (executor.run_prediction, job.pred_sql, pred_times)):

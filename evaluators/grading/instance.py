@@ -5,6 +5,11 @@ becomes that instance's reason; nothing here stops the run.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the execution layer loads only when SQL runs
+    from evaluators.execution.executor import Executor
+
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,7 +34,7 @@ class Options:
     max_file_bytes: int = DEFAULT_MAX_BYTES
     layout: str = "nested"  # or "flat": Spider2-lite's <id>.csv / <id>.sql beside each other (see loading/submissions.py)
     attempt_score: str = "last"  # with `attempts`: the instance's score is its last attempt, or its "best"
-    executor: object | None = None  # execution.Executor; None: `grade` makes the CLI's default one
+    executor: Executor | None = None  # None: `grade` makes the CLI's default one
     execute_sql: bool = True  # False: SQL answers and temporal golds are not run (needs_execution)
     ves_iterations: int = 10  # execution_match: alternating timing runs per correct answer (BIRD: 100); 0: no VES
 

@@ -6,6 +6,11 @@ from and how many bytes it cost are collected in `info` for the report.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the execution layer loads only when SQL runs
+    from evaluators.execution.executor import Executor
+
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +26,7 @@ from evaluators.sqltext import unwrap_fences
 class SqlContext:
     gold: GoldInstance
     gold_root: Path  # the gold folder (holding <instance_id>/gold.sql)
-    executor: object | None  # execution.Executor
+    executor: Executor | None
     max_file_bytes: int
     info: dict = field(default_factory=dict)
     # Kept for the instance's last steps, never reported as such:

@@ -65,7 +65,7 @@ def _scan_rows(reader) -> list[CsvFinding]:
             longer.append((line, len(row)))
         elif len(row) < len(header):
             shorter.append((line, len(row)))
-    if header is None:
+    if header is None or header_line is None:
         return [CsvFinding(None, "empty file: no header row", "write a header row, even for an empty result",
                            error=True)]
     findings += _ragged(longer, len(header), header_line, "more",

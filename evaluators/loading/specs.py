@@ -81,8 +81,8 @@ def iter_json_lines(path: Path) -> Iterator[tuple[Location, Any, str | None]]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise SpecError(f"not UTF-8 text (byte {exc.start})", Location(str(path), line),
+        bad_line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(f"not UTF-8 text (byte {exc.start})", Location(str(path), bad_line),
                         hint="save the file as UTF-8") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -97,7 +97,7 @@ def iter_json_lines(path: Path) -> Iterator[tuple[Location, Any, str | None]]:
 
 def _guess_id(path: Path, location: Location) -> str | None:
     try:
-        line = path.read_text("utf-8-sig").splitlines()[location.line - 1]
+        line = path.read_text("utf-8-sig").splitlines()[(location.line or 1) - 1]
     except (OSError, UnicodeDecodeError, IndexError):
         return None
     found = _ID_PATTERN.search(line)

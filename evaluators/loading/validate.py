@@ -48,7 +48,7 @@ class Validation:
         if len(missing) > SHOWN_MISSING:
             rest = [p.instance_id for p in missing[SHOWN_MISSING:]]
             out.append(f"{missing[0].location.path}: and {len(rest)} more gold instances without a submission: "
-                       + ", ".join(rest))
+                       + ", ".join(str(r) for r in rest))
         out += [f"warning: {p}" for p in self.warnings]
         summary = (f"{self.lines} submission line(s) checked: {len(self.errors)} error(s), "
                    f"{len(self.warnings)} warning(s)")
@@ -105,7 +105,7 @@ def _with_hint(problem: Problem) -> Problem:
 
 def _in_file_order(problems: list) -> tuple:
     """By line within each file; files in the order they first came up (the submission's first)."""
-    first = {}
+    first: dict[str, int] = {}
     for p in problems:
         first.setdefault(p.location.path, len(first))
     return tuple(sorted(problems, key=lambda p: (first[p.location.path], p.location.line or 0, p.location.column or 0)))

@@ -26,7 +26,7 @@ class TableJob:
     gold_dir: Path
     presets: tuple[Preset, ...]
     pred_reader: TableReader
-    gold_reader: TableReader = None
+    gold_reader: TableReader = None  # type: ignore[assignment]  # None: made from pred_reader in __post_init__
     views: official.ViewCache = field(default_factory=official.ViewCache)
     tokens: TokenTable = field(default_factory=TokenTable)
     _strict_cache: dict = field(default_factory=dict)

@@ -75,8 +75,8 @@ def _no_sql(engine: str, sql: str | None) -> PlanCost | None:
 
 
 def sqlite_plan_cost(con: sqlite3.Connection, sql: str | None) -> PlanCost:
-    if empty := _no_sql("sqlite", sql):
-        return empty
+    if (empty := _no_sql("sqlite", sql)) or sql is None:
+        return empty or PlanCost("sqlite", None, error="empty SQL")
     try:
         rows = con.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
     except (sqlite3.Error, sqlite3.Warning) as exc:
@@ -88,8 +88,8 @@ def sqlite_plan_cost(con: sqlite3.Connection, sql: str | None) -> PlanCost:
 def duckdb_plan_cost(con: Any, sql: str | None) -> PlanCost:
     import duckdb  # local: SQLite-only runs need not load DuckDB
 
-    if empty := _no_sql("duckdb", sql):
-        return empty
+    if (empty := _no_sql("duckdb", sql)) or sql is None:
+        return empty or PlanCost("duckdb", None, error="empty SQL")
     try:
         rows = con.execute("EXPLAIN " + sql).fetchall()
     except duckdb.Error as exc:

@@ -157,6 +157,7 @@ def check_validity(sql: str | None, db_path: str | Path, engine: str) -> Validit
     cannot be opened: the attempt is neither credited nor blamed.
     """
     engine = engine.lower()
+    open_errors: tuple[type[Exception], ...]
     if engine in SQLITE_ENGINES:
         check, open_errors = check_sqlite_validity, (OSError, sqlite3.Error)
     elif engine in DUCKDB_ENGINES:

@@ -97,7 +97,7 @@ def _breakdowns(ids: list[str], base: dict, cand: dict) -> dict:
                      if isinstance(v, (str, int, bool)) and k not in ("question", "instruction")})
         for key, label in keys.items():
             groups.setdefault(key, {}).setdefault(label, []).append(iid)
-    out = {}
+    out: dict = {}
     for key, buckets in groups.items():
         if key != "func" and len(buckets) > 50:
             continue

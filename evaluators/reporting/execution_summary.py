@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import fields
+from typing import Any
 
 from evaluators.matching import registry
 
@@ -58,7 +59,8 @@ def _ves_instance(ves: dict | None):
 
     if not ves:
         return score_instance(False)  # not submitted, failed, or not BIRD-correct: VES 0
-    return VesInstance(**{f.name: ves.get(f.name) for f in fields(VesInstance)})
+    values: dict[str, Any] = {f.name: ves.get(f.name) for f in fields(VesInstance)}
+    return VesInstance(**values)
 
 
 def _buckets(scored: list) -> dict:

@@ -247,7 +247,7 @@ def render_text(report: Report, width: int = 100) -> str:
     for name, value in s.scores.items():
         mark = " <- score" if name == s.semantics else (" <- strict_score" if name == "strict" else "")
         lines.append(f"  {name:<16}{value:>10.2%}{round(value * s.gold_instances):>10}{mark}")
-    if s.score_ci95:
+    if s.score_ci95 and s.strict_score_ci95:
         lines.append(f"  score {s.score:.2%} (95% CI {s.score_ci95[0]:.2%}-{s.score_ci95[1]:.2%}), strict "
                      f"{s.strict_score:.2%} (95% CI {s.strict_score_ci95[0]:.2%}-{s.strict_score_ci95[1]:.2%}); "
                      f"over the {s.graded} graded: {s.graded_score or 0:.2%} / {s.strict_graded_score or 0:.2%}")
@@ -283,7 +283,8 @@ def render_text(report: Report, width: int = 100) -> str:
         lines += ["", f"  Gold errors ({len(s.gold_errors)}; the gold's problems, not the model's):"]
         by_id = {i.instance_id: i for i in report.instances}
         lines += [f"    {g}: {by_id[g].reason}: {_one_line(by_id[g].detail)}"[:width] for g in s.gold_errors[:20]]
-    extras = sorted({_pip_hint(i.detail) for i in report.instances if i.reason == "missing_extra"} - {None})
+    extras = sorted({hint for i in report.instances
+                     if i.reason == "missing_extra" and (hint := _pip_hint(i.detail)) is not None})
     if extras:
         count = sum(i.reason == "missing_extra" for i in report.instances)
         lines += ["", f"  {count} instance(s) need an optional extra that is not installed: " + "; ".join(extras)]

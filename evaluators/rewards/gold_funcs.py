@@ -10,6 +10,7 @@ Parameters are validated strictly so a typo in a gold file fails loudly.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from evaluators.rewards import answer_list, require_str
 from evaluators.rewards.mathequal import extract_final_answer, matching_gold
@@ -40,7 +41,7 @@ def _validate(func: str, params: object, allowed: frozenset[str]) -> dict:
         )
     if "gold" not in params:
         raise ValueError(f"{func}: missing required parameter 'gold'")
-    options = {"gold": answer_list(params["gold"], name=f"{func}: parameter 'gold'")}
+    options: dict[str, Any] = {"gold": answer_list(params["gold"], name=f"{func}: parameter 'gold'")}
     if "percent_equals_fraction" in allowed:
         flag = params.get("percent_equals_fraction", False)
         if not isinstance(flag, bool):

@@ -51,7 +51,10 @@ def _entry(frame: pd.DataFrame) -> list:
     if hit is not None and hit[0]() is frame:
         return hit
     names = [str(c) for c in frame.columns.tolist()]
-    entry = [weakref.ref(frame, lambda ref, key=key: _forget(key, ref)), names, _arrays(frame), None]
+    def forget(ref: weakref.ref, key: int = key) -> None:
+        _forget(key, ref)
+
+    entry = [weakref.ref(frame, forget), names, _arrays(frame), None]
     _COLUMNS[key] = entry
     return entry
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -89,6 +90,7 @@ def read_small(data: bytes) -> pd.DataFrame | None:
         return None  # short rows are padded, long ones move names onto an index
     if width == 1 and any(row[0].isspace() for row in rows):
         return None  # pandas skips whitespace-only lines; in wider files they are ragged
+    arrays: list
     if len(rows) == 1:
         arrays = [np.empty(0, dtype=object) for _ in header]  # a header alone: empty object columns
     else:
@@ -154,7 +156,7 @@ def _beyond_int64(field: str) -> bool:
     return bool(INT_COLUMN.fullmatch(field)) and not -2 ** 63 <= int(field) < 2 ** 63
 
 
-def _ints(fields: tuple[str, ...], present: list[str]) -> np.ndarray | None:
+def _ints(fields: tuple[str, ...], present: Sequence[str]) -> np.ndarray | None:
     numbers = list(map(int, present))
     if min(numbers) < -2 ** 63 or max(numbers) >= 2 ** 63:
         return None  # pandas turns to uint64, object or text (even leaving 'NA' as text)
@@ -167,7 +169,7 @@ def _ints(fields: tuple[str, ...], present: list[str]) -> np.ndarray | None:
     return out
 
 
-def _plain_text(fields: list[str], joined: str) -> bool:
+def _plain_text(fields: Sequence[str], joined: str) -> bool:
     """Whether pandas surely reads this non-numeric column as text, as written."""
     lowered = joined.lower()
     suspect = any(word in lowered for word in ("inf", "nan", "true", "false"))

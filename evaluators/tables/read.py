@@ -13,6 +13,7 @@ import io
 import os
 import warnings
 from pathlib import Path
+from typing import IO, cast
 
 import numpy as np
 import pandas as pd
@@ -173,6 +174,7 @@ def _decompressed(path: Path, limit: int, reason: str):
     import zipfile
 
     name = path.name.lower()
+    raw: IO[bytes] | gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile
     try:
         if name.endswith(".gz"):
             raw = gzip.open(path, "rb")
@@ -232,17 +234,20 @@ def strict_columns(frame: pd.DataFrame, tokens: TokenTable, text_of=None) -> lis
     """
     names, all_columns = columns_of(frame) if text_of is None else column_arrays(frame)
     columns: list[StrictColumn | None] = []
-    need_text = []
+    need_text: list[int] = []
     for position, column in enumerate(all_columns):
         if text_of is None:
             columns.append(engine_column(names[position], column, tokens))
-        else:
-            columns.append(_csv_column(names[position], column, tokens) or _later(need_text, position))
+            continue
+        typed = _csv_column(names[position], column, tokens)
+        if typed is None:
+            need_text.append(position)  # typed below from the column's text
+        columns.append(typed)
     if need_text:
         text = text_of(need_text)
         for k, position in enumerate(need_text):
             columns[position] = from_text(names[position], text.iloc[:, k].to_numpy(dtype=object), tokens)
-    return columns
+    return cast(list[StrictColumn], columns)  # every None was typed from its text just above
 
 
 def _csv_column(name: str, array, tokens: TokenTable) -> StrictColumn | None:

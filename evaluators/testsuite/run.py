@@ -48,7 +48,8 @@ def grade_test_suite(gold_file: Path, pred_file: Path, db_dir: Path, work_dir: P
     config = ExecConfig(output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore")
     runner = _Runner(config)
     items = [(i, gold, pred) for i, (gold, pred) in enumerate(pairs)]
-    instances = run_parallel(lambda item: _grade(*item, Path(db_dir), runner, keep_distinct), items, jobs)
+    instances = run_parallel(lambda item: _grade(item[0], item[1], item[2], Path(db_dir), runner, keep_distinct),
+                             items, jobs)
     submitted = sum(len(session) for session in preds)
     return Report(build_summary(SEMANTICS, instances, submitted, [], problems, NAMES), tuple(instances))
 

@@ -116,7 +116,7 @@ class Outcome:
     data: dict | None = None  # collect="inline": {"columns": [...], "rows": [[encoded cell, ...], ...]}
 
 
-def first_line(text: str) -> str:
+def first_line(text: object) -> str:
     """Engines put the useful sentence first and a query plan or stack below it.
 
     A first line that only announces the next one ("SQL compilation error:", as Snowflake

@@ -106,8 +106,8 @@ def _credentials(request: Request):
             from google.oauth2 import service_account
 
             return service_account.Credentials.from_service_account_info(info, scopes=SCOPES), info.get("project_id")
-        if request.env(ENV_CREDENTIALS):
-            return _environment_credentials(request.env(ENV_CREDENTIALS))
+        if named := request.env(ENV_CREDENTIALS):
+            return _environment_credentials(named)
         adc = _gcloud_adc_file(request)
         if adc is not None:  # Application Default Credentials from `gcloud auth application-default login`
             return _environment_credentials(str(adc))

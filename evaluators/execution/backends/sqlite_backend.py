@@ -122,7 +122,8 @@ def time_pair(request: Request, gold_sql: str, iterations: int, notify) -> dict:
     deadline = time.monotonic() + request.timeout_s
     con.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_EVERY)
     notify({"event": "started"})
-    pred_times, gold_times = [], []
+    pred_times: list[float] = []
+    gold_times: list[float] = []
     try:
         for _ in range(iterations):
             for sql, sink in ((request.sql, pred_times), (gold_sql, gold_times)):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -66,7 +67,7 @@ class Tokens:
     flavour: np.ndarray  # NULL code per cell, 0 where not NULL
     source: pd.Series
     tokens: TokenSpace
-    codes: np.ndarray | None = None  # filled in bulk by `tokens`
+    codes: Any = None  # int64 ndarray, filled in bulk by `tokens`
 
     def token_values(self):
         return self.values
@@ -82,13 +83,15 @@ class Column:
     kind: str  # "num", "tok" or "lit"
     n: int
     null_as_zero: bool
-    num: np.ndarray | None = None  # float64; NULL is NaN (or 0.0 when read as zero)
-    exact: np.ndarray | None = None  # int64/uint64/bool/float64 as materialised
-    null: np.ndarray | None = None  # bool mask of NULL cells
+    # The fields below exist for the kinds named (one class serves all three, so they are typed Any:
+    # the kind, checked by the callers, says which are there).
+    num: Any = None  # num: float64 ndarray; NULL is NaN (or 0.0 when read as zero)
+    exact: Any = None  # num: int64/uint64/bool/float64 ndarray as materialised
+    null: Any = None  # num, tok: bool ndarray mask of NULL cells
     key_type: str = ""  # "int", "float" or "bool": the Python type the scorers see
     null_text: str = "nan"  # num: str() of this column's NULL
-    base: Tokens | None = None  # tok
-    items: list | None = None  # lit: Python objects
+    base: Any = None  # tok: Tokens
+    items: Any = None  # lit: list of Python objects
     key: tuple = ()  # (frame id, position, common dtype): the same data under either NULL handling
 
     @cached_property

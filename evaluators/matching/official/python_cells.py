@@ -17,9 +17,10 @@ def literal_match(v1: list, v2: list, ignore_order: bool, tol: float) -> bool:
     """The scorers' per-cell loop, for columns holding unusual Python objects."""
     try:
         if ignore_order:
-            v1, v2 = sort_as_scorers(v1), sort_as_scorers(v2)
-            if v1 is None or v2 is None:
+            sorted1, sorted2 = sort_as_scorers(v1), sort_as_scorers(v2)
+            if sorted1 is None or sorted2 is None:
                 return False  # the scorers' own sort raised
+            v1, v2 = sorted1, sorted2
         if len(v1) != len(v2):
             return False
         for a, b in zip(v1, v2, strict=False):

@@ -99,7 +99,12 @@ class StrictColumn:
                  tokens: TokenTable | None = None, source=None, n: int | None = None):
         self.name, self.raw, self.tokens, self.source = name, raw, tokens, source
         self._cells, self._typer = cells, typer
-        self.n = len(cells.cls) if cells is not None else n
+        if cells is not None:
+            self.n = len(cells.cls)
+        elif n is not None:
+            self.n = n
+        else:
+            raise ValueError(f"column {name!r}: a column typed later needs its length")
         self._memo: dict = {}
 
     @property
@@ -136,6 +141,10 @@ class StrictColumn:
         """int64 token of TEXT and BIGINT cells (equal token, equal value), -1 elsewhere."""
         code = np.full(self.n, -1, dtype=np.int64)
         text = self.cls == TEXT
+        if not (text.any() or self.bigints):
+            return code
+        if self.tokens is None:
+            raise ValueError(f"column {self.name!r}: text cells need the job's token table")
         for part in self.texts if text.any() else ():
             values = self.tokens.ensure(part)
             rows = text & (values >= 0)
