@@ -1,4 +1,5 @@
 """Spider2-style entry point: `python evaluate.py --result_dir SUB --gold_dir GOLD`."""
+
 import gc
 
 # Importing pandas, numpy and pyarrow makes some 10^5 long-lived objects; collecting garbage while

@@ -5,6 +5,7 @@ This is the benchmark's baseline: it re-sorts both vectors for every
 speed of `evaluators` can be compared with the algorithm it replaces.  It is
 also used by the tests as an independent oracle for the official presets.
 """
+
 from __future__ import annotations
 
 import math
@@ -106,8 +107,13 @@ def grade_folders(gold_dir, result_dir, preset="spider2") -> dict:
         params = spec["parameters"]
         golds = params["gold"]
         golds = str(gold_dir / iid / golds) if isinstance(golds, str) else [str(gold_dir / iid / g) for g in golds]
-        scores[iid] = table_match(str(result_dir / iid / answers[iid]), golds, params.get("condition_cols"),
-                                  params.get("ignore_order", False), preset)
+        scores[iid] = table_match(
+            str(result_dir / iid / answers[iid]),
+            golds,
+            params.get("condition_cols"),
+            params.get("ignore_order", False),
+            preset,
+        )
     return scores
 
 

@@ -9,6 +9,7 @@ script runs it (16 processes, `bench/bird_official.py`) and ours with the same a
 as whole processes (start-up included), alternating, and the verdicts are compared question by question.
 Results: bench/results/bird.json and a line for the README.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,11 +38,23 @@ def make_databases(root: Path) -> None:
         con = sqlite3.connect(path)
         con.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, grp INTEGER, label TEXT, price REAL, day TEXT)")
         con.execute("CREATE TABLE groups (grp INTEGER PRIMARY KEY, name TEXT, region TEXT)")
-        con.executemany("INSERT INTO items VALUES (?,?,?,?,?)",
-                        [(i, rng.randrange(200), f"l{rng.randrange(5000)}", round(rng.uniform(1, 500), 2),
-                          f"2020-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}") for i in range(rows)])
-        con.executemany("INSERT INTO groups VALUES (?,?,?)",
-                        [(g, f"g{g}", rng.choice(["north", "south", "east", "west"])) for g in range(200)])
+        con.executemany(
+            "INSERT INTO items VALUES (?,?,?,?,?)",
+            [
+                (
+                    i,
+                    rng.randrange(200),
+                    f"l{rng.randrange(5000)}",
+                    round(rng.uniform(1, 500), 2),
+                    f"2020-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}",
+                )
+                for i in range(rows)
+            ],
+        )
+        con.executemany(
+            "INSERT INTO groups VALUES (?,?,?)",
+            [(g, f"g{g}", rng.choice(["north", "south", "east", "west"])) for g in range(200)],
+        )
         con.commit()
         con.close()
 
@@ -54,11 +67,21 @@ def queries(rng: random.Random) -> list[tuple[str, str]]:
         if kind == 0:
             out.append((db, f"SELECT count(*) FROM items WHERE grp = {k}"))
         elif kind == 1:
-            out.append((db, f"SELECT g.region, avg(i.price) FROM items i JOIN groups g ON i.grp = g.grp "
-                            f"WHERE i.price > {k * 5} GROUP BY g.region"))
+            out.append(
+                (
+                    db,
+                    f"SELECT g.region, avg(i.price) FROM items i JOIN groups g ON i.grp = g.grp "
+                    f"WHERE i.price > {k * 5} GROUP BY g.region",
+                )
+            )
         elif kind == 2:
-            out.append((db, f"SELECT label FROM items WHERE day LIKE '2020-0{1 + k % 9}%' AND grp < {k} "
-                            "ORDER BY price DESC LIMIT 20"))
+            out.append(
+                (
+                    db,
+                    f"SELECT label FROM items WHERE day LIKE '2020-0{1 + k % 9}%' AND grp < {k} "
+                    "ORDER BY price DESC LIMIT 20",
+                )
+            )
         else:
             out.append((db, f"SELECT grp, count(*) FROM items GROUP BY grp HAVING count(*) > {k} ORDER BY grp"))
     return out
@@ -122,18 +145,44 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--num-cpus", type=int, default=16)
     parser.add_argument("--docs", action="store_true", help="also write docs/bird_bench.png")
-    parser.add_argument("--ves", type=int, default=0, metavar="N",
-                        help="time R-VES with N iterations instead of EX (the official VES loop against ours)")
+    parser.add_argument(
+        "--ves",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time R-VES with N iterations instead of EX (the official VES loop against ours)",
+    )
     args = parser.parse_args(argv)
     work = HERE / "results" / "bird"
     (work / "dbs").mkdir(parents=True, exist_ok=True)
     make_databases(work / "dbs")
     make_inputs(work, args.n)
-    official_cmd = [sys.executable, str(HERE / "bird_official.py"), str(work / "pred.json"), str(work / "gold.sql"),
-                    str(work / "dbs") + "/", str(args.num_cpus), "30.0"] + (["ves", str(args.ves)] if args.ves else [])
-    ours_cmd = [sys.executable, str(ROOT / "evaluate.py"), "bird", "--predicted_sql_path", str(work / "pred.json"),
-                "--ground_truth_path", str(work / "gold.sql"), "--db_root_path", str(work / "dbs") + "/",
-                "--num_cpus", str(args.num_cpus), "--meta_time_out", "30.0", "--output", str(work / "ours.json")]
+    official_cmd = [
+        sys.executable,
+        str(HERE / "bird_official.py"),
+        str(work / "pred.json"),
+        str(work / "gold.sql"),
+        str(work / "dbs") + "/",
+        str(args.num_cpus),
+        "30.0",
+    ] + (["ves", str(args.ves)] if args.ves else [])
+    ours_cmd = [
+        sys.executable,
+        str(ROOT / "evaluate.py"),
+        "bird",
+        "--predicted_sql_path",
+        str(work / "pred.json"),
+        "--ground_truth_path",
+        str(work / "gold.sql"),
+        "--db_root_path",
+        str(work / "dbs") + "/",
+        "--num_cpus",
+        str(args.num_cpus),
+        "--meta_time_out",
+        "30.0",
+        "--output",
+        str(work / "ours.json"),
+    ]
     if args.ves:
         ours_cmd += ["--ves-iterations", str(args.ves)]
     official_times, ours_times = [], []
@@ -147,9 +196,15 @@ def main(argv=None) -> None:
     if args.ves:  # R-VES rewards depend on timings; compare which questions were timed (correct) instead
         official_verdicts = [int(v > 0) for v in official_verdicts]
     agree = sum(int(i["score"]) == v for i, v in zip(ours, official_verdicts, strict=False))
-    result = {"n": args.n, "num_cpus": args.num_cpus, "official_s": statistics.median(official_times),
-              "ours_s": statistics.median(ours_times), "official_runs": official_times, "ours_runs": ours_times,
-              "agreement": f"{agree}/{len(official_verdicts)}"}
+    result = {
+        "n": args.n,
+        "num_cpus": args.num_cpus,
+        "official_s": statistics.median(official_times),
+        "ours_s": statistics.median(ours_times),
+        "official_runs": official_times,
+        "ours_runs": ours_times,
+        "agreement": f"{agree}/{len(official_verdicts)}",
+    }
     result["ratio"] = result["ours_s"] / result["official_s"]
     result["mode"] = f"R-VES, {args.ves} iterations" if args.ves else "EX"
     name = "bird_ves" if args.ves else "bird"
@@ -157,8 +212,10 @@ def main(argv=None) -> None:
     plot(result, HERE / "results" / f"{name}.png")
     if args.docs:
         plot(result, ROOT / "docs" / f"{name}_bench.png")
-    print(f"| {args.n} predictions | official loop {result['official_s']:.2f} s | ours {result['ours_s']:.2f} s | "
-          f"ratio {result['ratio']:.2f} | verdicts {result['agreement']} |")
+    print(
+        f"| {args.n} predictions | official loop {result['official_s']:.2f} s | ours {result['ours_s']:.2f} s | "
+        f"ratio {result['ratio']:.2f} | verdicts {result['agreement']} |"
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ One pool of NUM_CPUS processes; for each pair a new writable sqlite3 connection,
 gold, `set(pred) == set(gold)`, under func_timeout when it is installed; results sorted by index.
 Prints one line: `EX <percent> <n>` and the per-question verdicts as JSON on the next.
 """
+
 from __future__ import annotations
 
 import json
@@ -62,8 +63,9 @@ def ves_model(predicted_sql, ground_truth, db_place, idx, meta_time_out, iterate
     try:
         from func_timeout import func_timeout
 
-        reward = func_timeout(meta_time_out * iterate_num, iterated, args=(predicted_sql, ground_truth, db_place,
-                                                                           iterate_num))
+        reward = func_timeout(
+            meta_time_out * iterate_num, iterated, args=(predicted_sql, ground_truth, db_place, iterate_num)
+        )
     except ImportError:
         reward = iterated(predicted_sql, ground_truth, db_place, iterate_num)
     except Exception:
@@ -105,8 +107,9 @@ def main() -> None:
     pool = mp.Pool(processes=int(num_cpus))
     for i, pair in enumerate(zip(preds, golds, strict=False)):
         if ves:
-            pool.apply_async(ves_model, args=(*pair, dbs[i], i, float(meta_time_out), int(sys.argv[7])),
-                             callback=results.append)
+            pool.apply_async(
+                ves_model, args=(*pair, dbs[i], i, float(meta_time_out), int(sys.argv[7])), callback=results.append
+            )
         else:
             pool.apply_async(execute_model, args=(*pair, dbs[i], i, float(meta_time_out)), callback=results.append)
     pool.close()
@@ -114,7 +117,7 @@ def main() -> None:
     results.sort(key=lambda r: r["sql_idx"])
     verdicts = [r["res"] for r in results]
     if ves:
-        print(f"R-VES {sum(r ** 0.5 * 100 for r in verdicts) / len(verdicts):.2f} {len(verdicts)}")
+        print(f"R-VES {sum(r**0.5 * 100 for r in verdicts) / len(verdicts):.2f} {len(verdicts)}")
     else:
         print(f"EX {100 * sum(verdicts) / len(verdicts):.2f} {len(verdicts)}")
     print(json.dumps(verdicts))

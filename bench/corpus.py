@@ -8,6 +8,7 @@ links that leave the instance folder).  `time_self_grade` then runs
 `evaluate.py` and `bench/baseline.py` on it as child processes, process start
 included, and returns wall and CPU seconds.
 """
+
 from __future__ import annotations
 
 import json
@@ -64,21 +65,45 @@ def _timed(command: list[str]) -> tuple[float, float, str]:
     return wall, cpu, tail
 
 
-def time_self_grade(gold_dir: Path, result_dir: Path, work: Path, semantics: str = "spider2",
-                    jobs: int | str = 1) -> dict:
+def time_self_grade(
+    gold_dir: Path, result_dir: Path, work: Path, semantics: str = "spider2", jobs: int | str = 1
+) -> dict:
     """Wall and CPU seconds of this project's grader and of the baseline, and whether their verdicts agree.
 
     The grader writes its JSON report (to compare verdicts) but no PNG: the baseline draws no picture either."""
     python = sys.executable
     report = work / "report.json"
-    ours = _timed([python, "evaluate.py", "--result_dir", str(result_dir), "--gold_dir", str(gold_dir),
-                   "--semantics", semantics, "--output", str(report), "--no-plot", "--jobs", str(jobs)])
+    ours = _timed(
+        [
+            python,
+            "evaluate.py",
+            "--result_dir",
+            str(result_dir),
+            "--gold_dir",
+            str(gold_dir),
+            "--semantics",
+            semantics,
+            "--output",
+            str(report),
+            "--no-plot",
+            "--jobs",
+            str(jobs),
+        ]
+    )
     scores = work / "baseline.json"
-    base = _timed([python, "bench/baseline.py", str(gold_dir), str(result_dir), "--semantics", semantics,
-                   "--output", str(scores)])
+    base = _timed(
+        [python, "bench/baseline.py", str(gold_dir), str(result_dir), "--semantics", semantics, "--output", str(scores)]
+    )
     graded = {i["instance_id"]: i["score"] for i in json.loads(report.read_text())["instances"]}
     baseline = json.loads(scores.read_text())
     differ = sorted(i for i in baseline if float(graded.get(i, -1)) != float(baseline[i]))
-    return {"ours_wall": ours[0], "ours_cpu": ours[1], "baseline_wall": base[0], "baseline_cpu": base[1],
-            "instances": len(baseline), "matched_ours": int(sum(float(v) for v in graded.values())),
-            "matched_baseline": int(sum(baseline.values())), "verdicts_differ": differ}
+    return {
+        "ours_wall": ours[0],
+        "ours_cpu": ours[1],
+        "baseline_wall": base[0],
+        "baseline_cpu": base[1],
+        "instances": len(baseline),
+        "matched_ours": int(sum(float(v) for v in graded.values())),
+        "matched_baseline": int(sum(baseline.values())),
+        "verdicts_differ": differ,
+    }

@@ -7,6 +7,7 @@ and the columns reordered and renamed, so every semantics should accept it;
 `noise` also moves each float by a relative 1e-12 (inside every tolerance),
 which forces the official rule onto its string-sort path.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -59,8 +60,9 @@ def prediction(gold: pd.DataFrame, seed: int = 1, noise: bool = False) -> pd.Dat
     return pred
 
 
-def equal_columns_table(rows: int = 2000, cols: int = 30, seed: int = 0,
-                        permuted: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+def equal_columns_table(
+    rows: int = 2000, cols: int = 30, seed: int = 0, permuted: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Gold and prediction whose 30 columns hold the same few values: a trap for naive column mapping.
 
     Default: every column equal but the last.  `permuted`: each column a different
@@ -73,7 +75,7 @@ def equal_columns_table(rows: int = 2000, cols: int = 30, seed: int = 0,
         base = np.stack([rng.permutation(base[:, 0]) for _ in range(cols)], axis=1)
     else:
         base[:, 1:] = base[:, :1]  # every column equal: 30! mappings look alike column by column
-        base[rows // 2:, -1] ^= 1  # ... except that one column differs in half of the rows
+        base[rows // 2 :, -1] ^= 1  # ... except that one column differs in half of the rows
     gold = pd.DataFrame(base, columns=[f"g{i}" for i in range(cols)])
     pred = gold.iloc[rng.permutation(rows), rng.permutation(cols)].reset_index(drop=True)
     pred.columns = [f"p{i}" for i in range(cols)]

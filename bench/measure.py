@@ -11,6 +11,7 @@
 - baseline: `bench/baseline.py` (the public scorer's per-cell loop) on the
   frames already read.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -49,8 +50,16 @@ def read_pair(gold_path: Path, pred_path: Path) -> tuple[pd.DataFrame, pd.DataFr
     return pd.read_csv(gold_path, low_memory=False), pd.read_csv(pred_path, low_memory=False)
 
 
-def compare(semantics: str, gold: pd.DataFrame, pred: pd.DataFrame, gold_path: Path, pred_path: Path,
-            ignore_order: bool = True, views=None, tokens=None) -> bool:
+def compare(
+    semantics: str,
+    gold: pd.DataFrame,
+    pred: pd.DataFrame,
+    gold_path: Path,
+    pred_path: Path,
+    ignore_order: bool = True,
+    views=None,
+    tokens=None,
+) -> bool:
     """One semantics' verdict on frames already read (fresh caches unless given)."""
     if semantics == "strict":
         tokens = tokens or TokenTable()
@@ -59,8 +68,14 @@ def compare(semantics: str, gold: pd.DataFrame, pred: pd.DataFrame, gold_path: P
         return strict.compare(p, g, ignore_order=ignore_order, tol=STRICT_TOL).ok
     preset = PRESETS[semantics]
     selected = official.select_condition_cols(gold, [], wrap_scalar=preset.repeat_flat_condition_cols)
-    return official.compare(pred, selected, ignore_order=ignore_order, tol=preset.tol,
-                            null_as_zero=preset.null_as_zero, views=views or official.ViewCache()).ok
+    return official.compare(
+        pred,
+        selected,
+        ignore_order=ignore_order,
+        tol=preset.tol,
+        null_as_zero=preset.null_as_zero,
+        views=views or official.ViewCache(),
+    ).ok
 
 
 def _text(path: Path, columns: list[int]) -> pd.DataFrame:

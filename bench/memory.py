@@ -13,6 +13,7 @@ comparison's own memory), and the peak above the interpreter's resident set
 before reading (tables plus comparison).  RSS counts
 pyarrow's and numpy's memory alike (tracemalloc would miss pyarrow's pool).
 """
+
 from __future__ import annotations
 
 import gc
@@ -47,11 +48,20 @@ def measure(gold_path: Path, pred_path: Path) -> dict:
         verdicts[semantics] = compare(semantics, gold, pred, gold_path, pred_path)
         peaks[semantics] = _status("VmHWM")
     peak = max(peaks.values())
-    return {"rows": len(gold), "cols": gold.shape[1], "tables_bytes": tables, "rss_without_tables_bytes": empty,
-            "rss_before_bytes": before, "tables_and_work_per_tables": (peak - empty) / tables,
-            "peak_rss_bytes": peak, "peak_over_before_bytes": peak - before,
-            "peak_rss_per_tables": peak / tables, "extra_per_tables": (peak - before) / tables,
-            "peak_rss_by_semantics": peaks, "verdicts": verdicts}
+    return {
+        "rows": len(gold),
+        "cols": gold.shape[1],
+        "tables_bytes": tables,
+        "rss_without_tables_bytes": empty,
+        "rss_before_bytes": before,
+        "tables_and_work_per_tables": (peak - empty) / tables,
+        "peak_rss_bytes": peak,
+        "peak_over_before_bytes": peak - before,
+        "peak_rss_per_tables": peak / tables,
+        "extra_per_tables": (peak - before) / tables,
+        "peak_rss_by_semantics": peaks,
+        "verdicts": verdicts,
+    }
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ queries go through each side with a 1 s timeout, and the CPU burnt afterwards is
 the baseline's threads keep their queries running, the batch reward leaves nothing behind.
 Results go to bench/results/rl_rewards.json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,9 +42,13 @@ def make_database(path: Path, seed: int, rows: int) -> Path:
     rng = random.Random(seed)
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY, customer INTEGER, product TEXT, qty INTEGER, price REAL)")
-    con.executemany("INSERT INTO orders VALUES (?,?,?,?,?)",
-                    ((i, rng.randrange(5000), rng.choice(PRODUCTS), rng.randint(1, 9), round(rng.uniform(1, 50), 2))
-                     for i in range(rows)))
+    con.executemany(
+        "INSERT INTO orders VALUES (?,?,?,?,?)",
+        (
+            (i, rng.randrange(5000), rng.choice(PRODUCTS), rng.randint(1, 9), round(rng.uniform(1, 50), 2))
+            for i in range(rows)
+        ),
+    )
     con.commit()
     con.close()
     return path
@@ -60,10 +65,16 @@ def gold_queries(seed: int, count: int) -> list[tuple[str, str, str]]:
             right = f"SELECT product, sum(qty), count(id) FROM orders WHERE NOT qty < {qty} GROUP BY 1 ORDER BY 2"
             wrong = f"SELECT product, sum(qty), count(*) FROM orders WHERE qty > {qty} GROUP BY product"
         else:
-            gold = f"SELECT customer, max(price) FROM orders WHERE product = '{product}' AND qty = {qty} GROUP BY customer"
-            right = (f"SELECT customer, max(price) FROM orders WHERE qty = {qty} AND product = '{product}' "
-                     f"GROUP BY customer ORDER BY customer DESC")
-            wrong = f"SELECT customer, min(price) FROM orders WHERE product = '{product}' AND qty = {qty} GROUP BY customer"
+            gold = (
+                f"SELECT customer, max(price) FROM orders WHERE product = '{product}' AND qty = {qty} GROUP BY customer"
+            )
+            right = (
+                f"SELECT customer, max(price) FROM orders WHERE qty = {qty} AND product = '{product}' "
+                f"GROUP BY customer ORDER BY customer DESC"
+            )
+            wrong = (
+                f"SELECT customer, min(price) FROM orders WHERE product = '{product}' AND qty = {qty} GROUP BY customer"
+            )
         out.append((gold, right, wrong))
     return out
 
@@ -73,6 +84,7 @@ def completion(sql: str) -> str:
 
 
 # ---------------------------------------------------------------- the hand-rolled baseline
+
 
 def _extract(text: str) -> str | None:
     if "```sql" in text:
@@ -142,8 +154,12 @@ def main() -> None:
     baseline_s = time.perf_counter() - started
 
     started = time.perf_counter()
-    ours = [r["score"] for r in compute_score_batch(["bird"] * len(calls), [c[0] for c in calls],
-                                                    [c[1] for c in calls], [c[2] for c in calls])]
+    ours = [
+        r["score"]
+        for r in compute_score_batch(
+            ["bird"] * len(calls), [c[0] for c in calls], [c[1] for c in calls], [c[2] for c in calls]
+        )
+    ]
     ours_s = time.perf_counter() - started
 
     runaway = [(completion(RUNAWAY), "SELECT 1", {"db_path": databases[0], "timeout_s": 1.0})] * 3
@@ -154,9 +170,13 @@ def main() -> None:
     baseline_left = process_cpu_burn(2.0)
     report = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared with other work while measured)",
-        "calls": len(calls), "distinct_golds": len(golds), "right_answers": int(sum(baseline)),
+        "calls": len(calls),
+        "distinct_golds": len(golds),
+        "right_answers": int(sum(baseline)),
         "query_ms_min_median_max": query_ms,
-        "baseline_s": round(baseline_s, 2), "batch_s": round(ours_s, 2), "ratio": round(ours_s / baseline_s, 3),
+        "baseline_s": round(baseline_s, 2),
+        "batch_s": round(ours_s, 2),
+        "ratio": round(ours_s / baseline_s, 3),
         "same_verdicts": ours == baseline,
         "timeouts": [r["error"] for r in results],
         "cpu_s_burnt_in_2s_after_3_timeouts": {"batch": round(ours_left, 2), "baseline": round(baseline_left, 2)},

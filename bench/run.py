@@ -14,6 +14,7 @@ read time measured in the same run; the table shows process CPU time by default
 (--clock wall for elapsed time; the JSON holds both).  Results go to bench/results/bench.json and
 bench/results/bench.png (and docs/ with --docs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,26 +38,39 @@ GENERATOR_VERSION = 1  # bump when gen.py changes what it writes, to refresh cac
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
+    )
     parser.add_argument("--sizes", default="1000,10000,100000,1000000", help="row counts, comma-separated")
     parser.add_argument("--cols", default="10,20,30", help="column counts, comma-separated")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the median is kept")
-    parser.add_argument("--baseline-max-rows", type=int, default=10000,
-                        help="largest size the baseline runs at (it needs two sizes to extrapolate from)")
+    parser.add_argument(
+        "--baseline-max-rows",
+        type=int,
+        default=10000,
+        help="largest size the baseline runs at (it needs two sizes to extrapolate from)",
+    )
     parser.add_argument("--noise", action="store_true", help="also time predictions with floats nudged by 1e-12")
     parser.add_argument("--no-corpus", action="store_true", help="skip the corpus self-grade")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="a Spider2-lite corpus (holds gold/)")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory child process")
     parser.add_argument("--memory-rows", type=int, default=None, help="rows for the memory figure (largest size)")
     parser.add_argument("--quick", action="store_true", help="small and fast: a smoke run of everything cheap")
-    parser.add_argument("--out", type=Path, default=HERE / "results", help="where bench.json, bench.png and "
-                        "the cached tables go (git-ignored)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=HERE / "results",
+        help="where bench.json, bench.png and the cached tables go (git-ignored)",
+    )
     parser.add_argument("--docs", action="store_true", help="copy bench.png and bench.json to docs/")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated tables")
-    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
-                        help="what the table and plot show (both are saved): process CPU time is steadier "
-                             "on a shared machine; the work measured is single-threaded")
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="what the table and plot show (both are saved): process CPU time is steadier "
+        "on a shared machine; the work measured is single-threaded",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.cols, args.repeats = "1000,10000", "20", 1
@@ -78,8 +92,7 @@ def bench_pair(rows: int, cols: int, args, noise: bool = False) -> dict:
     gold_path, pred_path = table_files(args.out, rows, cols, args.seed, noise)
     r = args.repeats
     wall, cpu, (gold, pred) = measure.timed(lambda: measure.read_pair(gold_path, pred_path), r)
-    entry = {"rows": rows, "cols": cols, "noise": noise, "read": {"wall": wall, "cpu": cpu}, "compare": {},
-             "e2e": {}}
+    entry = {"rows": rows, "cols": cols, "noise": noise, "read": {"wall": wall, "cpu": cpu}, "compare": {}, "e2e": {}}
     for s in measure.SEMANTICS:
         wall, cpu, ok = measure.timed(lambda s=s: measure.compare(s, gold, pred, gold_path, pred_path), r)
         entry["compare"][s] = {"wall": wall, "cpu": cpu, "ok": ok}
@@ -111,8 +124,10 @@ def equal_columns(args) -> dict:
                 paths = Path(tmp) / "g.csv", Path(tmp) / f"{len(out)}.csv"
                 gold.to_csv(paths[0], index=False)
                 frame.to_csv(paths[1], index=False)
-                wall, cpu, ok = measure.timed(lambda gold=gold, frame=frame, paths=paths: measure.compare("strict", gold, frame, *paths),
-                                             args.repeats)
+                wall, cpu, ok = measure.timed(
+                    lambda gold=gold, frame=frame, paths=paths: measure.compare("strict", gold, frame, *paths),
+                    args.repeats,
+                )
                 out[f"{kind}, {name}"] = {"wall": wall, "cpu": cpu, "ok": ok}
     return out
 
@@ -122,8 +137,12 @@ def memory(args) -> dict:
 
     rows = args.memory_rows or max(args.sizes)
     gold_path, pred_path = table_files(args.out, rows, 20, args.seed, False)
-    done = subprocess.run([sys.executable, str(HERE / "memory.py"), str(gold_path), str(pred_path)],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, str(HERE / "memory.py"), str(gold_path), str(pred_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 
@@ -132,8 +151,10 @@ def corpus(args) -> dict:
     try:
         gold_dir, result_dir, n = build_self_grade(args.corpus, work)
         runs = [time_self_grade(gold_dir, result_dir, work) for _ in range(max(1, min(args.repeats, 3)))]
-        result = {k: sorted(r[k] for r in runs)[len(runs) // 2] if isinstance(runs[0][k], float) else runs[-1][k]
-                  for k in runs[0]}
+        result = {
+            k: sorted(r[k] for r in runs)[len(runs) // 2] if isinstance(runs[0][k], float) else runs[-1][k]
+            for k in runs[0]
+        }
         result["runs"] = len(runs)
         result["jobs"] = resolve_jobs("auto", n)  # what the CLI's default --jobs auto uses here
         jobs = [time_self_grade(gold_dir, result_dir, work, jobs="auto") for _ in range(len(runs))]
@@ -149,22 +170,41 @@ def machine() -> dict:
     import pandas
     import pyarrow
 
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-               platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()
-    memory_kb = next((int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal")), 0) \
-        if Path("/proc/meminfo").exists() else 0
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gb": round(memory_kb / 1024 ** 2, 1),
-            "os": platform.platform(), "python": platform.python_version(), "pandas": pandas.__version__,
-            "numpy": numpy.__version__, "pyarrow": pyarrow.__version__,
-            "load_average_at_start": os.getloadavg() if hasattr(os, "getloadavg") else None,
-            "date": time.strftime("%Y-%m-%d %H:%M")}
+    cpu = (
+        next(
+            (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
+    memory_kb = (
+        next((int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal")), 0)
+        if Path("/proc/meminfo").exists()
+        else 0
+    )
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": round(memory_kb / 1024**2, 1),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "pandas": pandas.__version__,
+        "numpy": numpy.__version__,
+        "pyarrow": pyarrow.__version__,
+        "load_average_at_start": os.getloadavg() if hasattr(os, "getloadavg") else None,
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+    }
 
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    results = {"machine": machine(), "settings": {k: (str(v) if isinstance(v, Path) else v)
-                                                  for k, v in vars(args).items()}, "pairs": []}
+    results = {
+        "machine": machine(),
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "pairs": [],
+    }
     print(report.HEADER, flush=True)
     for cols in args.cols:
         for rows in args.sizes:

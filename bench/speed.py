@@ -33,8 +33,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 EVALUATE = [sys.executable, str(ROOT / "evaluate.py")]
 SEMANTICS = ("spider2", "spider2-2024", "spider2-lite", "strict")
-SMALL_SOURCES = ("ex_string", "ex_table", "ex_number", "ex_scrambled", "ex_nulls", "ex_files", "ex_negative",
-                 "ex_duckdb")
+SMALL_SOURCES = (
+    "ex_string",
+    "ex_table",
+    "ex_number",
+    "ex_scrambled",
+    "ex_nulls",
+    "ex_files",
+    "ex_negative",
+    "ex_duckdb",
+)
 
 
 def timed_medians(commands: dict[str, list[str]], runs: int, cwd: Path | None = None) -> dict[str, float]:
@@ -86,14 +94,34 @@ def write_instance(root: Path, gold: pd.DataFrame, pred: pd.DataFrame) -> tuple[
 
 def floats(runs: int, work: Path) -> dict:
     gold_dir, sub_dir = write_instance(work, *float_heavy_pair())
-    read = ("import pandas as pd, sys; pd.read_csv(sys.argv[1], low_memory=False); "
-            "pd.read_csv(sys.argv[2], low_memory=False)")
-    commands = {"read both CSVs": [sys.executable, "-c", read, str(gold_dir / "floats" / "gold.csv"),
-                                   str(sub_dir / "floats" / "pred.csv")]}
+    read = (
+        "import pandas as pd, sys; pd.read_csv(sys.argv[1], low_memory=False); "
+        "pd.read_csv(sys.argv[2], low_memory=False)"
+    )
+    commands = {
+        "read both CSVs": [
+            sys.executable,
+            "-c",
+            read,
+            str(gold_dir / "floats" / "gold.csv"),
+            str(sub_dir / "floats" / "pred.csv"),
+        ]
+    }
     for semantics in SEMANTICS:
-        commands[semantics] = [*EVALUATE, "--result-dir", str(sub_dir), "--gold-dir", str(gold_dir),
-                               "--semantics", semantics, "--output", str(work / f"out-{semantics}.json"),
-                               "--jobs", "1", "--no-plot"]
+        commands[semantics] = [
+            *EVALUATE,
+            "--result-dir",
+            str(sub_dir),
+            "--gold-dir",
+            str(gold_dir),
+            "--semantics",
+            semantics,
+            "--output",
+            str(work / f"out-{semantics}.json"),
+            "--jobs",
+            "1",
+            "--no-plot",
+        ]
     medians = timed_medians(commands, runs)
     for semantics in SEMANTICS:
         report = json.loads((work / f"out-{semantics}.json").read_text())
@@ -106,10 +134,19 @@ def floats(runs: int, work: Path) -> dict:
 
 
 def plot(runs: int, work: Path) -> dict:
-    common = [*EVALUATE, "--result-dir", str(ROOT / "example_submission_folder"), "--gold-dir", str(ROOT / "gold"),
-              "--jobs", "1"]
-    commands = {"without figure": [*common, "--output", str(work / "plain.json"), "--no-plot"],
-                "with figure": [*common, "--output", str(work / "pictured.json")]}
+    common = [
+        *EVALUATE,
+        "--result-dir",
+        str(ROOT / "example_submission_folder"),
+        "--gold-dir",
+        str(ROOT / "gold"),
+        "--jobs",
+        "1",
+    ]
+    commands = {
+        "without figure": [*common, "--output", str(work / "plain.json"), "--no-plot"],
+        "with figure": [*common, "--output", str(work / "pictured.json")],
+    }
     medians = timed_medians(commands, runs)
     figure = sorted(p.name for p in work.iterdir() if p.stem == "pictured" and p.suffix not in (".json", ".csv"))
     return {"seconds": medians, "figure_files": figure, **_figure_alone(work)}
@@ -123,8 +160,12 @@ def _figure_alone(work: Path) -> dict:
     for fmt in ("svg", "png"):
         times = []
         for _ in range(3):
-            done = subprocess.run([sys.executable, str(script), str(ROOT), str(work / f"alone.{fmt}")],
-                                  capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                [sys.executable, str(script), str(ROOT), str(work / f"alone.{fmt}")],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             times.append(json.loads(done.stdout.strip().splitlines()[-1]))
         out[f"{fmt}_s"] = statistics.median(t["figure"] for t in times)
         out[f"{fmt}_share_of_run"] = statistics.median(t["figure"] / (t["figure"] + t["grade"]) for t in times)
@@ -149,8 +190,10 @@ print(json.dumps({"grade": graded - started, "figure": time.perf_counter() - gra
 
 def small_submission(n: int, root: Path) -> tuple[Path, Path]:
     gold_lines = {json.loads(x)["instance_id"]: json.loads(x) for x in (ROOT / "gold" / "spider2_eval.jsonl").open()}
-    sub_lines = {json.loads(x)["instance_id"]: json.loads(x)
-                 for x in (ROOT / "example_submission_folder" / "results_metadata.jsonl").open()}
+    sub_lines = {
+        json.loads(x)["instance_id"]: json.loads(x)
+        for x in (ROOT / "example_submission_folder" / "results_metadata.jsonl").open()
+    }
     gold_dir, sub_dir = root / f"gold{n}", root / f"sub{n}"
     gold_dir.mkdir()
     sub_dir.mkdir()
@@ -158,8 +201,10 @@ def small_submission(n: int, root: Path) -> tuple[Path, Path]:
     for k in range(n):
         source = SMALL_SOURCES[k % len(SMALL_SOURCES)]
         iid = f"{source}_{k}"
-        for src, dst in ((ROOT / "gold" / source, gold_dir / iid),
-                         (ROOT / "example_submission_folder" / source, sub_dir / iid)):
+        for src, dst in (
+            (ROOT / "gold" / source, gold_dir / iid),
+            (ROOT / "example_submission_folder" / source, sub_dir / iid),
+        ):
             if src.is_dir():
                 shutil.copytree(src, dst)
         gold_out.append(json.dumps({**gold_lines[source], "instance_id": iid}))
@@ -170,21 +215,27 @@ def small_submission(n: int, root: Path) -> tuple[Path, Path]:
 
 
 def small(runs: int, work: Path, official: Path | None) -> dict:
-    scorer = [sys.executable, str(official / "evaluate.py")] if official else [sys.executable,
-                                                                              str(HERE / "spider2_scorer.py")]
+    scorer = (
+        [sys.executable, str(official / "evaluate.py")]
+        if official
+        else [sys.executable, str(HERE / "spider2_scorer.py")]
+    )
     out = {"scorer": str(official / "evaluate.py") if official else "bench/spider2_scorer.py"}
     for n in (1, 5, 10):
         gold_dir, sub_dir = small_submission(n, work)
-        commands = {"official": [*scorer, "--result_dir", str(sub_dir), "--gold_dir", str(gold_dir)],
-                    "evaluate.py": [*EVALUATE, "--result_dir", str(sub_dir), "--gold_dir", str(gold_dir)]}
+        commands = {
+            "official": [*scorer, "--result_dir", str(sub_dir), "--gold_dir", str(gold_dir)],
+            "evaluate.py": [*EVALUATE, "--result_dir", str(sub_dir), "--gold_dir", str(gold_dir)],
+        }
         medians = timed_medians(commands, runs, cwd=work)  # the official scorer writes log.txt in its cwd
         out[str(n)] = {"seconds": medians, "ratio": medians["evaluate.py"] / medians["official"]}
     return out
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("which", nargs="*", default=["floats", "plot", "small"], choices=["floats", "plot", "small"])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--official", type=Path, default=None, help="Spider2's spider2-dbt/evaluation_suite folder")

@@ -4,6 +4,7 @@
 
 Whole processes, alternating, so machine load falls on all three alike; the figure is the ratio of medians.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -13,9 +14,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = {"import click": [sys.executable, "-c", "import click"],
-            "evaluate.py --help": [sys.executable, str(ROOT / "evaluate.py"), "--help"],
-            "evaluate.py validate --help": [sys.executable, str(ROOT / "evaluate.py"), "validate", "--help"]}
+COMMANDS = {
+    "import click": [sys.executable, "-c", "import click"],
+    "evaluate.py --help": [sys.executable, str(ROOT / "evaluate.py"), "--help"],
+    "evaluate.py validate --help": [sys.executable, str(ROOT / "evaluate.py"), "validate", "--help"],
+}
 
 
 def main(runs: int = 15) -> dict:

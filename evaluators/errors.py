@@ -4,6 +4,7 @@ Every error a user can cause carries an exit code and, where it has one, the
 place (file, line, column) it came from.  The CLI catches `EvalError` in one
 place and turns it into a one-line message and the exit code.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -12,6 +12,7 @@ one, because a model that revises itself writes the final query last); failing
 that, the last untagged block; text without a fence is returned stripped.  An
 opening fence that is never closed (a cut-off answer) is dropped too.
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,11 +24,24 @@ from evaluators.errors import InstanceError
 
 _IMPORT_LOCK = threading.Lock()
 
-SQL_TAGS = {"sql", "sqlite", "duckdb", "bigquery", "googlesql", "snowflake", "postgresql", "postgres", "mysql",
-            "tsql", "plsql", "ansi"}
+SQL_TAGS = {
+    "sql",
+    "sqlite",
+    "duckdb",
+    "bigquery",
+    "googlesql",
+    "snowflake",
+    "postgresql",
+    "postgres",
+    "mysql",
+    "tsql",
+    "plsql",
+    "ansi",
+}
 DEFAULT_MAX_SQL_BYTES = 10 * 1024 * 1024
-_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<tag>[^\s`]*)[^\n]*\n(?P<body>.*?)^[ \t]*(?P=fence)[ \t]*$",
-                    re.M | re.S)
+_FENCE = re.compile(
+    r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<tag>[^\s`]*)[^\n]*\n(?P<body>.*?)^[ \t]*(?P=fence)[ \t]*$", re.M | re.S
+)
 _OPENING = re.compile(r"\A\s*(`{3,}|~{3,})[^\n]*\n")
 
 
@@ -40,12 +54,11 @@ def unwrap_fences(text: str) -> str:
         return chosen.strip()
     opened = _OPENING.match(text)
     if opened:  # a fence that was opened and never closed
-        return text[opened.end():].strip()
+        return text[opened.end() :].strip()
     return text.strip()
 
 
-def read_sql_file(path: Path, max_bytes: int = DEFAULT_MAX_SQL_BYTES,
-                  reason: str = "unreadable_prediction") -> str:
+def read_sql_file(path: Path, max_bytes: int = DEFAULT_MAX_SQL_BYTES, reason: str = "unreadable_prediction") -> str:
     """The SQL in a `.sql` file, fence removed; InstanceError(reason) when it is unreadable or blank."""
     path = Path(path)
     try:
@@ -78,13 +91,13 @@ def split_statements(sql: str, dialect: str | None = None) -> list[str]:
     for token in tokens:
         if token.token_type == TokenType.SEMICOLON:
             if first is not None:
-                statements.append(sql[first:last + 1])
+                statements.append(sql[first : last + 1])
             first = None
             continue
         first = token.start if first is None else first
         last = token.end
     if first is not None:
-        statements.append(sql[first:last + 1])
+        statements.append(sql[first : last + 1])
     return statements
 
 
@@ -97,7 +110,7 @@ def keyword_spans(sql: str, keyword: str, dialect: str | None = None) -> list[tu
     except ValueError:
         return [m.span() for m in re.finditer(rf"\b{re.escape(keyword)}\b", sql, re.IGNORECASE)]
     word = keyword.upper()
-    return [(t.start, t.end + 1) for t in tokens if t.text.upper() == word and sql[t.start:t.end + 1].upper() == word]
+    return [(t.start, t.end + 1) for t in tokens if t.text.upper() == word and sql[t.start : t.end + 1].upper() == word]
 
 
 def tokenize(sql: str, dialect: str | None = None) -> list:
@@ -142,8 +155,21 @@ def read_only_problem(sql: str, dialect: str, unparsed_ok: bool = False) -> str 
     statement = statements[0]
     if not isinstance(statement, exp.Query):
         return f"a {statement.key.upper()} statement, not a query"
-    writes = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Create, exp.Drop, exp.Alter, exp.Command,
-              exp.TruncateTable, exp.Transaction, exp.Commit, exp.Rollback, exp.Into)
+    writes = (
+        exp.Insert,
+        exp.Update,
+        exp.Delete,
+        exp.Merge,
+        exp.Create,
+        exp.Drop,
+        exp.Alter,
+        exp.Command,
+        exp.TruncateTable,
+        exp.Transaction,
+        exp.Commit,
+        exp.Rollback,
+        exp.Into,
+    )
     for node in statement.walk():
         if isinstance(node, writes):
             return f"the query contains a {node.key.upper()}"

@@ -1,4 +1,5 @@
 """Headless Chromium for the HTML report tests: Debian's `chromium`, installed by the test run when missing."""
+
 from __future__ import annotations
 
 import shutil
@@ -9,8 +10,17 @@ from pathlib import Path
 import pytest
 from dbservers import apt_install, unavailable
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def chromium() -> str:
@@ -28,10 +38,15 @@ def render(page: Path, screenshot: Path) -> str:
     binary = chromium()
     with tempfile.TemporaryDirectory() as profile:
         base = [binary, *FLAGS, f"--user-data-dir={profile}"]
-        dom = subprocess.run([*base, "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True,
-                             timeout=120)
-        shot = subprocess.run([*base, f"--screenshot={screenshot}", "--window-size=1280,1600", page.resolve().as_uri()],
-                              capture_output=True, text=True, timeout=120)
+        dom = subprocess.run(
+            [*base, "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True, timeout=120
+        )
+        shot = subprocess.run(
+            [*base, f"--screenshot={screenshot}", "--window-size=1280,1600", page.resolve().as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     if dom.returncode != 0 or not dom.stdout.strip():
         pytest.fail(f"chromium could not render {page}: {dom.stderr[-600:]}")
     if shot.returncode != 0 or not screenshot.exists():

@@ -1,4 +1,5 @@
 """Build small gold and submission folders in a temporary directory, the way users lay them out."""
+
 from __future__ import annotations
 
 import json
@@ -9,8 +10,16 @@ import yaml
 SEMANTICS = ("spider2", "spider2-2024", "spider2-lite", "strict")
 
 
-def write_instance(root: Path, instance_id: str, spec, answer_type: str, answer, gold_files: dict | None = None,
-                   pred_files: dict | None = None, metadata: dict | None = None) -> None:
+def write_instance(
+    root: Path,
+    instance_id: str,
+    spec,
+    answer_type: str,
+    answer,
+    gold_files: dict | None = None,
+    pred_files: dict | None = None,
+    metadata: dict | None = None,
+) -> None:
     gold, sub = root / "gold", root / "sub"
     for folder, files in ((gold / instance_id, gold_files or {}), (sub / instance_id, pred_files or {})):
         folder.mkdir(parents=True, exist_ok=True)
@@ -26,8 +35,9 @@ def write_instance(root: Path, instance_id: str, spec, answer_type: str, answer,
         handle.write(json.dumps({"instance_id": instance_id, "evaluation": spec, **(metadata or {})}) + "\n")
     if answer is not None:
         with open(sub / "results_metadata.jsonl", "a") as handle:
-            handle.write(json.dumps({"instance_id": instance_id, "answer_type": answer_type,
-                                     "answer_or_path": answer}) + "\n")
+            handle.write(
+                json.dumps({"instance_id": instance_id, "answer_type": answer_type, "answer_or_path": answer}) + "\n"
+            )
     else:
         (sub / "results_metadata.jsonl").touch()
 

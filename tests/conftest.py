@@ -1,4 +1,5 @@
 """Shared test setup: `tests/` on the path for helper modules, emulator fixtures when present."""
+
 import sys
 from pathlib import Path
 

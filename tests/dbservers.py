@@ -5,6 +5,7 @@ Debian's packages (`postgresql`, `mariadb-server`) are installed with apt-get wh
 there and we are root.  When a server cannot be had, its tests skip with the reason; with `CI` set they
 fail instead.  The grader connects as a role without superuser rights, as an operator should.
 """
+
 from __future__ import annotations
 
 import glob
@@ -39,19 +40,23 @@ def apt_install(*packages: str) -> None:
         unavailable(f"{', '.join(packages)} not installed and apt-get is not available as root")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     lock = ["-o", "DPkg::Lock::Timeout=600"]
-    install = subprocess.run(["apt-get", *lock, "install", "-y", "-q", *packages], env=env, capture_output=True,
-                             text=True)
+    install = subprocess.run(
+        ["apt-get", *lock, "install", "-y", "-q", *packages], env=env, capture_output=True, text=True
+    )
     if install.returncode != 0:
         subprocess.run(["apt-get", *lock, "update", "-q"], env=env, capture_output=True)
-        install = subprocess.run(["apt-get", *lock, "install", "-y", "-q", *packages], env=env, capture_output=True,
-                                 text=True)
+        install = subprocess.run(
+            ["apt-get", *lock, "install", "-y", "-q", *packages], env=env, capture_output=True, text=True
+        )
     if install.returncode != 0:
         unavailable(f"apt-get install {' '.join(packages)} failed: {install.stderr.strip()[-300:]}")
 
 
 def _as_nobody(command: list[str]) -> list[str]:
     """PostgreSQL refuses to run as root: run it as `nobody` when we are root."""
-    return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *command] if os.geteuid() == 0 else command
+    return (
+        ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *command] if os.geteuid() == 0 else command
+    )
 
 
 def _wait_for_port(port: int, seconds: float, log: Path) -> None:
@@ -96,13 +101,19 @@ def start_postgres():
     data, log, port = folder / "data", folder / "server.log", free_port()
     if os.geteuid() == 0:
         shutil.chown(folder, "nobody", "nogroup")
-    init = subprocess.run(_as_nobody([initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8"]),
-                          capture_output=True, text=True)
+    init = subprocess.run(
+        _as_nobody([initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8"]),
+        capture_output=True,
+        text=True,
+    )
     if init.returncode != 0:
         unavailable(f"initdb failed: {init.stderr.strip()[-400:]}")
     options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
-    subprocess.run(_as_nobody([pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "start"]),
-                   capture_output=True, text=True)
+    subprocess.run(
+        _as_nobody([pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "start"]),
+        capture_output=True,
+        text=True,
+    )
     _wait_for_port(port, 30, log)
     server = PostgresServer(port, folder)
     with server.admin() as con:
@@ -140,14 +151,38 @@ def start_mariadb():
     folder = Path(tempfile.mkdtemp(prefix="mariadb-test-"))
     data, log, port, sock = folder / "data", folder / "server.log", free_port(), str(folder / "mysqld.sock")
     user = ["--user=root"] if os.geteuid() == 0 else []
-    init = subprocess.run([install_db, "--no-defaults", f"--datadir={data}", "--auth-root-authentication-method=socket",
-                           "--skip-test-db", *user], capture_output=True, text=True)
+    init = subprocess.run(
+        [
+            install_db,
+            "--no-defaults",
+            f"--datadir={data}",
+            "--auth-root-authentication-method=socket",
+            "--skip-test-db",
+            *user,
+        ],
+        capture_output=True,
+        text=True,
+    )
     if init.returncode != 0:
         unavailable(f"mariadb-install-db failed: {init.stderr.strip()[-400:]}")
-    process = subprocess.Popen([daemon, "--no-defaults", f"--datadir={data}", f"--port={port}", f"--socket={sock}",
-                                "--bind-address=127.0.0.1", f"--log-error={log}", f"--pid-file={folder / 'pid'}",
-                                "--skip-log-bin", "--innodb-buffer-pool-size=64M", *user],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    process = subprocess.Popen(
+        [
+            daemon,
+            "--no-defaults",
+            f"--datadir={data}",
+            f"--port={port}",
+            f"--socket={sock}",
+            "--bind-address=127.0.0.1",
+            f"--log-error={log}",
+            f"--pid-file={folder / 'pid'}",
+            "--skip-log-bin",
+            "--innodb-buffer-pool-size=64M",
+            *user,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     _wait_for_port(port, 60, log)
     server = MariaDBServer(port, sock)
     con = server.admin()

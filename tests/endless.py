@@ -5,4 +5,5 @@ machine finishes it in under two seconds. A cross join of a million rows with it
 pairs, which is hours of work even on a hundred cores, and DuckDB stops it within milliseconds of an
 interrupt.
 """
+
 DUCKDB_ENDLESS = "SELECT sum(hash(a.range + b.range)) FROM range(1000000) a, range(1000000) b"

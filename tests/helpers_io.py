@@ -1,4 +1,5 @@
 """Shared helpers for the validate / gold tools / bad input tests: small folders, raw files, hashes, the CLI."""
+
 from __future__ import annotations
 
 import hashlib
@@ -26,11 +27,24 @@ def clean_folders(root: Path) -> tuple[Path, Path]:
     write_instance(root, "s1", {"func": "string_match", "parameters": {"gold": "Paris"}}, "answer", "It is Paris.")
     write_instance(root, "n1", {"func": "number_match", "parameters": {"gold": ["17.5"]}}, "answer", "17.5")
     write_instance(root, "t1", TABLE_SPEC, "file", "r.csv", {"g.csv": TABLE}, {"r.csv": TABLE})
-    write_instance(root, "f1", {"func": "tables_match", "parameters": {"gold": ["d.csv", "w.csv"]}}, "files",
-                   ["d.csv", "w.csv"], {"d.csv": TABLE, "w.csv": "k\n1\n"}, {"d.csv": TABLE, "w.csv": "k\n1\n"})
-    write_instance(root, "d1", {"func": "duckdb_match", "parameters": {"gold": "g.duckdb",
-                                                                       "condition_tabs": ["customers", "audit"]}},
-                   "file", "r.duckdb", {"g.duckdb": {"sql": DUCKDB_SQL}}, {"r.duckdb": {"sql": DUCKDB_SQL}})
+    write_instance(
+        root,
+        "f1",
+        {"func": "tables_match", "parameters": {"gold": ["d.csv", "w.csv"]}},
+        "files",
+        ["d.csv", "w.csv"],
+        {"d.csv": TABLE, "w.csv": "k\n1\n"},
+        {"d.csv": TABLE, "w.csv": "k\n1\n"},
+    )
+    write_instance(
+        root,
+        "d1",
+        {"func": "duckdb_match", "parameters": {"gold": "g.duckdb", "condition_tabs": ["customers", "audit"]}},
+        "file",
+        "r.duckdb",
+        {"g.duckdb": {"sql": DUCKDB_SQL}},
+        {"r.duckdb": {"sql": DUCKDB_SQL}},
+    )
     return root / "sub", root / "gold"
 
 

@@ -1,4 +1,5 @@
 """CPU time of this process's descendants, read from /proc: "nothing left running" made measurable."""
+
 from __future__ import annotations
 
 import os

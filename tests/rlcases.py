@@ -5,6 +5,7 @@ verdicts: the expected verdict of each pair is computed by an oracle here (a thr
 copy of the database, plain sqlite3, rows compared as sets), independently of the code
 under test.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,12 +26,20 @@ def make_database(path: Path, seed: int, rows: int = 2000) -> Path:
         CREATE TABLE customer(id INTEGER PRIMARY KEY, name TEXT, region TEXT, score REAL);
         CREATE TABLE orders(id INTEGER PRIMARY KEY, customer_id INTEGER, product TEXT, qty INTEGER, price REAL);
     """)
-    con.executemany("INSERT INTO customer VALUES (?,?,?,?)",
-                    [(i, f"c{i}", rng.choice(REGIONS), round(rng.uniform(0, 100), 2) if rng.random() > 0.05 else None)
-                     for i in range(rows // 4)])
-    con.executemany("INSERT INTO orders VALUES (?,?,?,?,?)",
-                    [(i, rng.randrange(rows // 4), rng.choice(PRODUCTS), rng.randint(1, 9), round(rng.uniform(1, 50), 2))
-                     for i in range(rows)])
+    con.executemany(
+        "INSERT INTO customer VALUES (?,?,?,?)",
+        [
+            (i, f"c{i}", rng.choice(REGIONS), round(rng.uniform(0, 100), 2) if rng.random() > 0.05 else None)
+            for i in range(rows // 4)
+        ],
+    )
+    con.executemany(
+        "INSERT INTO orders VALUES (?,?,?,?,?)",
+        [
+            (i, rng.randrange(rows // 4), rng.choice(PRODUCTS), rng.randint(1, 9), round(rng.uniform(1, 50), 2))
+            for i in range(rows)
+        ],
+    )
     con.commit()
     con.close()
     return path
@@ -62,8 +71,10 @@ def query_pairs(seed: int) -> list[tuple[str, str]]:
             (gold, f"SELECT CAST(customer_id AS TEXT) FROM orders WHERE product = '{product}'"),  # '1' != 1
         ]
         gold = "SELECT avg(score) FROM customer"
-        pairs += [(gold, "SELECT avg(score) FROM customer WHERE score IS NOT NULL"),
-                  (gold, "SELECT sum(score) / count(*) FROM customer")]  # NULL scores counted: another value
+        pairs += [
+            (gold, "SELECT avg(score) FROM customer WHERE score IS NOT NULL"),
+            (gold, "SELECT sum(score) / count(*) FROM customer"),
+        ]  # NULL scores counted: another value
     return pairs
 
 

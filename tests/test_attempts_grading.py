@@ -1,4 +1,5 @@
 """Submission lines with `attempts`: every attempt graded, the report's attempt metrics."""
+
 import json
 
 import pytest
@@ -11,7 +12,9 @@ from evaluators.grading.instance import Options
 def _three_instances(tmp_path):
     spec = {"func": "string_match", "parameters": {"gold": "paris"}}
     for iid in ("recovered", "regressed", "steady"):
-        write_instance(tmp_path, iid, spec, "answer", "x", metadata={"difficulty": "easy" if iid != "steady" else "hard"})
+        write_instance(
+            tmp_path, iid, spec, "answer", "x", metadata={"difficulty": "easy" if iid != "steady" else "hard"}
+        )
     lines = [
         {"instance_id": "recovered", "answer_type": "answer", "attempts": ["rome", "berlin", "Paris"]},
         {"instance_id": "regressed", "answer_type": "answer", "attempts": ["Paris", "paris?", "rome"]},

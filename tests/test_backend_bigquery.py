@@ -8,6 +8,7 @@ request and serves nothing else meanwhile, and cancel is a no-op.  So:
 - the timeout test shows the worker is killed at timeout + grace, then restarts the
   emulator, the only thing that stops its runaway query.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -35,8 +36,10 @@ from evaluators.loading.specs import GoldInstance, Spec
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 2.0
-LONG_QUERY = ("SELECT SUM(MOD(a * b, 7)) AS s FROM UNNEST(GENERATE_ARRAY(1, 30000)) AS a "
-              "CROSS JOIN UNNEST(GENERATE_ARRAY(1, 30000)) AS b")
+LONG_QUERY = (
+    "SELECT SUM(MOD(a * b, 7)) AS s FROM UNNEST(GENERATE_ARRAY(1, 30000)) AS a "
+    "CROSS JOIN UNNEST(GENERATE_ARRAY(1, 30000)) AS b"
+)
 
 
 def gold(instance_id, db, temporal=False):
@@ -55,14 +58,20 @@ def dataset(bigquery_emulator):
     client = bigquery_emulator.client()
     name = f"grading_{uuid.uuid4().hex[:8]}"
     client.create_dataset(name)
-    client.query(f"CREATE TABLE {name}.orders AS SELECT 1 AS id, 'ann' AS name, 9.5 AS amount "
-                 "UNION ALL SELECT 2, 'bob', 3.25").result()
+    client.query(
+        f"CREATE TABLE {name}.orders AS SELECT 1 AS id, 'ann' AS name, 9.5 AS amount UNION ALL SELECT 2, 'bob', 3.25"
+    ).result()
     return name
 
 
 def make_config(tmp_path, emulator, **overrides):
-    values = dict(output_dir=tmp_path / "out", credentials_dir=tmp_path / "no-credentials", timeout_s=TIMEOUT_S,
-                  bigquery_endpoint=emulator.endpoint, bigquery_project=emulator.project)
+    values = dict(
+        output_dir=tmp_path / "out",
+        credentials_dir=tmp_path / "no-credentials",
+        timeout_s=TIMEOUT_S,
+        bigquery_endpoint=emulator.endpoint,
+        bigquery_project=emulator.project,
+    )
     return ExecConfig(**{**values, **overrides})
 
 
@@ -79,7 +88,8 @@ def test_predicted_sql_runs_on_the_emulator(tmp_path, bigquery_emulator, dataset
 
 def test_a_bare_dataset_takes_the_configured_project(tmp_path, bigquery_emulator, dataset, no_google_env):
     result = Executor(make_config(tmp_path, bigquery_emulator)).run_prediction(
-        gold("bq2", dataset), "SELECT count(*) AS n FROM orders")
+        gold("bq2", dataset), "SELECT count(*) AS n FROM orders"
+    )
     assert result.ok and result.first_cell == 2
 
 
@@ -106,17 +116,20 @@ def test_temporal_gold_is_cached_and_refreshed(tmp_path, bigquery_emulator, data
     assert cached.source == "cached" and cached.cached_at and cached.drifted is False  # nothing ran
 
     refreshed = Executor(make_config(tmp_path, bigquery_emulator, refresh_gold=True)).temporal_gold(
-        instance, gold_dir, "result.csv")
+        instance, gold_dir, "result.csv"
+    )
     assert refreshed.source == "live" and refreshed.drifted is True
     assert pd.read_csv(refreshed.csv_path)["name"].tolist() == ["ann", "bob", "cy"]
 
 
-
-
 def test_write_statements_are_refused(tmp_path, bigquery_emulator, dataset, no_google_env):
     config = make_config(tmp_path, bigquery_emulator)
-    for sql in ("DROP TABLE orders", "SELECT 1; DROP TABLE orders", "DELETE FROM orders WHERE TRUE",
-                *(h.format(t="orders") for h in HOSTILE)):
+    for sql in (
+        "DROP TABLE orders",
+        "SELECT 1; DROP TABLE orders",
+        "DELETE FROM orders WHERE TRUE",
+        *(h.format(t="orders") for h in HOSTILE),
+    ):
         result = Executor(config).run_prediction(gold("bqw", dataset), sql)
         # What sqlglot cannot parse goes to the dry run, which must say SELECT: here it fails there.
         refused = "only one read-only query" in result.detail or "Syntax error" in result.detail
@@ -136,12 +149,21 @@ def test_a_broken_key_never_shows_its_content(tmp_path, no_google_env):
     secret = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7-not-a-real-key"
     creds = tmp_path / "credentials"
     creds.mkdir()
-    (creds / "bigquery_credential.json").write_text(json.dumps({
-        "type": "service_account", "project_id": "p", "private_key_id": "k1", "client_email": "a@p.iam",
-        "private_key": f"-----BEGIN PRIVATE KEY-----\n{secret}\n-----END PRIVATE KEY-----\n",
-        "token_uri": "https://oauth2.googleapis.com/token"}))
-    result = run_sql("bigquery", "p.d", "SELECT 1", ExecConfig(tmp_path / "out", credentials_dir=creds),
-                     tmp_path / "r.csv")
+    (creds / "bigquery_credential.json").write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "project_id": "p",
+                "private_key_id": "k1",
+                "client_email": "a@p.iam",
+                "private_key": f"-----BEGIN PRIVATE KEY-----\n{secret}\n-----END PRIVATE KEY-----\n",
+                "token_uri": "https://oauth2.googleapis.com/token",
+            }
+        )
+    )
+    result = run_sql(
+        "bigquery", "p.d", "SELECT 1", ExecConfig(tmp_path / "out", credentials_dir=creds), tmp_path / "r.csv"
+    )
     assert not result.ok and result.reason == "credentials_missing"
     assert secret[:20] not in result.detail
 
@@ -151,10 +173,12 @@ def test_missing_extra_names_the_pip_command(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text("import sys\nsys.modules['google.cloud.bigquery'] = None\n")
-    script = ("from pathlib import Path\nfrom evaluators.execution.executor import ExecConfig, run_sql\n"
-              f"r = run_sql('bigquery', 'p.d', 'SELECT 1', ExecConfig(Path({str(tmp_path / 'out')!r}), "
-              "bigquery_endpoint='http://127.0.0.1:9', bigquery_project='p'), "
-              f"Path({str(tmp_path / 'r.csv')!r}))\nprint(r.reason)\nprint(r.detail)\n")
+    script = (
+        "from pathlib import Path\nfrom evaluators.execution.executor import ExecConfig, run_sql\n"
+        f"r = run_sql('bigquery', 'p.d', 'SELECT 1', ExecConfig(Path({str(tmp_path / 'out')!r}), "
+        "bigquery_endpoint='http://127.0.0.1:9', bigquery_project='p'), "
+        f"Path({str(tmp_path / 'r.csv')!r}))\nprint(r.reason)\nprint(r.detail)\n"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     reason, detail = done.stdout.strip().splitlines()
@@ -163,6 +187,7 @@ def test_missing_extra_names_the_pip_command(tmp_path):
 
 
 # ------------------------------------------------------------------ cost cap, through a recording proxy
+
 
 class BigQueryProxy:
     """Forwards to the emulator, records each request body, and can report a large dry-run estimate."""
@@ -233,8 +258,9 @@ def proxy_factory(bigquery_emulator):
         proxy.close()
 
 
-def test_dry_run_comes_first_and_the_job_carries_the_cap(tmp_path, bigquery_emulator, dataset, proxy_factory,
-                                                          no_google_env):
+def test_dry_run_comes_first_and_the_job_carries_the_cap(
+    tmp_path, bigquery_emulator, dataset, proxy_factory, no_google_env
+):
     proxy = proxy_factory()
     config = make_config(tmp_path, bigquery_emulator, bigquery_endpoint=proxy.endpoint, max_bytes_billed=5000)
     result = Executor(config).run_prediction(gold("bqc", dataset), "SELECT count(*) FROM orders")
@@ -244,8 +270,7 @@ def test_dry_run_comes_first_and_the_job_carries_the_cap(tmp_path, bigquery_emul
     assert not real.get("dryRun") and real["query"]["maximumBytesBilled"] == "5000"
 
 
-def test_cost_cap_refuses_a_query_before_it_runs(tmp_path, bigquery_emulator, dataset, proxy_factory,
-                                                  no_google_env):
+def test_cost_cap_refuses_a_query_before_it_runs(tmp_path, bigquery_emulator, dataset, proxy_factory, no_google_env):
     proxy = proxy_factory(dry_run_bytes=50 * 1024**3)  # as a dry run over a 50 GiB table would report
     config = make_config(tmp_path, bigquery_emulator, bigquery_endpoint=proxy.endpoint)  # default cap 10 GiB
     result = Executor(config).run_prediction(gold("bqx", dataset), "SELECT * FROM orders")
@@ -259,9 +284,11 @@ def test_cost_cap_refuses_a_query_before_it_runs(tmp_path, bigquery_emulator, da
 
 # ------------------------------------------------------------------ timeout and cancel
 
+
 def test_cancel_by_job_id_goes_through_a_fresh_worker(tmp_path, bigquery_emulator, no_google_env):
-    job = bigquery_emulator.client().query("SELECT 1 AS x", job_id=f"spider_grade_test_{uuid.uuid4().hex}",
-                                           job_retry=None)
+    job = bigquery_emulator.client().query(
+        "SELECT 1 AS x", job_id=f"spider_grade_test_{uuid.uuid4().hex}", job_retry=None
+    )
     job.result()
     config = make_config(tmp_path, bigquery_emulator)
     request = Request("bigquery", "", "", None, config.settings())

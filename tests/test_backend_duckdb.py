@@ -1,4 +1,5 @@
 """DuckDB backend: real DuckDB files in tmp_path, queries run in real worker processes."""
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,12 @@ TIMEOUT_S = 2.0
 
 
 def gold(instance_id="dq1", type_="DuckDB", db="shop"):
-    return GoldInstance(instance_id, (Spec("table_match", {"gold": "result.csv"}),),
-                        {"type": type_, "db": db}, Location("spider2_eval.jsonl", 1))
+    return GoldInstance(
+        instance_id,
+        (Spec("table_match", {"gold": "result.csv"}),),
+        {"type": type_, "db": db},
+        Location("spider2_eval.jsonl", 1),
+    )
 
 
 def sha256(path: Path) -> str:
@@ -35,8 +40,10 @@ def db_dir(tmp_path):
     folder = tmp_path / "dbs"
     folder.mkdir()
     con = duckdb.connect(str(folder / "shop.duckdb"))
-    con.execute("CREATE TABLE orders AS SELECT * FROM (VALUES (1, 'ann', 9.5), (2, 'bob', 3.25), (3, NULL, 1.0))"
-                " v(id, name, amount)")
+    con.execute(
+        "CREATE TABLE orders AS SELECT * FROM (VALUES (1, 'ann', 9.5), (2, 'bob', 3.25), (3, NULL, 1.0))"
+        " v(id, name, amount)"
+    )
     con.close()
     return folder
 
@@ -77,12 +84,15 @@ def test_drop_table_is_refused_and_leaves_the_file_unchanged(config, db_dir):
     assert Executor(config).run_prediction(gold(), "SELECT count(*) FROM orders").first_cell == 3
 
 
-@pytest.mark.parametrize("sql, words", [
-    ("COPY (SELECT 1) TO '{target}'", "disabled by configuration"),
-    ("SELECT * FROM read_csv('{secret}')", "disabled by configuration"),
-    ("ATTACH '{target}' AS other", "disabled by configuration"),
-    ("SET enable_external_access = true", "locked"),
-])
+@pytest.mark.parametrize(
+    "sql, words",
+    [
+        ("COPY (SELECT 1) TO '{target}'", "disabled by configuration"),
+        ("SELECT * FROM read_csv('{secret}')", "disabled by configuration"),
+        ("ATTACH '{target}' AS other", "disabled by configuration"),
+        ("SET enable_external_access = true", "locked"),
+    ],
+)
 def test_files_and_settings_are_out_of_reach(config, tmp_path, sql, words):
     secret = tmp_path / "secret.csv"
     secret.write_text("token\nabc\n")

@@ -7,6 +7,7 @@ at once; then it restarts the emulator, the only thing that stops its runaway qu
 fakesnow also runs every statement it is sent (no read-only role), so write statements are
 refused by the harness before they reach it.
 """
+
 from __future__ import annotations
 
 import json
@@ -62,8 +63,14 @@ def database(snowflake_emulator):
 
 
 def make_config(tmp_path, emulator, **overrides):
-    values = dict(output_dir=tmp_path / "out", credentials_dir=tmp_path / "no-credentials", timeout_s=TIMEOUT_S,
-                  snowflake_host=emulator.host, snowflake_port=emulator.port, snowflake_protocol="http")
+    values = dict(
+        output_dir=tmp_path / "out",
+        credentials_dir=tmp_path / "no-credentials",
+        timeout_s=TIMEOUT_S,
+        snowflake_host=emulator.host,
+        snowflake_port=emulator.port,
+        snowflake_protocol="http",
+    )
     return ExecConfig(**{**values, **overrides})
 
 
@@ -77,10 +84,10 @@ def count_rows(emulator, database) -> int:
 
 def test_predicted_sql_runs_on_the_emulator(tmp_path, snowflake_emulator, database, snowflake_env):
     result = Executor(make_config(tmp_path, snowflake_emulator)).run_prediction(
-        gold("sf1", database), "```sql\nSELECT ID, NAME, AMOUNT FROM ORDERS ORDER BY ID\n```")
+        gold("sf1", database), "```sql\nSELECT ID, NAME, AMOUNT FROM ORDERS ORDER BY ID\n```"
+    )
     assert result.ok and result.backend == "snowflake", result.detail
-    assert pd.read_csv(result.csv_path).to_dict("list") == {"ID": [1, 2], "NAME": ["ann", "bob"],
-                                                            "AMOUNT": [9.5, 3.25]}
+    assert pd.read_csv(result.csv_path).to_dict("list") == {"ID": [1, 2], "NAME": ["ann", "bob"], "AMOUNT": [9.5, 3.25]}
     assert result.first_cell == 1
 
 
@@ -90,15 +97,15 @@ def test_credentials_file_is_used_when_present(tmp_path, snowflake_emulator, dat
             monkeypatch.delenv(name)
     creds = tmp_path / "credentials"
     creds.mkdir()
-    (creds / "snowflake_credential.json").write_text(json.dumps(
-        {"user": "grader", "password": PASSWORD, "account": "fakesnow"}))
+    (creds / "snowflake_credential.json").write_text(
+        json.dumps({"user": "grader", "password": PASSWORD, "account": "fakesnow"})
+    )
     config = make_config(tmp_path, snowflake_emulator, credentials_dir=creds)
     result = Executor(config).run_prediction(gold("sf2", database), "SELECT count(*) FROM ORDERS")
     assert result.ok and result.first_cell == 2, result.detail
 
 
-def test_engine_errors_are_one_line_and_never_show_the_password(tmp_path, snowflake_emulator, database,
-                                                                 snowflake_env):
+def test_engine_errors_are_one_line_and_never_show_the_password(tmp_path, snowflake_emulator, database, snowflake_env):
     config = make_config(tmp_path, snowflake_emulator)
     result = Executor(config).run_prediction(gold("sf3", database), f'SELECT * FROM "{PASSWORD}"')
     assert result.reason == "exec_error" and "\n" not in result.detail
@@ -123,17 +130,20 @@ def test_temporal_gold_is_cached_and_refreshed(tmp_path, snowflake_emulator, dat
     assert cached.source == "cached" and cached.cached_at and cached.drifted is False  # nothing ran
 
     refreshed = Executor(make_config(tmp_path, snowflake_emulator, refresh_gold=True)).temporal_gold(
-        instance, gold_dir, "result.csv")
+        instance, gold_dir, "result.csv"
+    )
     assert refreshed.source == "live" and refreshed.drifted is True
     assert pd.read_csv(refreshed.csv_path)["NAME"].tolist() == ["ann", "bob", "cy"]
 
 
-
-
 def test_write_statements_are_refused(tmp_path, snowflake_emulator, database, snowflake_env):
     config = make_config(tmp_path, snowflake_emulator)
-    for sql in ("DROP TABLE ORDERS", "SELECT 1; DROP TABLE ORDERS", "DELETE FROM ORDERS",
-                *(h.format(t="ORDERS") for h in HOSTILE)):
+    for sql in (
+        "DROP TABLE ORDERS",
+        "SELECT 1; DROP TABLE ORDERS",
+        "DELETE FROM ORDERS",
+        *(h.format(t="ORDERS") for h in HOSTILE),
+    ):
         result = Executor(config).run_prediction(gold("sfw", database), sql)
         assert result.reason == "exec_error" and "only one read-only query" in result.detail
     assert count_rows(snowflake_emulator, database) == 2
@@ -145,8 +155,7 @@ def test_missing_credentials_fail_only_that_instance(tmp_path, monkeypatch):
             monkeypatch.delenv(name)
     config = ExecConfig(output_dir=tmp_path / "out", credentials_dir=tmp_path / "empty", timeout_s=TIMEOUT_S)
     local = GoldInstance("local", (), {"type": "DuckDB"}, Location("g", 2))
-    results = Executor(config).run_predictions([(gold("cloud", "DB.SCHEMA"), "SELECT 1"), (local, "SELECT 1")],
-                                               jobs=2)
+    results = Executor(config).run_predictions([(gold("cloud", "DB.SCHEMA"), "SELECT 1"), (local, "SELECT 1")], jobs=2)
     assert [r.reason for r in results] == ["credentials_missing", "ok"]
     assert "SNOWFLAKE_USER" in results[0].detail
 
@@ -156,9 +165,11 @@ def test_missing_extra_names_the_pip_command(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text("import sys\nsys.modules['snowflake.connector'] = None\n")
-    script = ("from pathlib import Path\nfrom evaluators.execution.executor import ExecConfig, run_sql\n"
-              f"r = run_sql('snowflake', 'DB.S', 'SELECT 1', ExecConfig(Path({str(tmp_path / 'out')!r})), "
-              f"Path({str(tmp_path / 'r.csv')!r}))\nprint(r.reason)\nprint(r.detail)\n")
+    script = (
+        "from pathlib import Path\nfrom evaluators.execution.executor import ExecConfig, run_sql\n"
+        f"r = run_sql('snowflake', 'DB.S', 'SELECT 1', ExecConfig(Path({str(tmp_path / 'out')!r})), "
+        f"Path({str(tmp_path / 'r.csv')!r}))\nprint(r.reason)\nprint(r.detail)\n"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     reason, detail = done.stdout.strip().splitlines()

@@ -1,4 +1,5 @@
 """SQLite backend: real SQLite files in tmp_path, opened read-only by a real worker process."""
+
 from __future__ import annotations
 
 import hashlib
@@ -14,14 +15,19 @@ from evaluators.execution import worker
 from evaluators.execution.executor import ExecConfig, Executor, run_sql
 from evaluators.loading.specs import GoldInstance, Spec
 
-COUNT_TO_A_BILLION = ("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000000000) "
-                      "SELECT count(*) FROM r")
+COUNT_TO_A_BILLION = (
+    "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000000000) SELECT count(*) FROM r"
+)
 TIMEOUT_S = 2.0
 
 
 def gold(instance_id="sq1", db="school"):
-    return GoldInstance(instance_id, (Spec("table_match", {"gold": "result.csv"}),),
-                        {"type": "SQLite", "db": db}, Location("spider2_eval.jsonl", 1))
+    return GoldInstance(
+        instance_id,
+        (Spec("table_match", {"gold": "result.csv"}),),
+        {"type": "SQLite", "db": db},
+        Location("spider2_eval.jsonl", 1),
+    )
 
 
 def sha256(path: Path) -> str:

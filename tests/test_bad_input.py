@@ -1,4 +1,5 @@
 """Bad input of every kind: a clear problem or reason, never a crash, a partial report, or a touched folder."""
+
 import json
 import os
 import tempfile
@@ -18,11 +19,13 @@ from evaluators.loading.validate import validate
 from evaluators.matching.registry import FUNCS
 from evaluators.reporting.report import REASONS
 
-GOOD = [{"instance_id": "s1", "answer_type": "answer", "answer_or_path": "It is Paris."},
-        {"instance_id": "n1", "answer_type": "answer", "answer_or_path": "17.5"},
-        {"instance_id": "t1", "answer_type": "file", "answer_or_path": "r.csv"},
-        {"instance_id": "f1", "answer_type": "files", "answer_or_path": ["d.csv", "w.csv"]},
-        {"instance_id": "d1", "answer_type": "file", "answer_or_path": "r.duckdb"}]
+GOOD = [
+    {"instance_id": "s1", "answer_type": "answer", "answer_or_path": "It is Paris."},
+    {"instance_id": "n1", "answer_type": "answer", "answer_or_path": "17.5"},
+    {"instance_id": "t1", "answer_type": "file", "answer_or_path": "r.csv"},
+    {"instance_id": "f1", "answer_type": "files", "answer_or_path": ["d.csv", "w.csv"]},
+    {"instance_id": "d1", "answer_type": "file", "answer_or_path": "r.duckdb"},
+]
 
 
 @pytest.fixture
@@ -74,7 +77,7 @@ def test_an_empty_metadata_file_grades_every_instance_as_missing(folders):
 
 def test_a_non_utf8_metadata_file_is_refused_with_its_line_and_no_report(folders, tmp_path):
     sub, gold = folders
-    (sub / "results_metadata.jsonl").write_bytes(json.dumps(GOOD[0]).encode() + b"\n{\"instance_id\": \"caf\xe9\"}\n")
+    (sub / "results_metadata.jsonl").write_bytes(json.dumps(GOOD[0]).encode() + b'\n{"instance_id": "caf\xe9"}\n')
     with pytest.raises(SpecError) as caught:
         grade(sub, gold)
     assert caught.value.location.line == 2 and "UTF-8" in caught.value.message
@@ -140,12 +143,15 @@ def test_an_unknown_func_and_ill_typed_parameters_are_instance_reasons(folders):
     assert set(lint.flagged) == {"s1", "t1"}
 
 
-@pytest.mark.parametrize("content, reason", [
-    ("a,b,c\n", "row_count_mismatch"),                       # header only: an empty result
-    ("a,b,c\n1,x,2.5\n2,y\n", "column_not_found"),            # a short row: padded with NULL
-    ("a,b,c\n\n1,x,2.5\n\n2,y,3.5\n\n", "match"),             # blank lines are skipped
-    ('a,b,c\n1,x,2.5\n2,"y",3.5\n', "match"),
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ("a,b,c\n", "row_count_mismatch"),  # header only: an empty result
+        ("a,b,c\n1,x,2.5\n2,y\n", "column_not_found"),  # a short row: padded with NULL
+        ("a,b,c\n\n1,x,2.5\n\n2,y,3.5\n\n", "match"),  # blank lines are skipped
+        ('a,b,c\n1,x,2.5\n2,"y",3.5\n', "match"),
+    ],
+)
 def test_csv_shapes_grade_without_a_crash(folders, content, reason):
     sub, gold = folders
     (sub / "t1" / "r.csv").write_text(content)
@@ -188,9 +194,15 @@ def test_path_traversal_and_symbolic_link_escapes(folders, tmp_path):
     (sub / "f1" / "loop.csv").symlink_to(sub / "f1" / "loop.csv")
     (gold / "t1" / "g.csv").unlink()
     (gold / "t1" / "g.csv").symlink_to(tmp_path / "outside" / "r.csv")  # a gold file may not leave its folder
-    _meta(sub, [dict(GOOD[2], answer_or_path="out.csv"), dict(GOOD[2], instance_id="s1", answer_or_path="x"),
-                dict(GOOD[3], answer_or_path=["../t1/r.csv", "loop.csv"]),
-                dict(GOOD[4], answer_or_path="outdir/r.csv")])
+    _meta(
+        sub,
+        [
+            dict(GOOD[2], answer_or_path="out.csv"),
+            dict(GOOD[2], instance_id="s1", answer_or_path="x"),
+            dict(GOOD[3], answer_or_path=["../t1/r.csv", "loop.csv"]),
+            dict(GOOD[4], answer_or_path="outdir/r.csv"),
+        ],
+    )
     graded, validation, lint = _everything(sub, gold)
     assert [graded[i].reason for i in ("t1", "f1", "d1")] == ["unsafe_path"] * 3, graded
     assert {p.instance_id for p in validation.errors if "symbolic link" in p.hint} >= {"t1", "f1", "d1"}
@@ -217,29 +229,60 @@ def test_a_report_write_that_fails_midway_leaves_the_old_report(folders, tmp_pat
 # ---- fuzzing the two jsonl loaders -------------------------------------------------------------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=6)
+    max_leaves=6,
+)
 ids = st.sampled_from(["a", "b", "a", " ", "", "../x", "c/d"]) | json_values
-submission_objects = st.fixed_dictionaries({}, optional={
-    "instance_id": ids, "answer_type": st.sampled_from(list(ANSWER_TYPES) + ["table"]) | json_values,
-    "answer_or_path": json_values | st.sampled_from(["r.csv", "../r.csv", "/etc/passwd", "a\0b"]),
-    "attempts": json_values})
+submission_objects = st.fixed_dictionaries(
+    {},
+    optional={
+        "instance_id": ids,
+        "answer_type": st.sampled_from(list(ANSWER_TYPES) + ["table"]) | json_values,
+        "answer_or_path": json_values | st.sampled_from(["r.csv", "../r.csv", "/etc/passwd", "a\0b"]),
+        "attempts": json_values,
+    },
+)
 param_values = json_values | st.sampled_from([["g.csv"], "g.csv", [[0], [1]], [0, 1], ["t"], "and", 3])
-specs = st.fixed_dictionaries({"func": st.sampled_from(list(FUNCS) + ["nope", ""]) | json_values}, optional={
-    "parameters": st.dictionaries(st.sampled_from(["gold", "condition_cols", "ignore_order", "ignore_orders",
-                                                   "condition_tabs", "exclude", "conj", "precision", "x"]),
-                                  param_values, max_size=4) | json_values,
-    "temporal": st.booleans() | json_values})
-gold_objects = st.fixed_dictionaries({}, optional={"instance_id": ids, "evaluation": specs | st.lists(specs, max_size=2)
-                                                   | json_values, "level": json_values})
+specs = st.fixed_dictionaries(
+    {"func": st.sampled_from(list(FUNCS) + ["nope", ""]) | json_values},
+    optional={
+        "parameters": st.dictionaries(
+            st.sampled_from(
+                [
+                    "gold",
+                    "condition_cols",
+                    "ignore_order",
+                    "ignore_orders",
+                    "condition_tabs",
+                    "exclude",
+                    "conj",
+                    "precision",
+                    "x",
+                ]
+            ),
+            param_values,
+            max_size=4,
+        )
+        | json_values,
+        "temporal": st.booleans() | json_values,
+    },
+)
+gold_objects = st.fixed_dictionaries(
+    {},
+    optional={
+        "instance_id": ids,
+        "evaluation": specs | st.lists(specs, max_size=2) | json_values,
+        "level": json_values,
+    },
+)
 
 
 def _contents(objects):
     line = objects.map(json.dumps) | st.text(max_size=30) | st.sampled_from(["", "  ", "NaN", "[1]", "{", "\x0b"])
     text = st.lists(line, max_size=6).flatmap(
-        lambda lines: st.sampled_from(["\n", "\r\n"]).map(lambda nl: nl.join(lines)))
+        lambda lines: st.sampled_from(["\n", "\r\n"]).map(lambda nl: nl.join(lines))
+    )
     return text.map(str.encode) | text.map(lambda t: ("\ufeff" + t).encode()) | st.binary(max_size=80)
 
 
@@ -300,8 +343,9 @@ def _check_gold(folder: Path, content: bytes) -> None:
         assert not any("internal error" in p.message for p in errors), errors
 
 
-@pytest.mark.parametrize("relative", ["/etc/passwd", "C:\\secret.csv", "C:/secret.csv", "\\\\server\\share\\x.csv",
-                                      "//server/share/x.csv"])
+@pytest.mark.parametrize(
+    "relative", ["/etc/passwd", "C:\\secret.csv", "C:/secret.csv", "\\\\server\\share\\x.csv", "//server/share/x.csv"]
+)
 def test_absolute_answer_paths_of_either_system_are_refused(tmp_path, relative):
     from evaluators.errors import InstanceError
     from evaluators.loading.paths import answer_path

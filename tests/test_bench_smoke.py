@@ -2,6 +2,7 @@
 
 Timings are not checked (benchmarks are not tests); verdicts and the shape of the output are.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,9 +28,11 @@ def _mini_corpus(root: Path) -> Path:
     (exec_dir / "two_a.csv").write_text(TABLE)
     (exec_dir / "two_b.csv").write_text("k\n1\n")
     (exec_dir / "three.csv").write_text("x,y\n1,2\n3,4\n")
-    lines = [{"instance_id": "one", "condition_cols": [0, 2], "ignore_order": True},
-             {"instance_id": "two", "condition_cols": [[0], [0]], "ignore_order": False},
-             {"instance_id": "three", "condition_cols": [], "ignore_order": True}]
+    lines = [
+        {"instance_id": "one", "condition_cols": [0, 2], "ignore_order": True},
+        {"instance_id": "two", "condition_cols": [[0], [0]], "ignore_order": False},
+        {"instance_id": "three", "condition_cols": [], "ignore_order": True},
+    ]
     (root / "gold" / "spider2lite_eval.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     return root
 
@@ -45,8 +48,25 @@ def test_generator_is_seeded_and_predictions_are_permutations():
 def test_bench_runs_and_all_semantics_agree_with_the_baseline(tmp_path):
     corpus = _mini_corpus(tmp_path / "corpus")
     out = tmp_path / "results"
-    results = bench_run.main(["--sizes", "100,200,600", "--cols", "7", "--repeats", "1", "--baseline-max-rows", "200",
-                              "--noise", "--out", str(out), "--corpus", str(corpus), "--memory-rows", "300"])
+    results = bench_run.main(
+        [
+            "--sizes",
+            "100,200,600",
+            "--cols",
+            "7",
+            "--repeats",
+            "1",
+            "--baseline-max-rows",
+            "200",
+            "--noise",
+            "--out",
+            str(out),
+            "--corpus",
+            str(corpus),
+            "--memory-rows",
+            "300",
+        ]
+    )
     saved = json.loads((out / "bench.json").read_text())
     assert (out / "bench.png").stat().st_size > 1000
     assert {"machine", "settings", "pairs", "equal_columns", "memory", "corpus"} <= set(saved)

@@ -1,5 +1,6 @@
 """`evaluate.py bird`: BIRD's files as they ship, every verdict equal to an independent oracle of the official
 loop (mini-dev's evaluation_ex.py: split, writable connection, prediction then gold, set comparison)."""
+
 from __future__ import annotations
 
 import json
@@ -18,9 +19,15 @@ def _db(path):
     path.parent.mkdir(parents=True)
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE schools (id INTEGER, name TEXT, city TEXT, score REAL, zip TEXT)")
-    con.executemany("INSERT INTO schools VALUES (?,?,?,?,?)", [
-        (1, "Ash", "Oakland", 91.5, "00070"), (2, "Birch", "Fresno", 78.0, "93701"),
-        (3, "Cedar", "Oakland", None, "94601"), (4, "Dune", "Fresno", 78.0, None)])
+    con.executemany(
+        "INSERT INTO schools VALUES (?,?,?,?,?)",
+        [
+            (1, "Ash", "Oakland", 91.5, "00070"),
+            (2, "Birch", "Fresno", 78.0, "93701"),
+            (3, "Cedar", "Oakland", None, "94601"),
+            (4, "Dune", "Fresno", 78.0, None),
+        ],
+    )
     con.execute("CREATE TABLE empty_t (x INTEGER)")
     con.commit()
     con.close()
@@ -40,11 +47,18 @@ CASES = [  # (gold, prediction value, difficulty)
     ("SELECT x FROM empty_t", 0, "simple"),  # so does a value that is not a string
     ("SELECT 1", "SELECT 1;;", "simple"),
     ("SELECT 1", "SELECT 1; SELECT 2", "simple"),
-    ("SELECT name FROM schools WHERE id = 2", "SELECT name FROM schools WHERE id = 2 -----bird----- california", "simple"),
+    (
+        "SELECT name FROM schools WHERE id = 2",
+        "SELECT name FROM schools WHERE id = 2 -----bird----- california",
+        "simple",
+    ),
     ("SELECT name FROM schools WHERE city = 'Nowhere'", "DELETE FROM schools WHERE city = 'Nowhere'", "moderate"),
     ("SELECT name FROM schools WHERE city = 'Fresno'", "DELETE FROM schools WHERE city = 'Fresno'", "moderate"),
-    ("SELECT name FROM schools WHERE city = 'Fresno'", "UPDATE schools SET city = 'X' WHERE city = 'Fresno'",
-     "challenging"),
+    (
+        "SELECT name FROM schools WHERE city = 'Fresno'",
+        "UPDATE schools SET city = 'X' WHERE city = 'Fresno'",
+        "challenging",
+    ),
     ("SELECT count(*) FROM schools", "INSERT INTO schools (id) VALUES (9)", "challenging"),
     ("SELECT count(*) FROM empty_t", "CREATE TABLE t2 (a INTEGER)", "challenging"),
     ("SELECT name FROM schools", "DELETE FROM schools RETURNING name", "challenging"),
@@ -57,12 +71,17 @@ CASES = [  # (gold, prediction value, difficulty)
 def bird_files(tmp_path):
     db_root = tmp_path / "dev_databases"
     _db(db_root / "california" / "california.sqlite")
-    preds = {str(i): (p + SEP + "california" if isinstance(p, str) and "-----bird-----" not in p and p else p)
-             for i, (_, p, _) in enumerate(CASES)}
+    preds = {
+        str(i): (p + SEP + "california" if isinstance(p, str) and "-----bird-----" not in p and p else p)
+        for i, (_, p, _) in enumerate(CASES)
+    }
     (tmp_path / "predict_dev.json").write_text(json.dumps(preds, indent=2))
     (tmp_path / "dev_gold.sql").write_text("".join(f"{g}\tcalifornia\n" for g, _, _ in CASES))
-    (tmp_path / "dev.json").write_text(json.dumps([{"question_id": 100 + 2 * i, "db_id": "california",
-                                                    "difficulty": d} for i, (_, _, d) in enumerate(CASES)]))
+    (tmp_path / "dev.json").write_text(
+        json.dumps(
+            [{"question_id": 100 + 2 * i, "db_id": "california", "difficulty": d} for i, (_, _, d) in enumerate(CASES)]
+        )
+    )
     return tmp_path, db_root, preds
 
 
@@ -114,10 +133,27 @@ def test_every_ex_bird_equals_the_official_loop(bird_files, tmp_path):
 def test_cli_prints_the_official_table_and_writes_the_report(bird_files, tmp_path):
     root, db_root, preds = bird_files
     out = tmp_path / "out" / "bird.json"
-    result = run_cli("bird", "--predicted_sql_path", root / "predict_dev.json", "--ground_truth_path",
-                     root / "dev_gold.sql", "--db_root_path", str(db_root) + "/", "--diff_json_path", root / "dev.json",
-                     "--num_cpus", "16", "--meta_time_out", "30.0", "--sql_dialect", "SQLite", "--output", out,
-                     "--output_log_path", tmp_path / "log.txt")
+    result = run_cli(
+        "bird",
+        "--predicted_sql_path",
+        root / "predict_dev.json",
+        "--ground_truth_path",
+        root / "dev_gold.sql",
+        "--db_root_path",
+        str(db_root) + "/",
+        "--diff_json_path",
+        root / "dev.json",
+        "--num_cpus",
+        "16",
+        "--meta_time_out",
+        "30.0",
+        "--sql_dialect",
+        "SQLite",
+        "--output",
+        out,
+        "--output_log_path",
+        tmp_path / "log.txt",
+    )
     assert result.exit_code == 0, result.output
     expected = _oracle(db_root, preds, tmp_path)
     levels = {"simple": [], "moderate": [], "challenging": []}
@@ -137,11 +173,18 @@ def test_mini_dev_layout_and_bad_input_are_clear(tmp_path):
     db_root = tmp_path / "dbs"
     _db(db_root / "california" / "california.sqlite")
     (tmp_path / "mini_dev_sqlite_gold.sql").write_text("SELECT 1\tcalifornia\nbroken line\nSELECT 2\tnowhere\n")
-    (tmp_path / "pred.json").write_text(json.dumps({"0": "SELECT 1" + SEP + "california", "1": "SELECT 1",
-                                                    "2": "SELECT 2" + SEP + "nowhere", "3": "SELECT 3"}))
+    (tmp_path / "pred.json").write_text(
+        json.dumps(
+            {"0": "SELECT 1" + SEP + "california", "1": "SELECT 1", "2": "SELECT 2" + SEP + "nowhere", "3": "SELECT 3"}
+        )
+    )
     (tmp_path / "mini_dev_sqlite.jsonl").write_text('{"difficulty": "simple"}\n{"difficulty": "simple"}\n')
-    report = grade_bird(tmp_path / "pred.json", tmp_path / "mini_dev_sqlite_gold.sql",
-                        tmp_path / "mini_dev_sqlite.jsonl", BirdOptions(db_root, work_dir=tmp_path / "w"))
+    report = grade_bird(
+        tmp_path / "pred.json",
+        tmp_path / "mini_dev_sqlite_gold.sql",
+        tmp_path / "mini_dev_sqlite.jsonl",
+        BirdOptions(db_root, work_dir=tmp_path / "w"),
+    )
     reasons = [i.reason for i in report.instances]
     assert reasons == ["match", "invalid_gold", "no_database"]
     texts = [str(p) for p in report.summary.problems]
@@ -155,8 +198,9 @@ def test_ves_and_rves_by_their_official_definitions_and_plan_cost(bird_files, tm
     from evaluators.metrics.ves import official_rves, official_ves
 
     root, db_root, _ = bird_files
-    report = grade_bird(root, root, root / "dev.json", BirdOptions(db_root, work_dir=tmp_path / "w", ves_iterations=5,
-                                                                   plan_cost=True))
+    report = grade_bird(
+        root, root, root / "dev.json", BirdOptions(db_root, work_dir=tmp_path / "w", ves_iterations=5, plan_cost=True)
+    )
     metrics = report.summary.execution_metrics
     compared = [i for i in report.instances if i.answer_type is not None]
     ratios = [(i.execution.get("bird_ves") or {}).get("time_ratio", 0.0) if i.score >= 1 else 0.0 for i in compared]
@@ -168,11 +212,14 @@ def test_ves_and_rves_by_their_official_definitions_and_plan_cost(bird_files, tm
     assert timed.execution["plan_cost"]["pred"] is not None
 
 
-@pytest.mark.parametrize("gold, pred, expected", [
-    ([2.0, 2.2, 1.8], [1.0, 1.0, 1.0], 2.0),  # per-iteration ratios, not a ratio of means
-    ([1.0, 1.0], [1.0, 1.0], 0.0),  # sigma 0: nothing within the strict bounds, the scripts fail: 0
-    ([1.0, 3.0], [1.0, 1.0], 2.0),
-])
+@pytest.mark.parametrize(
+    "gold, pred, expected",
+    [
+        ([2.0, 2.2, 1.8], [1.0, 1.0, 1.0], 2.0),  # per-iteration ratios, not a ratio of means
+        ([1.0, 1.0], [1.0, 1.0], 0.0),  # sigma 0: nothing within the strict bounds, the scripts fail: 0
+        ([1.0, 3.0], [1.0, 1.0], 2.0),
+    ],
+)
 def test_official_time_ratio(gold, pred, expected):
     from evaluators.metrics.ves import official_time_ratio
 
@@ -184,4 +231,5 @@ def test_rves_buckets_and_ves():
 
     assert official_ves([4.0, 0.0]) == pytest.approx(100.0)  # (200 + 0) / 2
     assert official_rves([2.0, 1.0, 0.5, 0.25, 0.1, 0.0]) == pytest.approx(
-        (125 ** 0.5 * 10 + 100 + 75 ** 0.5 * 10 + 50 ** 0.5 * 10 + 25 ** 0.5 * 10 + 0) / 6)
+        (125**0.5 * 10 + 100 + 75**0.5 * 10 + 50**0.5 * 10 + 25**0.5 * 10 + 0) / 6
+    )

@@ -1,4 +1,5 @@
 """The command line as users run it: flags, exit codes, outputs."""
+
 import json
 import subprocess
 import sys
@@ -50,8 +51,9 @@ def test_kebab_case_and_output_files(folders, tmp_path):
 def test_plot_format_png_draws_with_matplotlib(folders, tmp_path):
     pytest.importorskip("matplotlib")
     out = tmp_path / "report.json"
-    result = _run("--result-dir", folders / "sub", "--gold-dir", folders / "gold", "--output", out,
-                  "--plot-format", "png")
+    result = _run(
+        "--result-dir", folders / "sub", "--gold-dir", folders / "gold", "--output", out, "--plot-format", "png"
+    )
     assert result.exit_code == 0, result.output
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
     assert not out.with_suffix(".svg").exists()
@@ -82,8 +84,19 @@ def test_help_shows_examples():
 
 
 def test_evaluate_py_runs_as_a_script_and_stays_quiet_when_piped(folders):
-    proc = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--result_dir", str(folders / "sub"),
-                           "--gold_dir", str(folders / "gold")], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "evaluate.py"),
+            "--result_dir",
+            str(folders / "sub"),
+            "--gold_dir",
+            str(folders / "gold"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "grading [" not in proc.stderr  # no progress bar when stderr is not a terminal
     assert "Graded 2 of 2" in proc.stdout

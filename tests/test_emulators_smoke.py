@@ -42,9 +42,7 @@ def test_bigquery_create_insert_and_query_back(bigquery_emulator):
     client.create_dataset(dataset)
     table = f"`{bigquery_emulator.project}.{dataset}.people`"
 
-    client.query(
-        f"CREATE TABLE {table} AS SELECT 1 AS id, 'ada' AS name UNION ALL SELECT 2, 'bob'"
-    ).result()
+    client.query(f"CREATE TABLE {table} AS SELECT 1 AS id, 'ada' AS name UNION ALL SELECT 2, 'bob'").result()
     client.query(f"INSERT INTO {table} (id, name) VALUES (3, 'cy')").result()
     frame = client.query(f"SELECT id, name FROM {table} ORDER BY id").to_dataframe()
 

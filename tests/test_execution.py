@@ -1,4 +1,5 @@
 """The execution API: backend choice, database files, temporal golds and their cache, redaction, fences."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,10 @@ from evaluators.loading.specs import GoldInstance, Spec
 from evaluators.reporting.report import REASONS
 from evaluators.sqltext import read_only_problem, read_sql_file, split_statements, unwrap_fences
 
-PRIVATE_KEY = ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n"
-               "q3x9Zk2bW1yVh5uN0qk7aQ4lq0m8Xr3t6y1Jp2dE\n-----END PRIVATE KEY-----\n")
+PRIVATE_KEY = (
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n"
+    "q3x9Zk2bW1yVh5uN0qk7aQ4lq0m8Xr3t6y1Jp2dE\n-----END PRIVATE KEY-----\n"
+)
 
 
 def gold(instance_id="ex1", **metadata):
@@ -46,9 +49,18 @@ def config(tmp_path, db_dir):
 
 # ------------------------------------------------------------------ backend and database choice
 
-@pytest.mark.parametrize("type_, expected", [("Bigquery", "bigquery"), ("Snowflake", "snowflake"),
-                                             ("DuckDB", "duckdb"), ("SQLite", "sqlite"), ("sqlite", "sqlite"),
-                                             (None, "duckdb")])
+
+@pytest.mark.parametrize(
+    "type_, expected",
+    [
+        ("Bigquery", "bigquery"),
+        ("Snowflake", "snowflake"),
+        ("DuckDB", "duckdb"),
+        ("SQLite", "sqlite"),
+        ("sqlite", "sqlite"),
+        (None, "duckdb"),
+    ],
+)
 def test_backend_comes_from_the_gold_type_in_any_case(tmp_path, type_, expected):
     instance = GoldInstance("x", (), {"type": type_, "db": "d"} if type_ else {"db": "d"}, Location("g", 1))
     assert Executor(ExecConfig(tmp_path)).backend_for(instance) == (expected, "d")
@@ -60,8 +72,10 @@ def test_overrides_win_over_the_gold(tmp_path):
 
 
 def test_db_id_is_read_when_db_is_absent(tmp_path):
-    assert Executor(ExecConfig(tmp_path)).backend_for(gold(db_id="GA4.PUBLIC", type="Snowflake")) == \
-        ("snowflake", "GA4.PUBLIC")
+    assert Executor(ExecConfig(tmp_path)).backend_for(gold(db_id="GA4.PUBLIC", type="Snowflake")) == (
+        "snowflake",
+        "GA4.PUBLIC",
+    )
 
 
 def test_a_type_that_names_no_backend_is_no_database(config):
@@ -93,6 +107,7 @@ def test_duckdb_without_a_database_runs_in_memory(tmp_path):
 
 
 # ------------------------------------------------------------------ predictions
+
 
 def test_prediction_csv_is_written_under_output_dir_only(config, tmp_path):
     submission = tmp_path / "submission" / "ex1"
@@ -129,8 +144,7 @@ def test_executor_and_results_cross_process_boundaries(config):
     executor = pickle.loads(pickle.dumps(Executor(config)))
     assert executor.config == config
     with ProcessPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(_run_in_child, [(config, gold(f"c{i}", db="sales"), f"SELECT {i}")
-                                                for i in range(2)]))
+        results = list(pool.map(_run_in_child, [(config, gold(f"c{i}", db="sales"), f"SELECT {i}") for i in range(2)]))
     assert [r.first_cell for r in results] == [0, 1]
     assert pickle.loads(pickle.dumps(results[0])) == results[0]
 
@@ -139,15 +153,24 @@ def test_exec_results_convert_to_instance_errors_and_add_up_bytes():
     failed = ExecResult(False, None, None, "timeout", "interrupted after 2 s", "duckdb")
     error = failed.instance_error()
     assert (error.reason, error.detail) == ("timeout", "interrupted after 2 s")
-    results = [ExecResult(True, None, 1, "ok", "", "bigquery", bytes_processed=100),
-               ExecResult(True, None, 1, "ok", "", "bigquery", bytes_processed=None),
-               ExecResult(True, None, 1, "ok", "", "bigquery", bytes_processed=23)]
+    results = [
+        ExecResult(True, None, 1, "ok", "", "bigquery", bytes_processed=100),
+        ExecResult(True, None, 1, "ok", "", "bigquery", bytes_processed=None),
+        ExecResult(True, None, 1, "ok", "", "bigquery", bytes_processed=23),
+    ]
     assert total_bytes(results) == 123
-    assert set(REASONS) >= {"exec_error", "timeout", "cost_limit", "credentials_missing", "missing_extra",
-                                 "no_database"}
+    assert set(REASONS) >= {
+        "exec_error",
+        "timeout",
+        "cost_limit",
+        "credentials_missing",
+        "missing_extra",
+        "no_database",
+    }
 
 
 # ------------------------------------------------------------------ temporal golds
+
 
 def write_gold(gold_dir: Path, instance_id: str, sql: str, stored: str | None = None) -> None:
     folder = gold_dir / instance_id
@@ -159,8 +182,12 @@ def write_gold(gold_dir: Path, instance_id: str, sql: str, stored: str | None = 
 
 def test_temporal_gold_runs_live_then_comes_from_the_cache(config, tmp_path, db_dir):
     gold_dir = tmp_path / "gold"
-    write_gold(gold_dir, "t1", "```sql\nSELECT region, amount FROM sales ORDER BY region\n```",
-               stored="region,amount\nnorth,10\nsouth,32\n")
+    write_gold(
+        gold_dir,
+        "t1",
+        "```sql\nSELECT region, amount FROM sales ORDER BY region\n```",
+        stored="region,amount\nnorth,10\nsouth,32\n",
+    )
     instance = gold("t1", db="sales")
     first = Executor(config).temporal_gold(instance, gold_dir, "result.csv")
     assert isinstance(first, GoldResult) and first.ok
@@ -178,7 +205,8 @@ def test_temporal_gold_runs_live_then_comes_from_the_cache(config, tmp_path, db_
     assert second.cached_at in second.detail
 
     refreshed = Executor(ExecConfig(**{**config.__dict__, "refresh_gold": True})).temporal_gold(
-        instance, gold_dir, "result.csv")
+        instance, gold_dir, "result.csv"
+    )
     assert refreshed.source == "live" and refreshed.drifted is True
     assert len(pd.read_csv(refreshed.csv_path)) == 3
     assert Executor(config).temporal_gold(instance, gold_dir, "result.csv").drifted is True  # the cache is new
@@ -226,17 +254,21 @@ def test_a_failing_gold_sql_reports_the_engine_error(config, tmp_path):
 
 # ------------------------------------------------------------------ SQL text
 
-@pytest.mark.parametrize("text, expected", [
-    ("SELECT 1", "SELECT 1"),
-    ("```sql\nSELECT 1\n```", "SELECT 1"),
-    ("Answer:\n```SQL\nSELECT 2;\n```\nDone.", "SELECT 2;"),
-    ("```\nSELECT 3\n```", "SELECT 3"),
-    ("draft:\n```sql\nSELECT 0\n```\nfinal:\n```sql\nSELECT 4\n```", "SELECT 4"),
-    ("```python\nprint(1)\n```\n```sql\nSELECT 5\n```", "SELECT 5"),
-    ("~~~sql\nSELECT 6\n~~~", "SELECT 6"),
-    ("```sql\nSELECT 7", "SELECT 7"),  # cut off before the closing fence
-    ("SELECT '```' AS ticks", "SELECT '```' AS ticks"),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("SELECT 1", "SELECT 1"),
+        ("```sql\nSELECT 1\n```", "SELECT 1"),
+        ("Answer:\n```SQL\nSELECT 2;\n```\nDone.", "SELECT 2;"),
+        ("```\nSELECT 3\n```", "SELECT 3"),
+        ("draft:\n```sql\nSELECT 0\n```\nfinal:\n```sql\nSELECT 4\n```", "SELECT 4"),
+        ("```python\nprint(1)\n```\n```sql\nSELECT 5\n```", "SELECT 5"),
+        ("~~~sql\nSELECT 6\n~~~", "SELECT 6"),
+        ("```sql\nSELECT 7", "SELECT 7"),  # cut off before the closing fence
+        ("SELECT '```' AS ticks", "SELECT '```' AS ticks"),
+    ],
+)
 def test_markdown_fences_are_unwrapped(text, expected):
     assert unwrap_fences(text) == expected
 
@@ -255,7 +287,11 @@ def test_sql_files_are_read_and_unwrapped(tmp_path):
 
 def test_statements_split_outside_quotes_and_comments():
     sql = "SELECT ';' AS a; -- DROP TABLE x;\nSELECT \"b;c\" /* ; */ FROM t;; SELECT `x;y` FROM u"
-    assert split_statements(sql, "bigquery") == ["SELECT ';' AS a", 'SELECT "b;c" /* ; */ FROM t', "SELECT `x;y` FROM u"]
+    assert split_statements(sql, "bigquery") == [
+        "SELECT ';' AS a",
+        'SELECT "b;c" /* ; */ FROM t',
+        "SELECT `x;y` FROM u",
+    ]
     assert read_only_problem("WITH a AS (SELECT 1) SELECT * FROM a", "bigquery") is None
     assert read_only_problem("SELECT 1; DROP TABLE t", "bigquery") == "2 statements; exactly one query is graded"
     assert read_only_problem("delete from t", "snowflake") == "a DELETE statement, not a query"
@@ -263,10 +299,15 @@ def test_statements_split_outside_quotes_and_comments():
 
 # ------------------------------------------------------------------ redaction
 
+
 def test_redact_hides_passwords_and_keys_in_every_spelling():
     secrets = ["hunter2-Password!", PRIVATE_KEY]
-    message = ("login failed for hunter2-Password! with key " + json.dumps(PRIVATE_KEY)
-               + " line q3x9Zk2bW1yVh5uN0qk7aQ4lq0m8Xr3t6y1Jp2dE and " + repr(PRIVATE_KEY))
+    message = (
+        "login failed for hunter2-Password! with key "
+        + json.dumps(PRIVATE_KEY)
+        + " line q3x9Zk2bW1yVh5uN0qk7aQ4lq0m8Xr3t6y1Jp2dE and "
+        + repr(PRIVATE_KEY)
+    )
     cleaned = redact(message, secrets)
     assert "hunter2" not in cleaned and "MIIEvQIBAD" not in cleaned and "q3x9Zk2b" not in cleaned
     assert cleaned.count(REDACTED) >= 3
@@ -275,16 +316,24 @@ def test_redact_hides_passwords_and_keys_in_every_spelling():
 
 
 def test_secret_values_picks_credential_fields():
-    info = {"type": "service_account", "project_id": "p", "private_key": PRIVATE_KEY, "private_key_id": "abc123",
-            "client_email": "x@p.iam", "token_uri": "https://oauth2.googleapis.com/token", "password": "pw",
-            "nested": {"passcode": "123456"}}
+    info = {
+        "type": "service_account",
+        "project_id": "p",
+        "private_key": PRIVATE_KEY,
+        "private_key_id": "abc123",
+        "client_email": "x@p.iam",
+        "token_uri": "https://oauth2.googleapis.com/token",
+        "password": "pw",
+        "nested": {"passcode": "123456"},
+    }
     assert sorted(secret_values(info)) == sorted([PRIVATE_KEY, "abc123", "pw", "123456"])
 
 
 def test_timeouts_are_measured_from_the_query_start(config):
     started = time.monotonic()
     result = Executor(ExecConfig(**{**config.__dict__, "timeout_s": 1.0})).run_prediction(
-        gold(db="sales"), DUCKDB_ENDLESS)
+        gold(db="sales"), DUCKDB_ENDLESS
+    )
     assert result.reason == "timeout"
     assert 1.0 <= result.seconds < 30
     assert time.monotonic() - started < 60  # the timeout counts from the query's start

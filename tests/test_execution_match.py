@@ -1,4 +1,5 @@
 """execution_match end to end: BIRD EX beside strict, typed rows from the worker, VES/R-VES, plan cost, LLMetric-Q."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -23,8 +24,7 @@ SPEC = {"func": "execution_match", "parameters": {"gold_sql": "gold.sql"}}
 SQLITE = {"type": "SQLite", "db": "shop"}
 DUCKDB = {"type": "DuckDB", "db": "shop"}
 OFFICIAL = ("spider2", "spider2-2024", "spider2-lite")
-SLOW_COUNT = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000) "
-              "SELECT count(*) FROM c")
+SLOW_COUNT = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000) SELECT count(*) FROM c"
 
 
 @pytest.fixture
@@ -65,6 +65,7 @@ def bird(instance) -> float:
 
 # ------------------------------------------------------------------ BIRD EX beside strict
 
+
 def test_duplicates_pass_bird_and_fail_strict(tmp_path, dbs):
     add(tmp_path, "dup", "SELECT DISTINCT region FROM sales", "SELECT region FROM sales")
     _, by_id = run(tmp_path, dbs)
@@ -83,10 +84,18 @@ def test_column_order_fails_bird_and_passes_strict(tmp_path, dbs):
 
 
 def test_row_order_counts_for_strict_only_under_an_outer_order_by(tmp_path, dbs):
-    add(tmp_path, "ordered", "SELECT region, amount FROM sales ORDER BY amount DESC",
-        "SELECT region, amount FROM sales ORDER BY amount ASC")
-    add(tmp_path, "unordered", "SELECT region, amount FROM (SELECT * FROM sales ORDER BY amount DESC)",
-        "SELECT region, amount FROM sales ORDER BY amount ASC")
+    add(
+        tmp_path,
+        "ordered",
+        "SELECT region, amount FROM sales ORDER BY amount DESC",
+        "SELECT region, amount FROM sales ORDER BY amount ASC",
+    )
+    add(
+        tmp_path,
+        "unordered",
+        "SELECT region, amount FROM (SELECT * FROM sales ORDER BY amount DESC)",
+        "SELECT region, amount FROM sales ORDER BY amount ASC",
+    )
     _, by_id = run(tmp_path, dbs)
     assert bird(by_id["ordered"]) == 1.0 and by_id["ordered"].scores["strict"] == 0.0
     assert by_id["ordered"].execution["gold_order_by"] is True and "in order" in by_id["ordered"].strict_detail
@@ -94,13 +103,16 @@ def test_row_order_counts_for_strict_only_under_an_outer_order_by(tmp_path, dbs)
     assert by_id["unordered"].execution["gold_order_by"] is False  # the ORDER BY is inside a subquery
 
 
-@pytest.mark.parametrize("gold_sql, pred_sql, equal", [
-    ("SELECT 1", "SELECT 1.0", True),          # Python: 1 == 1.0, as in BIRD
-    ("SELECT '1'", "SELECT 1", False),         # a CSV would read both as 1; the driver's values differ
-    ("SELECT NULL", "SELECT 0", False),        # NULL is None, never 0
-    ("SELECT NULL", "SELECT NULL", True),
-    ("SELECT 0.1 + 0.2", "SELECT 0.3", False),  # no tolerance
-])
+@pytest.mark.parametrize(
+    "gold_sql, pred_sql, equal",
+    [
+        ("SELECT 1", "SELECT 1.0", True),  # Python: 1 == 1.0, as in BIRD
+        ("SELECT '1'", "SELECT 1", False),  # a CSV would read both as 1; the driver's values differ
+        ("SELECT NULL", "SELECT 0", False),  # NULL is None, never 0
+        ("SELECT NULL", "SELECT NULL", True),
+        ("SELECT 0.1 + 0.2", "SELECT 0.3", False),  # no tolerance
+    ],
+)
 def test_bird_compares_the_drivers_values_not_csv_text(tmp_path, dbs, gold_sql, pred_sql, equal):
     add(tmp_path, "typed", gold_sql, pred_sql)
     _, by_id = run(tmp_path, dbs)
@@ -168,10 +180,25 @@ def test_with_sql_switched_off_it_needs_execution(tmp_path):
 
 # ------------------------------------------------------------------ typed rows from the worker
 
+
 def test_rows_codec_keeps_python_types(tmp_path):
-    row = (7, 2 ** 70, 1.5, float("inf"), None, True, "x", Decimal("1.50"), b"\x00\xff", dt.date(2024, 1, 31),
-           dt.datetime(2024, 1, 31, 12, 30), dt.time(8, 15), dt.timedelta(days=2, seconds=5), [1, [2, 3]],
-           {"a": 1, "b": [True]})
+    row = (
+        7,
+        2**70,
+        1.5,
+        float("inf"),
+        None,
+        True,
+        "x",
+        Decimal("1.50"),
+        b"\x00\xff",
+        dt.date(2024, 1, 31),
+        dt.datetime(2024, 1, 31, 12, 30),
+        dt.time(8, 15),
+        dt.timedelta(days=2, seconds=5),
+        [1, [2, 3]],
+        {"a": 1, "b": [True]},
+    )
     path = tmp_path / "r.rows.jsonl"
     write_rows(path, ["c"] * len(row), [row])
     columns, rows = read_rows(path)
@@ -183,8 +210,9 @@ def test_rows_codec_keeps_python_types(tmp_path):
 def test_the_executor_returns_rows_and_times_without_writing(tmp_path, dbs):
     executor = Executor(ExecConfig(output_dir=tmp_path / "work", db_dir=dbs, timeout_s=2))
     gold = GoldInstance("t", (), SQLITE, Location("g"))
-    result = executor.run_prediction(gold, "SELECT region, amount, rate FROM sales WHERE region = 'north'",
-                                     collect="rows")
+    result = executor.run_prediction(
+        gold, "SELECT region, amount, rate FROM sales WHERE region = 'north'", collect="rows"
+    )
     assert result.ok and result.rows() == (["region", "amount", "rate"], [("north", 10, 1.5), ("north", 7, None)])
     assert result.query_seconds is not None and 0 < result.query_seconds <= result.seconds
     timed = executor.run_prediction(gold, "SELECT 1", collect="time")
@@ -195,6 +223,7 @@ def test_the_executor_returns_rows_and_times_without_writing(tmp_path, dbs):
 
 
 # ------------------------------------------------------------------ VES and R-VES
+
 
 def test_identical_queries_have_a_time_ratio_near_one(tmp_path, dbs):
     query = "SELECT n % 7 AS k, count(*) FROM numbers GROUP BY k"
@@ -239,6 +268,7 @@ def test_ves_iterations_zero_disables_ves(tmp_path, dbs):
 
 # ------------------------------------------------------------------ plan cost
 
+
 def test_plan_cost_for_sqlite_and_duckdb(tmp_path, dbs):
     add(tmp_path, "lite", "SELECT region FROM sales WHERE rowid = 1", "SELECT region FROM sales ORDER BY amount")
     add(tmp_path, "duck", "SELECT 42", "SELECT n FROM numbers ORDER BY n", DUCKDB)
@@ -249,6 +279,7 @@ def test_plan_cost_for_sqlite_and_duckdb(tmp_path, dbs):
 
 
 # ------------------------------------------------------------------ LLMetric-Q
+
 
 def test_llmetric_q_by_hand(tmp_path, dbs):
     gold_sql, pred_sql = "SELECT region FROM sales", "SELECT region FROM sales WHERE amount > 6"
@@ -266,9 +297,16 @@ def test_llmetric_q_by_hand(tmp_path, dbs):
 def test_llmetric_q_for_a_table_spec_with_a_gold_sql(tmp_path, dbs):
     spec = {"func": "table_match", "parameters": {"gold": "result.csv"}}
     gold_sql = "SELECT region, amount FROM sales WHERE amount > 6"
-    write_instance(tmp_path, "tab", spec, "file", "pred.sql",
-                   {"gold.sql": gold_sql, "result.csv": "region,amount\nnorth,10\nsouth,32\nnorth,7\n"},
-                   {"pred.sql": gold_sql}, SQLITE)
+    write_instance(
+        tmp_path,
+        "tab",
+        spec,
+        "file",
+        "pred.sql",
+        {"gold.sql": gold_sql, "result.csv": "region,amount\nnorth,10\nsouth,32\nnorth,7\n"},
+        {"pred.sql": gold_sql},
+        SQLITE,
+    )
     _, by_id = run(tmp_path, dbs)
     i = by_id["tab"]
     assert i.strict_score == 1.0 and i.execution["validity"]["valid"] is True
@@ -277,6 +315,7 @@ def test_llmetric_q_for_a_table_spec_with_a_gold_sql(tmp_path, dbs):
 
 # ------------------------------------------------------------------ command line
 
+
 def test_the_command_line_takes_ves_iterations(tmp_path, dbs):
     from click.testing import CliRunner
 
@@ -284,13 +323,41 @@ def test_the_command_line_takes_ves_iterations(tmp_path, dbs):
 
     add(tmp_path, "same", "SELECT count(*) FROM sales", "SELECT count(*) FROM sales")
     out = tmp_path / "out" / "report.json"
-    result = CliRunner().invoke(main, [str(a) for a in (
-        "grade", "--result-dir", tmp_path / "sub", "--gold-dir", tmp_path / "gold", "--db-dir", dbs,
-        "--timeout", 2, "--ves-iterations", 2, "--output", out)])
+    result = CliRunner().invoke(
+        main,
+        [
+            str(a)
+            for a in (
+                "grade",
+                "--result-dir",
+                tmp_path / "sub",
+                "--gold-dir",
+                tmp_path / "gold",
+                "--db-dir",
+                dbs,
+                "--timeout",
+                2,
+                "--ves-iterations",
+                2,
+                "--output",
+                out,
+            )
+        ],
+    )
     assert result.exit_code == 0, result.output
     metrics = json.loads(out.read_text())["summary"]["execution_metrics"]
     assert metrics["ves_iterations"] == 2 and metrics["ex_bird"] == 1.0 and metrics["ves"] > 0
     assert "2 alternating run(s)" in result.output
-    bad = CliRunner().invoke(main, ["grade", "--result-dir", str(tmp_path / "sub"), "--gold-dir",
-                                    str(tmp_path / "gold"), "--ves-iterations", "-1"])
+    bad = CliRunner().invoke(
+        main,
+        [
+            "grade",
+            "--result-dir",
+            str(tmp_path / "sub"),
+            "--gold-dir",
+            str(tmp_path / "gold"),
+            "--ves-iterations",
+            "-1",
+        ],
+    )
     assert bad.exit_code == 2

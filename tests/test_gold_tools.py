@@ -1,4 +1,5 @@
 """`gold add` and `gold lint`: specs checked before they are written, gold folders checked as a whole."""
+
 import json
 import os
 import shutil
@@ -33,17 +34,40 @@ def _lines(gold):
 
 def test_add_copies_files_writes_the_spec_and_the_gold_grades_its_own_file(tmp_path, table):
     gold = tmp_path / "gold"
-    result = _add(gold, "--instance-id", "q1", "--func", "table_match", "--file", table,
-                  "--condition-cols", "0,2", "--ignore-order", "--metadata", "difficulty=easy",
-                  "--metadata", "level=3")
+    result = _add(
+        gold,
+        "--instance-id",
+        "q1",
+        "--func",
+        "table_match",
+        "--file",
+        table,
+        "--condition-cols",
+        "0,2",
+        "--ignore-order",
+        "--metadata",
+        "difficulty=easy",
+        "--metadata",
+        "level=3",
+    )
     assert result.exit_code == 0, result.output
-    assert _lines(gold) == [{"instance_id": "q1", "evaluation": {"func": "table_match", "parameters": {
-        "gold": "result.csv", "condition_cols": [0, 2], "ignore_order": True}}, "difficulty": "easy", "level": 3}]
+    assert _lines(gold) == [
+        {
+            "instance_id": "q1",
+            "evaluation": {
+                "func": "table_match",
+                "parameters": {"gold": "result.csv", "condition_cols": [0, 2], "ignore_order": True},
+            },
+            "difficulty": "easy",
+            "level": 3,
+        }
+    ]
     assert (gold / "q1" / "result.csv").read_text() == TABLE
     assert not [p for p in gold.iterdir() if p.name.startswith(".")], "no staging folder may be left"
     sub = tmp_path / "sub"
-    write_lines(sub / "results_metadata.jsonl", [{"instance_id": "q1", "answer_type": "file",
-                                                  "answer_or_path": "result.csv"}])
+    write_lines(
+        sub / "results_metadata.jsonl", [{"instance_id": "q1", "answer_type": "file", "answer_or_path": "result.csv"}]
+    )
     (sub / "q1").mkdir()
     shutil.copy(table, sub / "q1")
     assert grade(sub, gold).summary.strict_score == 1.0
@@ -62,8 +86,19 @@ def test_add_builds_each_matchers_parameters(tmp_path, table):
         "v": ["--func", "table_match", "--file", table, "--file", other, "--condition-cols", "0"],
         "s": ["--func", "string_match", "--answer", "Mountain View", "--answer", "MV", "--exclude", "Sunnyvale"],
         "n": ["--func", "number_match", "--answer", "17.51%", "--percentage", "--precision", "2"],
-        "d": ["--func", "duckdb_match", "--file", db, "--condition-tabs", "customers,audit",
-              "--condition-cols", "0,1", "--condition-cols", "0", "--ignore-order"],
+        "d": [
+            "--func",
+            "duckdb_match",
+            "--file",
+            db,
+            "--condition-tabs",
+            "customers,audit",
+            "--condition-cols",
+            "0,1",
+            "--condition-cols",
+            "0",
+            "--ignore-order",
+        ],
         "t": ["--func", "table_match", "--file", table, "--temporal", "--sql", sql],
         "m": ["--func", "tables_match", "--file", table, "--file", other, "--ignore-order"],
     }
@@ -74,27 +109,39 @@ def test_add_builds_each_matchers_parameters(tmp_path, table):
     assert params["v"] == {"gold": ["result.csv", "other.csv"], "condition_cols": [[0], [0]], "ignore_order": False}
     assert params["s"] == {"gold": ["Mountain View", "MV"], "exclude": ["Sunnyvale"]}
     assert params["n"] == {"gold": "17.51%", "percentage": True, "precision": 2}
-    assert params["d"] == {"gold": "g.duckdb", "condition_tabs": ["customers", "audit"],
-                           "condition_cols": [[0, 1], [0]], "ignore_orders": [True, True]}
-    assert params["m"] == {"gold": ["result.csv", "other.csv"], "condition_cols": None,
-                           "ignore_orders": [True, True]}
+    assert params["d"] == {
+        "gold": "g.duckdb",
+        "condition_tabs": ["customers", "audit"],
+        "condition_cols": [[0, 1], [0]],
+        "ignore_orders": [True, True],
+    }
+    assert params["m"] == {"gold": ["result.csv", "other.csv"], "condition_cols": None, "ignore_orders": [True, True]}
     assert _lines(gold)[-2]["evaluation"]["temporal"] is True
     assert (gold / "t" / "gold.sql").read_text() == "SELECT 1"
     assert not (gold / "s").exists(), "text golds get no folder"
     assert lint_gold(gold).ok, lint_gold(gold).to_text()
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--func", "table_match", "--file", "TABLE", "--exclude", "x"], "unknown parameter 'exclude' for table_match"),
-    (["--func", "table_match", "--file", "TABLE", "--condition-cols", "0,7"], "name column(s) that result.csv lacks"),
-    (["--func", "table_match", "--file", "TABLE", "--condition-cols", "0,a"], "comma-separated column positions"),
-    (["--func", "string_match"], "string_match takes gold text: give --answer"),
-    (["--func", "table_match", "--file", "TABLE", "--temporal"], "--temporal needs --sql"),
-    (["--func", "duckdb_match", "--file", "TABLE", "--condition-cols", "0"], "name the tables with --condition-tabs"),
-    (["--func", "duckdb_match", "--file", "TABLE"], "result.csv: not a readable DuckDB file"),
-    (["--func", "number_match", "--answer", "-3"], "fails under spider2, spider2-2024, spider2-lite"),
-    (["--func", "string_match", "--answer", "a/b", "--metadata", "evaluation=1"], "--metadata may not set"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--func", "table_match", "--file", "TABLE", "--exclude", "x"], "unknown parameter 'exclude' for table_match"),
+        (
+            ["--func", "table_match", "--file", "TABLE", "--condition-cols", "0,7"],
+            "name column(s) that result.csv lacks",
+        ),
+        (["--func", "table_match", "--file", "TABLE", "--condition-cols", "0,a"], "comma-separated column positions"),
+        (["--func", "string_match"], "string_match takes gold text: give --answer"),
+        (["--func", "table_match", "--file", "TABLE", "--temporal"], "--temporal needs --sql"),
+        (
+            ["--func", "duckdb_match", "--file", "TABLE", "--condition-cols", "0"],
+            "name the tables with --condition-tabs",
+        ),
+        (["--func", "duckdb_match", "--file", "TABLE"], "result.csv: not a readable DuckDB file"),
+        (["--func", "number_match", "--answer", "-3"], "fails under spider2, spider2-2024, spider2-lite"),
+        (["--func", "string_match", "--answer", "a/b", "--metadata", "evaluation=1"], "--metadata may not set"),
+    ],
+)
 def test_add_refuses_a_bad_spec_and_writes_nothing(tmp_path, table, args, words):
     gold = tmp_path / "gold"
     assert _add(gold, "--instance-id", "q0", "--func", "table_match", "--file", table).exit_code == 0
@@ -107,10 +154,12 @@ def test_add_refuses_a_bad_spec_and_writes_nothing(tmp_path, table, args, words)
 def test_an_existing_id_needs_replace_and_other_lines_are_kept_byte_for_byte(tmp_path, table):
     gold = tmp_path / "gold"
     gold.mkdir()
-    original = ('\ufeff{"instance_id": "a", "evaluation": {"func": "string_match", "parameters": {"gold": "x"}}}\r\n'
-                '{"instance_id": "q1", "evaluation": {"func": "string_match", "parameters": {"gold": "old"}}}\r\n'
-                'not json at all\r\n'
-                '{"instance_id": "z", "evaluation": {"func": "string_match", "parameters": {"gold": "y"}}}\r\n')
+    original = (
+        '\ufeff{"instance_id": "a", "evaluation": {"func": "string_match", "parameters": {"gold": "x"}}}\r\n'
+        '{"instance_id": "q1", "evaluation": {"func": "string_match", "parameters": {"gold": "old"}}}\r\n'
+        "not json at all\r\n"
+        '{"instance_id": "z", "evaluation": {"func": "string_match", "parameters": {"gold": "y"}}}\r\n'
+    )
     (gold / "spider2_eval.jsonl").write_text(original, newline="")
     refused = _add(gold, "--instance-id", "q1", "--func", "string_match", "--answer", "new")
     assert refused.exit_code == 2 and "pass --replace" in refused.output
@@ -132,6 +181,7 @@ def test_an_interrupted_add_leaves_the_old_gold_file_whole(tmp_path, table, monk
     monkeypatch.setattr(os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
         from evaluators.goldtools.add import NewGold, add_gold
+
         add_gold(gold, NewGold("q1", "table_match", files=(table,)))
     assert (gold / "spider2_eval.jsonl").read_bytes() == before
     # The files were moved in before the spec line: at worst they are unreferenced, and no temporary is left.
@@ -148,32 +198,52 @@ def test_rewrite_appends_with_the_files_line_ends(tmp_path):
 
 def _broken_gold(root: Path) -> Path:
     gold = root / "gold"
-    for name, content in {"ok/r.csv": TABLE, "cols/r.csv": TABLE, "count/a.csv": TABLE, "count/b.csv": TABLE,
-                          "sneaky/r.csv": TABLE, "orphan/r.csv": TABLE, "flat/a.csv": TABLE,
-                          "flat/b.csv": TABLE}.items():
+    for name, content in {
+        "ok/r.csv": TABLE,
+        "cols/r.csv": TABLE,
+        "count/a.csv": TABLE,
+        "count/b.csv": TABLE,
+        "sneaky/r.csv": TABLE,
+        "orphan/r.csv": TABLE,
+        "flat/a.csv": TABLE,
+        "flat/b.csv": TABLE,
+    }.items():
         (gold / name).parent.mkdir(parents=True, exist_ok=True)
         (gold / name).write_text(content)
-    def table(iid, **p):
-        return {"instance_id": iid, "evaluation": {"func": "table_match", "parameters": {
-            "gold": "r.csv", "condition_cols": [], "ignore_order": True, **p}}}
 
-    write_lines(gold / "spider2_eval.jsonl", [
-        table("ok"),
-        table("excl", exclude=["x"]),
-        {"instance_id": "typo", "evaluation": {"func": "tabel_match", "parameters": {"gold": "r.csv"}}},
-        table("types", ignore_order="yes", condition_cols="0"),
-        table("nofile"),
-        table("cols", condition_cols=[0, 3]),
-        table("count", gold=["a.csv", "b.csv"], condition_cols=[[0], [1], [2]]),
-        {"instance_id": "temporal", "evaluation": {"func": "string_match", "parameters": {"gold": "x"},
-                                                   "temporal": True}},
-        {"instance_id": "never", "evaluation": {"func": "string_match",
-                                                "parameters": {"gold": "Paris", "exclude": ["par"]}}},
-        '{"instance_id": "broken", "evaluation": ',
-        table("sneaky", gold="../ok/r.csv"),
-        table("ok"),
-        table("flat", gold=["a.csv", "b.csv"], condition_cols=[0]),
-    ])
+    def table(iid, **p):
+        return {
+            "instance_id": iid,
+            "evaluation": {
+                "func": "table_match",
+                "parameters": {"gold": "r.csv", "condition_cols": [], "ignore_order": True, **p},
+            },
+        }
+
+    write_lines(
+        gold / "spider2_eval.jsonl",
+        [
+            table("ok"),
+            table("excl", exclude=["x"]),
+            {"instance_id": "typo", "evaluation": {"func": "tabel_match", "parameters": {"gold": "r.csv"}}},
+            table("types", ignore_order="yes", condition_cols="0"),
+            table("nofile"),
+            table("cols", condition_cols=[0, 3]),
+            table("count", gold=["a.csv", "b.csv"], condition_cols=[[0], [1], [2]]),
+            {
+                "instance_id": "temporal",
+                "evaluation": {"func": "string_match", "parameters": {"gold": "x"}, "temporal": True},
+            },
+            {
+                "instance_id": "never",
+                "evaluation": {"func": "string_match", "parameters": {"gold": "Paris", "exclude": ["par"]}},
+            },
+            '{"instance_id": "broken", "evaluation": ',
+            table("sneaky", gold="../ok/r.csv"),
+            table("ok"),
+            table("flat", gold=["a.csv", "b.csv"], condition_cols=[0]),
+        ],
+    )
     return gold
 
 
@@ -200,8 +270,20 @@ def test_lint_lists_every_problem_with_its_line(tmp_path):
         assert any(f"{where}:{line}" in row and words in row for row in text.splitlines()), (line, text)
     assert "duplicate instance_id 'ok'" in text and "ignore_order" in text
     assert "folder 'orphan' has no line" in text and result.warnings
-    assert set(result.flagged) == {"excl", "typo", "types", "nofile", "cols", "count", "temporal", "never",
-                                   "broken", "sneaky", "ok", "flat"}
+    assert set(result.flagged) == {
+        "excl",
+        "typo",
+        "types",
+        "nofile",
+        "cols",
+        "count",
+        "temporal",
+        "never",
+        "broken",
+        "sneaky",
+        "ok",
+        "flat",
+    }
     cli = run_cli("gold", "lint", "--gold_dir", gold)
     assert cli.exit_code == 1 and "flagged:" in cli.output
     assert tree_hash(gold) == before
@@ -223,8 +305,10 @@ def test_lint_flags_a_negative_number_gold_no_official_answer_can_pass(tmp_path)
     # The official number pattern has no sign: no answer can pass a negative gold under the official presets.
     gold = tmp_path / "gold"
     gold.mkdir()
-    (gold / "spider2_eval.jsonl").write_text(json.dumps(
-        {"instance_id": "neg", "evaluation": {"func": "number_match", "parameters": {"gold": [-3.5]}}}) + "\n")
+    (gold / "spider2_eval.jsonl").write_text(
+        json.dumps({"instance_id": "neg", "evaluation": {"func": "number_match", "parameters": {"gold": [-3.5]}}})
+        + "\n"
+    )
     result = lint_gold(gold)
     assert result.flagged == ("neg",)
     assert "fails under spider2, spider2-2024, spider2-lite:" in result.to_text()

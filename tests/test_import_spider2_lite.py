@@ -1,4 +1,5 @@
 """`gold import-spider2-lite`: Spider2-lite/snow gold in this format, checked on a small folder and the real corpus."""
+
 import csv
 import json
 import os
@@ -22,30 +23,43 @@ def _lite_folder(root, eval_name="spider2lite_eval.jsonl"):
     lite = root / "lite"
     (lite / "exec_result").mkdir(parents=True)
     (lite / "sql").mkdir()
-    files = {"one.csv": TABLE, "var_b.csv": "k,v\n1,2\n", "var_a.csv": TABLE, "var_c.csv": "v\n2.5\n3.5\n",
-             "bad_a.csv": TABLE, "bad_b.csv": TABLE, "one_extra.csv": TABLE}
+    files = {
+        "one.csv": TABLE,
+        "var_b.csv": "k,v\n1,2\n",
+        "var_a.csv": TABLE,
+        "var_c.csv": "v\n2.5\n3.5\n",
+        "bad_a.csv": TABLE,
+        "bad_b.csv": TABLE,
+        "one_extra.csv": TABLE,
+    }
     for name, text in files.items():
         (lite / "exec_result" / name).write_text(text)
     (lite / "sql" / "one.sql").write_text("SELECT 1")
-    write_lines(lite / eval_name, [
-        {"instance_id": "one", "condition_cols": [[0, 2]], "ignore_order": True, "toks": "12", "temporal": True},
-        {"instance_id": "var", "condition_cols": [0], "ignore_order": False},
-        {"instance_id": "bad", "condition_cols": [[0], [1], [2]], "ignore_order": True},
-        {"instance_id": "gone", "condition_cols": [], "ignore_order": True},
-        '{"instance_id": "broken", ',
-    ])
+    write_lines(
+        lite / eval_name,
+        [
+            {"instance_id": "one", "condition_cols": [[0, 2]], "ignore_order": True, "toks": "12", "temporal": True},
+            {"instance_id": "var", "condition_cols": [0], "ignore_order": False},
+            {"instance_id": "bad", "condition_cols": [[0], [1], [2]], "ignore_order": True},
+            {"instance_id": "gone", "condition_cols": [], "ignore_order": True},
+            '{"instance_id": "broken", ',
+        ],
+    )
     return lite
 
 
-@pytest.mark.parametrize("files, cols, expected", [
-    (["a.csv"], [1, 2], ("a.csv", [1, 2])),
-    (["a.csv"], [[1, 2]], ("a.csv", [1, 2])),
-    (["a.csv"], None, ("a.csv", [])),
-    (["a.csv", "b.csv"], [1], (["a.csv", "b.csv"], [[1], [1]])),  # the lite scorer repeats a flat list
-    (["a.csv", "b.csv"], [[1], [0, 2]], (["a.csv", "b.csv"], [[1], [0, 2]])),
-    (["a.csv", "b.csv"], [[]], (["a.csv", "b.csv"], [])),
-    (["a.csv"], [[1], [2]], (["a.csv"], [[1], [2]])),  # does not fit: kept for lint to report
-])
+@pytest.mark.parametrize(
+    "files, cols, expected",
+    [
+        (["a.csv"], [1, 2], ("a.csv", [1, 2])),
+        (["a.csv"], [[1, 2]], ("a.csv", [1, 2])),
+        (["a.csv"], None, ("a.csv", [])),
+        (["a.csv", "b.csv"], [1], (["a.csv", "b.csv"], [[1], [1]])),  # the lite scorer repeats a flat list
+        (["a.csv", "b.csv"], [[1], [0, 2]], (["a.csv", "b.csv"], [[1], [0, 2]])),
+        (["a.csv", "b.csv"], [[]], (["a.csv", "b.csv"], [])),
+        (["a.csv"], [[1], [2]], (["a.csv"], [[1], [2]])),  # does not fit: kept for lint to report
+    ],
+)
 def test_lite_condition_cols_keep_their_meaning(files, cols, expected):
     params = lite_parameters(files, {"condition_cols": cols, "ignore_order": True})
     assert (params["gold"], params["condition_cols"]) == expected and params["ignore_order"] is True
@@ -56,12 +70,24 @@ def test_import_converts_copies_and_reports(tmp_path):
     before = tree_hash(lite)
     result = import_spider2_lite(lite, tmp_path / "gold")
     assert tree_hash(lite) == before, "the source is only read"
-    lines = {line["instance_id"]: line for line in map(json.loads, (tmp_path / "gold" / "spider2_eval.jsonl")
-                                                       .read_text().splitlines())}
-    assert lines["one"] == {"instance_id": "one", "evaluation": {"func": "table_match", "parameters": {
-        "gold": "one.csv", "condition_cols": [0, 2], "ignore_order": True}}, "toks": "12", "temporal": True}
+    lines = {
+        line["instance_id"]: line
+        for line in map(json.loads, (tmp_path / "gold" / "spider2_eval.jsonl").read_text().splitlines())
+    }
+    assert lines["one"] == {
+        "instance_id": "one",
+        "evaluation": {
+            "func": "table_match",
+            "parameters": {"gold": "one.csv", "condition_cols": [0, 2], "ignore_order": True},
+        },
+        "toks": "12",
+        "temporal": True,
+    }
     assert lines["var"]["evaluation"]["parameters"] == {
-        "gold": ["var_a.csv", "var_b.csv", "var_c.csv"], "condition_cols": [[0], [0], [0]], "ignore_order": False}
+        "gold": ["var_a.csv", "var_b.csv", "var_c.csv"],
+        "condition_cols": [[0], [0], [0]],
+        "ignore_order": False,
+    }
     assert sorted(os.listdir(tmp_path / "gold" / "one")) == ["gold.sql", "one.csv"]  # one_extra.csv is another id's
     assert "temporal" not in lines["one"]["evaluation"]  # gold.sql is kept for reference; the CSV stays the gold
     text = result.to_text()
@@ -92,13 +118,16 @@ def test_import_needs_one_eval_file_and_an_exec_result_folder(tmp_path):
     (lite / "spider2snow_eval.jsonl").write_text("")
     both = run_cli("gold", "import-spider2-lite", "--from", lite, "--to", tmp_path / "g")
     assert both.exit_code == 2 and "found both" in both.output and "--eval-file" in both.output
-    chosen = run_cli("gold", "import-spider2-lite", "--from", lite, "--to", tmp_path / "g",
-                     "--eval-file", "spider2lite_eval.jsonl")
+    chosen = run_cli(
+        "gold", "import-spider2-lite", "--from", lite, "--to", tmp_path / "g", "--eval-file", "spider2lite_eval.jsonl"
+    )
     assert "imported 4 instance(s)" in chosen.output
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert "exec_result is not a folder" in run_cli("gold", "import-spider2-lite", "--from", empty,
-                                                    "--to", tmp_path / "h").output
+    assert (
+        "exec_result is not a folder"
+        in run_cli("gold", "import-spider2-lite", "--from", empty, "--to", tmp_path / "h").output
+    )
 
 
 def test_flat_submission_grades_against_imported_gold(tmp_path):
@@ -122,6 +151,7 @@ def test_flat_submission_grades_against_imported_gold(tmp_path):
 
 
 # ---- the real Spider2-lite gold ----------------------------------------------------------------
+
 
 def _lite_files(exec_dir):
     names = os.listdir(exec_dir)
@@ -149,8 +179,11 @@ def test_real_corpus_import_and_lint_flag_exactly_the_broken_specs(tmp_path):
     lines = [json.loads(x) for x in (source / "spider2lite_eval.jsonl").read_text().splitlines() if x.strip()]
     files_of = _lite_files(source / "exec_result")
     absent = {line["instance_id"] for line in lines if not files_of(line["instance_id"])}
-    inconsistent = {line["instance_id"] for line in lines if files_of(line["instance_id"])
-                    and _inconsistent(line, files_of(line["instance_id"]), source / "exec_result")}
+    inconsistent = {
+        line["instance_id"]
+        for line in lines
+        if files_of(line["instance_id"]) and _inconsistent(line, files_of(line["instance_id"]), source / "exec_result")
+    }
     broken = set(BROKEN.read_text().split()) if BROKEN.exists() else set()
 
     assert imported.instances == len(lines) and {p.instance_id for p in imported.problems} == absent
@@ -159,8 +192,9 @@ def test_real_corpus_import_and_lint_flag_exactly_the_broken_specs(tmp_path):
     assert broken <= inconsistent, "the csv module's view agrees with the listed broken specs"
     assert set(lint.flagged) == broken | absent | inconsistent, lint.to_text()
     for iid in absent:
-        assert any(p.instance_id == iid and "the spec names a file that does not exist" in p.message
-                   for p in lint.errors)
+        assert any(
+            p.instance_id == iid and "the spec names a file that does not exist" in p.message for p in lint.errors
+        )
     # Every other instance passed the self-check: its gold files, graded as answers, pass every semantics.
     assert lint.instances - len(lint.flagged) > 500
 
@@ -175,21 +209,29 @@ def _routed_folder(root):
         (gold / "exec_result" / f"{iid}.csv").write_text(TABLE)
     for name in ("bq001.sql", "bq004.sql", "local003.sql", "stray.sql"):
         (gold / "sql" / name).write_text("SELECT 1")
-    write_lines(gold / "spider2lite_eval.jsonl", [{"instance_id": i, "condition_cols": [], "ignore_order": True}
-                                                  for i in ids])
-    write_lines(root / "spider2-lite" / "spider2-lite.jsonl",
-                [{"instance_id": i, "db": f"db_{i}", "question": "?"} for i in ids])
+    write_lines(
+        gold / "spider2lite_eval.jsonl", [{"instance_id": i, "condition_cols": [], "ignore_order": True} for i in ids]
+    )
+    write_lines(
+        root / "spider2-lite" / "spider2-lite.jsonl",
+        [{"instance_id": i, "db": f"db_{i}", "question": "?"} for i in ids],
+    )
     return gold
 
 
 def test_import_routes_every_line_by_the_task_file(tmp_path):
     gold = _routed_folder(tmp_path)
     result = import_spider2_lite(gold, tmp_path / "out")
-    lines = {x["instance_id"]: x for x in map(json.loads, (tmp_path / "out" / "spider2_eval.jsonl")
-                                               .read_text().splitlines())}
+    lines = {
+        x["instance_id"]: x for x in map(json.loads, (tmp_path / "out" / "spider2_eval.jsonl").read_text().splitlines())
+    }
     assert {i: (x["type"], x["db"]) for i, x in lines.items()} == {
-        "bq001": ("BigQuery", "db_bq001"), "ga002": ("BigQuery", "db_ga002"), "local003": ("SQLite", "db_local003"),
-        "sf_bq004": ("Snowflake", "db_sf_bq004"), "sf005": ("Snowflake", "db_sf005")}
+        "bq001": ("BigQuery", "db_bq001"),
+        "ga002": ("BigQuery", "db_ga002"),
+        "local003": ("SQLite", "db_local003"),
+        "sf_bq004": ("Snowflake", "db_sf_bq004"),
+        "sf005": ("Snowflake", "db_sf005"),
+    }
     assert result.routed == {"BigQuery": 2, "SQLite": 1, "Snowflake": 2}
     assert (tmp_path / "out" / "sf_bq004" / "gold.sql").is_file(), "bq004.sql belongs to sf_bq004"
     assert result.sqls == 3
@@ -202,12 +244,24 @@ def test_import_snow_routes_everything_to_snowflake(tmp_path):
     (gold / "exec_result").mkdir(parents=True)
     for iid in ("sf_bq001", "sf_local002"):
         (gold / "exec_result" / f"{iid}.csv").write_text(TABLE)
-    write_lines(gold / "spider2snow_eval.jsonl", [{"instance_id": i, "condition_cols": [], "ignore_order": True}
-                                                  for i in ("sf_bq001", "sf_local002")])
+    write_lines(
+        gold / "spider2snow_eval.jsonl",
+        [{"instance_id": i, "condition_cols": [], "ignore_order": True} for i in ("sf_bq001", "sf_local002")],
+    )
     tasks = tmp_path / "spider2-snow.jsonl"
     write_lines(tasks, [{"instance_id": "sf_bq001", "db_id": "GA4"}, {"instance_id": "sf_local002", "db_id": "F1"}])
-    result = run_cli("gold", "import-spider2-lite", "--from", gold, "--to", tmp_path / "out",
-                     "--eval-file", "spider2snow_eval.jsonl", "--tasks", tasks)
+    result = run_cli(
+        "gold",
+        "import-spider2-lite",
+        "--from",
+        gold,
+        "--to",
+        tmp_path / "out",
+        "--eval-file",
+        "spider2snow_eval.jsonl",
+        "--tasks",
+        tasks,
+    )
     assert result.exit_code == 0, result.output
     assert "routed by" in result.output and "2 on Snowflake" in result.output
     lines = [json.loads(x) for x in (tmp_path / "out" / "spider2_eval.jsonl").read_text().splitlines()]
@@ -218,8 +272,9 @@ def test_import_snow_routes_everything_to_snowflake(tmp_path):
 def test_real_corpus_import_routes_all_instances_and_brings_every_gold_sql(tmp_path):
     source = CORPUS / "gold"
     result = import_spider2_lite(source, tmp_path / "gold")
-    tasks = {x["instance_id"]: x["db"] for x in map(json.loads, (CORPUS / "spider2-lite.jsonl").read_text()
-                                                    .splitlines())}
+    tasks = {
+        x["instance_id"]: x["db"] for x in map(json.loads, (CORPUS / "spider2-lite.jsonl").read_text().splitlines())
+    }
     lines = [json.loads(x) for x in (tmp_path / "gold" / "spider2_eval.jsonl").read_text().splitlines()]
     assert len(lines) == len(tasks) == sum(result.routed.values())
     assert all(line["db"] == tasks[line["instance_id"]] for line in lines)

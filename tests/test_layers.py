@@ -74,8 +74,11 @@ def test_matchers_never_import_engines(path):
 
 
 def test_only_the_cli_imports_click():
-    bad = [str(p.relative_to(ROOT)) for p in SOURCES
-           if "click" in {m.split(".")[0] for m in _imports(p)} and p.parent.name != "cli"]
+    bad = [
+        str(p.relative_to(ROOT))
+        for p in SOURCES
+        if "click" in {m.split(".")[0] for m in _imports(p)} and p.parent.name != "cli"
+    ]
     assert not bad
 
 
@@ -88,7 +91,12 @@ def test_every_registered_grader_exists():
 
 def test_exit_codes_come_from_the_error_family_only():
     """One place turns errors into exit codes (cli/options.handle_errors); nothing else calls sys.exit."""
-    calls = [f"{p.relative_to(ROOT)}:{node.lineno}" for p in SOURCES for node in ast.walk(_tree(p))
-             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("sys.exit", "exit", "quit", "os._exit")
-             and p.name not in ("options.py", "worker.py")]  # the worker ends itself when its grader is gone
+    calls = [
+        f"{p.relative_to(ROOT)}:{node.lineno}"
+        for p in SOURCES
+        for node in ast.walk(_tree(p))
+        if isinstance(node, ast.Call)
+        and ast.unparse(node.func) in ("sys.exit", "exit", "quit", "os._exit")
+        and p.name not in ("options.py", "worker.py")
+    ]  # the worker ends itself when its grader is gone
     assert not calls, calls

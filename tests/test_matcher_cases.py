@@ -1,4 +1,5 @@
 """Each matcher's behaviour as a readable table: tests/cases/<matcher>.yaml."""
+
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,9 @@ def test_every_matcher_has_a_table():
 
 def test_a_typo_in_a_case_table_fails(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("matcher: string_match\ncases:\n  - name: x\n    spec: {func: string_match}\n"
-                   "    answr: oops\n    expect: {spider2: 1, spider2-2024: 1, spider2-lite: 1, strict: 1}\n")
+    bad.write_text(
+        "matcher: string_match\ncases:\n  - name: x\n    spec: {func: string_match}\n"
+        "    answr: oops\n    expect: {spider2: 1, spider2-2024: 1, spider2-lite: 1, strict: 1}\n"
+    )
     with pytest.raises(ValueError, match="unknown keys"):
         load_cases(bad)

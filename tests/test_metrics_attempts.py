@@ -17,7 +17,13 @@ SUBMISSION = {
     "never": [F, F, F],
     "recovers_early": [F, T, T],  # recovery
 }
-GROUPS = {"stays_right": "easy", "recovers_late": "easy", "regresses": "hard", "never": "hard", "recovers_early": "hard"}
+GROUPS = {
+    "stays_right": "easy",
+    "recovers_late": "easy",
+    "regresses": "hard",
+    "never": "hard",
+    "recovers_early": "hard",
+}
 
 
 def test_three_attempt_submission_overall():

@@ -128,7 +128,7 @@ def test_on_sqlite_results(tmp_path):
         ("SELECT a FROM t WHERE b IN (SELECT b FROM u ORDER BY b LIMIT 1)", False),
         ("SELECT 'ORDER BY a' FROM t", False),
         ("SELECT 'it''s ORDER BY' FROM t", False),
-        ("SELECT \"order by\" FROM t", False),
+        ('SELECT "order by" FROM t', False),
         ("SELECT `order by` FROM t", False),
         ("SELECT [order by] FROM t", False),
         ("SELECT $$ ORDER BY $$ FROM t", False),

@@ -38,7 +38,9 @@ def sqlite_db(tmp_path_factory):
 def duckdb_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("duckdb") / "shop.duckdb"
     con = duckdb.connect(str(path))
-    con.execute(f"CREATE TABLE big AS SELECT range AS id, range % 10 AS grp, 'l' || range AS label FROM range({BIG_ROWS})")
+    con.execute(
+        f"CREATE TABLE big AS SELECT range AS id, range % 10 AS grp, 'l' || range AS label FROM range({BIG_ROWS})"
+    )
     con.execute("CREATE TABLE small(id INTEGER PRIMARY KEY, name VARCHAR)")
     con.execute("INSERT INTO small VALUES (1,'a'),(2,'b'),(3,'c')")
     con.close()
@@ -176,7 +178,10 @@ def test_summarize_validity():
         (["SCAN TABLE big"], 100),  # SQLite < 3.36 wording
         (["SEARCH small USING INTEGER PRIMARY KEY (rowid=?)"], 0),
         (["SCAN big", "USE TEMP B-TREE FOR ORDER BY"], 150),
-        (["SCAN b", "SEARCH s USING INDEX i (id=?)", "USE TEMP B-TREE FOR GROUP BY", "USE TEMP B-TREE FOR DISTINCT"], 200),
+        (
+            ["SCAN b", "SEARCH s USING INDEX i (id=?)", "USE TEMP B-TREE FOR GROUP BY", "USE TEMP B-TREE FOR DISTINCT"],
+            200,
+        ),
         (["SCAN CONSTANT ROW"], 0),
         (["CO-ROUTINE sub", "SCAN t", "SCAN sub"], 200),
         ([], 0),

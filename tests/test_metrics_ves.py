@@ -194,9 +194,7 @@ def test_time_alternately_on_sqlite(tmp_path):
     con.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(2000)])
     gold_sql = "SELECT x FROM t WHERE x % 7 = 0"
     pred_sql = "SELECT x FROM t WHERE x IN (SELECT x FROM t WHERE x % 7 = 0)"
-    gold, pred = time_alternately(
-        lambda: con.execute(gold_sql).fetchall(), lambda: con.execute(pred_sql).fetchall(), 5
-    )
+    gold, pred = time_alternately(lambda: con.execute(gold_sql).fetchall(), lambda: con.execute(pred_sql).fetchall(), 5)
     same = sorted(con.execute(gold_sql).fetchall()) == sorted(con.execute(pred_sql).fetchall())
     con.close()
     assert len(gold) == len(pred) == 5

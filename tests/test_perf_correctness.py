@@ -7,6 +7,7 @@ numbers, bools and NULLs of every flavour; predictions are the gold shuffled,
 reordered, nudged, retyped, or drawn independently from the same few values,
 so that equal multisets, ties and near-misses are common.
 """
+
 from __future__ import annotations
 
 import io
@@ -31,20 +32,68 @@ from evaluators.tables.read import strict_columns  # noqa: E402
 
 PRESETS = {"spider2": (1e-2, False), "spider2-2024": (1e-3, False), "spider2-lite": (1e-2, True)}
 VALUES = {
-    "int": [-2, -1, 0, 1, 2, 3, 10, 2 ** 53, 2 ** 53 + 1, 10 ** 12, 10 ** 12 + 1, 123456789012, 10 ** 20, -2 ** 64],
-    "float": [0.0, -0.0, 0.1, 0.2, 0.3, 0.1 + 0.2, 1.0, 1.0009, 1.001, 1.0011, 1.0049, 1.005, 1.0051, 1.01,
-              1.0101, 2.0, 9.995, 10.0, -1.0, 1e-3, 1e16, 1e16 + 2, 123456789012.0],
+    "int": [-2, -1, 0, 1, 2, 3, 10, 2**53, 2**53 + 1, 10**12, 10**12 + 1, 123456789012, 10**20, -(2**64)],
+    "float": [
+        0.0,
+        -0.0,
+        0.1,
+        0.2,
+        0.3,
+        0.1 + 0.2,
+        1.0,
+        1.0009,
+        1.001,
+        1.0011,
+        1.0049,
+        1.005,
+        1.0051,
+        1.01,
+        1.0101,
+        2.0,
+        9.995,
+        10.0,
+        -1.0,
+        1e-3,
+        1e16,
+        1e16 + 2,
+        123456789012.0,
+    ],
     "whole": [0.0, 1.0, 2.0, 3.0, -1.0, 10.0],
     "str": ["a", "b", "A", "0", "1", "1.0", "nan", "None", "x y", "-0", "True"],
     "bool": [True, False],
 }
 # Pairs inside some tolerance whose strings sort differently: the scorers' string sort decides.
-NEAR = {repr(a): b for a, b in [
-    (9.995, 10.0), (10.0, 9.995), (1.0049, 1.0), (1.0, 1.0049), (1.005, 1.01), (1.01, 1.005), (0.3, 0.1 + 0.2),
-    (0.1 + 0.2, 0.3), (1.0009, 1.001), (1.001, 1.0011), (1e16, 1e16 + 2), (0.0, -0.0), (-0.0, 0.0), (2.0, 1.995),
-    (10 ** 12, 10 ** 12 + 1), (2 ** 53, 2 ** 53 + 1), (123456789012, 123456789012.0), (1, 1.0), (0, 0.0)]}
-NULLS = {"int": [None], "float": [float("nan"), None], "whole": [float("nan")], "str": [None, float("nan")],
-         "bool": [None]}
+NEAR = {
+    repr(a): b
+    for a, b in [
+        (9.995, 10.0),
+        (10.0, 9.995),
+        (1.0049, 1.0),
+        (1.0, 1.0049),
+        (1.005, 1.01),
+        (1.01, 1.005),
+        (0.3, 0.1 + 0.2),
+        (0.1 + 0.2, 0.3),
+        (1.0009, 1.001),
+        (1.001, 1.0011),
+        (1e16, 1e16 + 2),
+        (0.0, -0.0),
+        (-0.0, 0.0),
+        (2.0, 1.995),
+        (10**12, 10**12 + 1),
+        (2**53, 2**53 + 1),
+        (123456789012, 123456789012.0),
+        (1, 1.0),
+        (0, 0.0),
+    ]
+}
+NULLS = {
+    "int": [None],
+    "float": [float("nan"), None],
+    "whole": [float("nan")],
+    "str": [None, float("nan")],
+    "bool": [None],
+}
 
 
 @st.composite
@@ -82,14 +131,17 @@ def table_pair(draw):
         if how == "nudge":
             for _, values in pred_cols:
                 for i, v in enumerate(values):
-                    if isinstance(v, (int, float)) and not isinstance(v, bool) and repr(v) in NEAR \
-                            and draw(st.booleans()):
+                    if (
+                        isinstance(v, (int, float))
+                        and not isinstance(v, bool)
+                        and repr(v) in NEAR
+                        and draw(st.booleans())
+                    ):
                         values[i] = NEAR[repr(v)]
         if how == "retype":
             k = draw(st.integers(0, len(pred_cols) - 1))
             kind, values = pred_cols[k]
-            pred_cols[k] = ("float", [float(v) if isinstance(v, (int, float)) and v is not None else v
-                                      for v in values])
+            pred_cols[k] = ("float", [float(v) if isinstance(v, (int, float)) and v is not None else v for v in values])
     if draw(st.booleans()):
         pred_cols.append(draw(column(len(pred_cols[0][1]))))
     pred_cols = draw(st.permutations(pred_cols))
@@ -143,14 +195,34 @@ def test_shared_views_give_the_same_verdicts(case):
     views = official.ViewCache()
     for preset, (tol, null_as_zero) in PRESETS.items():
         selected = official.select_condition_cols(gold, cols, wrap_scalar=preset == "spider2-lite")
-        shared = official.compare(pred, selected, ignore_order=ignore_order, tol=tol, null_as_zero=null_as_zero,
-                                  views=views).ok
+        shared = official.compare(
+            pred, selected, ignore_order=ignore_order, tol=tol, null_as_zero=null_as_zero, views=views
+        ).ok
         assert shared == ours(pred, gold, cols, ignore_order, preset)
 
 
 # pandas' default missing-value strings: such cells are NULL for the strict rule too.
-NA_TEXTS = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
-            "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
+NA_TEXTS = {
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+}
 
 
 def strict_oracle(pred_text: str, gold_text: str, cols, ignore_order: bool) -> bool:
@@ -186,13 +258,17 @@ def strict_oracle(pred_text: str, gold_text: str, cols, ignore_order: bool) -> b
     if len(gold) != len(pred) or len(chosen) > width_p:
         return False
     for mapping in itertools.permutations(range(width_p), len(chosen)):
+
         def row_equal(gr, pr, mapping=mapping):
             return all(equal(gr[i], pr[j]) for i, j in zip(chosen, mapping, strict=False))
+
         if not ignore_order:
             if all(row_equal(g, p) for g, p in zip(gold, pred, strict=False)):
                 return True
-        elif any(all(row_equal(gold[i], pred[k]) for i, k in enumerate(order))
-                 for order in itertools.permutations(range(len(pred)))):
+        elif any(
+            all(row_equal(gold[i], pred[k]) for i, k in enumerate(order))
+            for order in itertools.permutations(range(len(pred)))
+        ):
             return True
     return False
 
@@ -202,8 +278,10 @@ def strict_ours(pred_text: str, gold_text: str, cols, ignore_order: bool) -> boo
 
     def typed(text):
         frame = pd.read_csv(io.StringIO(text), low_memory=False)
-        return strict_columns(frame, tokens, lambda c: pd.read_csv(io.StringIO(text), dtype=object, usecols=c,
-                                                                   low_memory=False))
+        return strict_columns(
+            frame, tokens, lambda c: pd.read_csv(io.StringIO(text), dtype=object, usecols=c, low_memory=False)
+        )
+
     gold, pred = typed(gold_text), typed(pred_text)
     selected = [gold[i] for i in cols] if cols else gold
     return strict.compare(pred, selected, ignore_order=ignore_order, tol=1e-2).ok
@@ -216,16 +294,27 @@ def test_strict_equals_brute_force(case):
     if len(gold) > 5 or pred.shape[1] > 4:
         pred, gold = pred.iloc[:5, :4], gold.iloc[:5]
     pred_text, gold_text = pred.to_csv(index=False), gold.to_csv(index=False)
-    assert strict_ours(pred_text, gold_text, cols, ignore_order) == \
-        strict_oracle(pred_text, gold_text, cols, ignore_order)
+    assert strict_ours(pred_text, gold_text, cols, ignore_order) == strict_oracle(
+        pred_text, gold_text, cols, ignore_order
+    )
 
 
 def test_nullable_and_engine_dtypes_match_baseline():
     """DuckDB hands back nullable ints, datetimes and bools: the rule must see what the scorers see."""
-    gold = pd.DataFrame({"i": pd.array([1, None, 3], dtype="Int64"), "s": ["x", "y", None],
-                         "t": pd.to_datetime(["2020-01-01", None, "2021-05-05"]), "b": [True, False, True]})
-    for pred in (gold.iloc[[2, 0, 1]].reset_index(drop=True), gold.iloc[::-1, ::-1].reset_index(drop=True),
-                 gold.assign(i=pd.array([1, 2, 3], dtype="Int64")), gold.assign(i=[1.0, np.nan, 3.0])):
+    gold = pd.DataFrame(
+        {
+            "i": pd.array([1, None, 3], dtype="Int64"),
+            "s": ["x", "y", None],
+            "t": pd.to_datetime(["2020-01-01", None, "2021-05-05"]),
+            "b": [True, False, True],
+        }
+    )
+    for pred in (
+        gold.iloc[[2, 0, 1]].reset_index(drop=True),
+        gold.iloc[::-1, ::-1].reset_index(drop=True),
+        gold.assign(i=pd.array([1, 2, 3], dtype="Int64")),
+        gold.assign(i=[1.0, np.nan, 3.0]),
+    ):
         for ignore_order in (True, False):
             check_all_presets(pred, gold, [], ignore_order)
 
@@ -235,14 +324,39 @@ def test_float_text_parsing_agrees_with_python():
     rng = np.random.default_rng(5)
     texts = [repr(float(x)) for x in rng.normal(0, 1e5, 2000)]
     texts += [f"{m:.{d}e}" for m, d in zip(rng.uniform(-10, 10, 2000), rng.integers(0, 25, 2000), strict=False)]
-    texts += ["5", "+5", "-0", "007", "1.", ".5", "1e5", "1E-5", "-.5e+3", " 7 ", "1_0", "inf", "nan", "1e999",
-              "9223372036854775807", "9223372036854775808", "-9223372036854775809", "٣", "0x10", "", "1e", "e1"]
+    texts += [
+        "5",
+        "+5",
+        "-0",
+        "007",
+        "1.",
+        ".5",
+        "1e5",
+        "1E-5",
+        "-.5e+3",
+        " 7 ",
+        "1_0",
+        "inf",
+        "nan",
+        "1e999",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775809",
+        "٣",
+        "0x10",
+        "",
+        "1e",
+        "e1",
+    ]
     tokens = TokenTable()
     typed = strict_columns(pd.DataFrame({"t": pd.array(texts, dtype=object)}), tokens, lambda c: None)[0]
     for i, text in enumerate(texts):
         want = _python_type(text)
-        got = (int(typed.cls[i]), float(typed.num[i]) if want[0] in (1, 2, 3) else None,
-               int(typed.ival[i]) if want[0] == 1 else None)
+        got = (
+            int(typed.cls[i]),
+            float(typed.num[i]) if want[0] in (1, 2, 3) else None,
+            int(typed.ival[i]) if want[0] == 1 else None,
+        )
         assert got == want, text
 
 
@@ -283,10 +397,14 @@ def test_official_order_is_the_scorers_sort(n, null_as_zero):
 
     rng = np.random.default_rng(n)
     floats = rng.choice([0.0, -0.0, 0.1, 0.1 + 0.2, 0.3, 10.0, 9.995, np.nan, 1e16, 1e-5, -1.0, 2.5], n)
-    ints = rng.choice([-3, 0, 7, 10, 2 ** 53 + 1, 123], n)
+    ints = rng.choice([-3, 0, 7, 10, 2**53 + 1, 123], n)
     masked = pd.Series(pd.array(rng.choice([1, 2, 30, None], n), dtype="Int64"))
-    for column in (num_column("f", floats, null_as_zero), num_column("i", ints, null_as_zero),
-                   num_column("b", ints > 5, null_as_zero), _masked_column("m", masked, null_as_zero)):
+    for column in (
+        num_column("f", floats, null_as_zero),
+        num_column("i", ints, null_as_zero),
+        num_column("b", ints > 5, null_as_zero),
+        _masked_column("m", masked, null_as_zero),
+    ):
         values = column.python_values()
         want = sorted(range(n), key=lambda i: (values[i] is None, str(values[i]), isinstance(values[i], (int, float))))
         assert list(column.official_order) == want, column.name
@@ -310,8 +428,9 @@ def test_first_byte_screen_equals_its_pattern():
         assert np.array_equal(may_be_number(array) & ~null, want)
 
 
-@pytest.mark.parametrize("change", ["none", "noise", "one_cell", "scramble_column", "int_as_float", "null_one",
-                                    "text_cell", "scramble_text"])
+@pytest.mark.parametrize(
+    "change", ["none", "noise", "one_cell", "scramble_column", "int_as_float", "null_one", "text_cell", "scramble_text"]
+)
 def test_large_tables_use_fast_paths_exactly(tmp_path, change):
     """2000-row tables through CSV: the official presets agree with the baseline, strict with the known answer."""
     from bench.gen import gold_table, prediction
@@ -349,7 +468,9 @@ def test_large_tables_use_fast_paths_exactly(tmp_path, change):
 def test_string_columns_in_several_chunks():
     """pandas can hold a string column as several pyarrow chunks (concatenation, chunked reads)."""
     words = [f"w{i % 37}" if i % 11 else None for i in range(1500)]
-    halves = [pd.DataFrame({"k": range(a, b), "s": pd.array(words[a:b], dtype="str")}) for a, b in ((0, 700), (700, 1500))]
+    halves = [
+        pd.DataFrame({"k": range(a, b), "s": pd.array(words[a:b], dtype="str")}) for a, b in ((0, 700), (700, 1500))
+    ]
     gold = pd.concat(halves, ignore_index=True)
     assert pa_chunks(gold["s"]) == 2
     pred = gold.iloc[::-1].reset_index(drop=True)
@@ -387,8 +508,10 @@ def test_token_codes_are_exact_across_small_and_large_batches():
     words = [f"w{i}" for i in range(5000)]
     items = [Item("str", pa.array(list(rng.choice(words, n)) + [None])) for n in (10, 3000, 50, 9000)]
     items.append(Item("str", np.array(["w1", None, float("nan"), "w4999"], dtype=object)))
-    items += [Item(("datetime", "None"), np.array([5, 7, 5], dtype=np.int64)),
-              Item(("datetime", "None"), np.arange(3000, dtype=np.int64) + 3)]
+    items += [
+        Item(("datetime", "None"), np.array([5, 7, 5], dtype=np.int64)),
+        Item(("datetime", "None"), np.arange(3000, dtype=np.int64) + 3),
+    ]
     space = TokenSpace()
     for item in items[:3]:
         space.register(item)
@@ -458,7 +581,7 @@ def test_small_plain_tables_skip_typed_cells_when_they_match(tmp_path, ignore_or
     assert any(key[0] == "csv" for key in job._strict_cache)  # the full rule judged the miss
 
 
-@pytest.mark.parametrize("values", [[10, 9, 1, 100, -3, 0, 12, 120, -12, 2 ** 52], [5, 5, 50, 500, 55, -5, -50]])
+@pytest.mark.parametrize("values", [[10, 9, 1, 100, -3, 0, 12, 120, -12, 2**52], [5, 5, 50, 500, 55, -5, -50]])
 def test_ints_line_up_with_the_same_whole_floats_under_the_scorers_sort(values):
     """An int gold column against a predicted column transposed to floats (a float column beside it):
     decided without the string sort, with the verdict of the baseline, and a near miss still fails."""
@@ -477,8 +600,12 @@ def _tied_floats(rows: int, seed: int) -> pd.DataFrame:
     """Float measures that repeat alone but hardly ever together: no single column can pair the rows."""
     rng = np.random.default_rng(seed)
     i = rng.permutation(rows)
-    data = {"f0": (i // 2) * 0.5, "f1": (i % (rows // 2)) * 1.25, "f2": np.round(rng.normal(100, 30, rows), 0),
-            "label": [f"n{v}" for v in rng.integers(0, 5, rows).tolist()]}
+    data = {
+        "f0": (i // 2) * 0.5,
+        "f1": (i % (rows // 2)) * 1.25,
+        "f2": np.round(rng.normal(100, 30, rows), 0),
+        "label": [f"n{v}" for v in rng.integers(0, 5, rows).tolist()],
+    }
     return pd.DataFrame(data)
 
 

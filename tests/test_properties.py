@@ -1,4 +1,5 @@
 """Property tests: reshaping a prediction in ways that keep its meaning never changes a verdict."""
+
 import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
@@ -8,8 +9,12 @@ from evaluators.matching.semantics import PRESETS
 from evaluators.matching.table_match import TableJob, table_match
 from evaluators.tables.read import TableReader
 
-cell = st.one_of(st.integers(-50, 50), st.floats(-100, 100, allow_nan=False).map(lambda x: round(x, 3)),
-                 st.sampled_from(["a", "b", "c", "dd"]), st.none())
+cell = st.one_of(
+    st.integers(-50, 50),
+    st.floats(-100, 100, allow_nan=False).map(lambda x: round(x, 3)),
+    st.sampled_from(["a", "b", "c", "dd"]),
+    st.none(),
+)
 
 
 @st.composite
@@ -19,8 +24,12 @@ def tables(draw):
     columns = {}
     for c in range(n_cols):
         kind = draw(st.sampled_from(["int", "float", "str", "mixed"]))
-        strategy = {"int": st.integers(-20, 20), "float": st.floats(-50, 50, allow_nan=False).map(lambda x: round(x, 2)),
-                    "str": st.sampled_from(["x", "y", "z"]), "mixed": cell}[kind]
+        strategy = {
+            "int": st.integers(-20, 20),
+            "float": st.floats(-50, 50, allow_nan=False).map(lambda x: round(x, 2)),
+            "str": st.sampled_from(["x", "y", "z"]),
+            "mixed": cell,
+        }[kind]
         columns[f"c{c}"] = draw(st.lists(strategy, min_size=n_rows, max_size=n_rows))
     return pd.DataFrame(columns)
 

@@ -1,4 +1,5 @@
 """The fast small-CSV reader gives exactly `pd.read_csv`'s frame, or bails out with None."""
+
 import hashlib
 import io
 import warnings
@@ -15,9 +16,11 @@ from pandas._libs.parsers import STR_NA_VALUES
 from evaluators.tables.quickcsv import MAX_BYTES, read_small
 from evaluators.tables.read import TableReader
 
-CORPUS_DIRS = [SHARED / "corpora" / "spider2-lite" / "gold" / "exec_result",
-               *sorted((SHARED / "cases" / "dev" / "gold").glob("*/")),
-               *sorted((SHARED / "cases" / "dev" / "submission").glob("*/"))]
+CORPUS_DIRS = [
+    SHARED / "corpora" / "spider2-lite" / "gold" / "exec_result",
+    *sorted((SHARED / "cases" / "dev" / "gold").glob("*/")),
+    *sorted((SHARED / "cases" / "dev" / "submission").glob("*/")),
+]
 
 
 def pandas_frame(data: bytes):
@@ -31,8 +34,9 @@ def pandas_frame(data: bytes):
 
 
 def assert_same(fast: pd.DataFrame, expected: pd.DataFrame) -> None:
-    pd.testing.assert_frame_equal(fast, expected, check_exact=True, check_index_type=True,
-                                  check_column_type=True, check_flags=True)
+    pd.testing.assert_frame_equal(
+        fast, expected, check_exact=True, check_index_type=True, check_column_type=True, check_flags=True
+    )
     assert type(fast.index) is type(expected.index) and type(fast.columns) is type(expected.columns)
     for name in expected.columns:  # assert_frame_equal takes -0.0 for 0.0
         left, right = fast[name].to_numpy(), expected[name].to_numpy()
@@ -52,6 +56,7 @@ def check(data: bytes) -> pd.DataFrame | None:
 
 
 # --- the corpora ------------------------------------------------------------------------------
+
 
 def _small_files() -> list[bytes]:
     """Distinct contents of the corpus CSV files under the size limit (the cases repeat many)."""
@@ -77,24 +82,98 @@ def test_corpus_files_read_exactly_as_pandas_reads_them_and_most_take_the_fast_p
 # --- random texts -----------------------------------------------------------------------------
 
 # Tokens pandas reads plainly (the fast path should take them) and tokens it reads in its own way.
-INTS = ["0", "7", "-3", "+5", "007", "-0", "+0", "-00", "123456789", "9007199254740993",
-        "9223372036854775807", "-9223372036854775808"]
-BIG_INTS = ["9223372036854775808", "-9223372036854775809", "18446744073709551615",
-            "18446744073709551616", "12345678901234567890", "0000000000000000000001"]
-FLOATS = ["21656.258430507405", "1.5", "-2.25", ".5", "5.", "-.5", "+.5e1", "-0.0", "0.0", "1e5",
-          "1E-5", "2.5e+300", "1e400", "-1e400", "1e-400", "4.9e-324", "0.1", "1.7976931348623157e308",
-          "3.14159265358979323846264338", "1.e3", "12345678901234567890.5", "0.30000000000000004"]
+INTS = [
+    "0",
+    "7",
+    "-3",
+    "+5",
+    "007",
+    "-0",
+    "+0",
+    "-00",
+    "123456789",
+    "9007199254740993",
+    "9223372036854775807",
+    "-9223372036854775808",
+]
+BIG_INTS = [
+    "9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551615",
+    "18446744073709551616",
+    "12345678901234567890",
+    "0000000000000000000001",
+]
+FLOATS = [
+    "21656.258430507405",
+    "1.5",
+    "-2.25",
+    ".5",
+    "5.",
+    "-.5",
+    "+.5e1",
+    "-0.0",
+    "0.0",
+    "1e5",
+    "1E-5",
+    "2.5e+300",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "4.9e-324",
+    "0.1",
+    "1.7976931348623157e308",
+    "3.14159265358979323846264338",
+    "1.e3",
+    "12345678901234567890.5",
+    "0.30000000000000004",
+]
 ODD_FLOATS = ["1e", "1e+", ".", "inf", "-Infinity", "+inf", "INF", "Infinity", "1.#INF", "0x1A", "1d5"]
 NAS = sorted(STR_NA_VALUES)
 ODD_NAS = ["NAN", "Nan", "na", "+nan", " NA", "NA ", "nan ", '""']
 BOOLS = ["True", "TRUE", "true", "False", "FALSE", "false", "tRUE", "yes", "no", "1", "0"]
-TEXTS = ["abc", "hello world", " lead", "trail ", "١٢٣", "1_000", "٣.٥", "５", "1,000", 'a"b', '"',
-         "line\nbreak", "cr\r\nlf", "lone\rcr", "x\u2028y", "é", "日本", "-", "a,b", "1 2", "a.1",
-         "Unnamed: 0", "tRUE", "yes"]
+TEXTS = [
+    "abc",
+    "hello world",
+    " lead",
+    "trail ",
+    "١٢٣",
+    "1_000",
+    "٣.٥",
+    "５",
+    "1,000",
+    'a"b',
+    '"',
+    "line\nbreak",
+    "cr\r\nlf",
+    "lone\rcr",
+    "x\u2028y",
+    "é",
+    "日本",
+    "-",
+    "a,b",
+    "1 2",
+    "a.1",
+    "Unnamed: 0",
+    "tRUE",
+    "yes",
+]
 ODD_TEXTS = [" 5", "5 ", "\t7", "1.5 ", " NaN", "\u00a05", "5\u3000", " ", "\t", "\x00", "\x1f"]
 ALL = INTS + BIG_INTS + FLOATS + ODD_FLOATS + NAS + ODD_NAS + BOOLS + TEXTS + ODD_TEXTS
-POOLS = [INTS, INTS, INTS + NAS, FLOATS, FLOATS, INTS + FLOATS + NAS, NAS, TEXTS, TEXTS + NAS,
-         TEXTS + INTS + FLOATS, BOOLS + NAS, ALL]
+POOLS = [
+    INTS,
+    INTS,
+    INTS + NAS,
+    FLOATS,
+    FLOATS,
+    INTS + FLOATS + NAS,
+    NAS,
+    TEXTS,
+    TEXTS + NAS,
+    TEXTS + INTS + FLOATS,
+    BOOLS + NAS,
+    ALL,
+]
 NAMES = ["a", "b", "a", "", " ", "NA", "1", " x", "a.1", "Unnamed: 1", "é", "x y"]
 
 
@@ -108,7 +187,7 @@ def csv_texts(draw) -> bytes:
     width = draw(st.integers(1, 4))
     pools = [draw(st.sampled_from(POOLS)) for _ in range(width)]
     weird = draw(st.integers(0, 4)) == 0  # now and then: stray quotes, ragged rows, odd line ends
-    cell = st.text(alphabet="ab1 .-e\"\n,", max_size=4) if weird else st.nothing()
+    cell = st.text(alphabet='ab1 .-e"\n,', max_size=4) if weird else st.nothing()
 
     def field(pool):
         if draw(st.integers(0, 40)) == 0:
@@ -150,6 +229,7 @@ def test_arbitrary_bytes_read_as_pandas_reads_them_or_bail(data):
 
 # --- decisions --------------------------------------------------------------------------------
 
+
 def _fast(text: str) -> pd.DataFrame:
     frame = check(text.encode())
     assert frame is not None, f"bailed on {text!r}"
@@ -183,25 +263,28 @@ def test_a_header_alone_gives_empty_object_columns():
     assert frame.shape == (0, 2) and (frame.dtypes == np.dtype(object)).all()
 
 
-@pytest.mark.parametrize("text", [
-    "x\n9223372036854775808\n",   # uint64 in pandas
-    "x\n-9223372036854775809\n",  # Python ints in an object column
-    "x\nTrue\nFalse\n",           # booleans
-    "x\ntrue\nabc\n",             # booleans are bailed on wherever they are
-    "x\n 5\nabc\n",               # pandas strips ' 5' when typing
-    "x\ninf\n",                   # an infinity
-    "x\nNAN\n",                   # a NaN spelling pandas keeps as text
-    "x,y\n1,2,3\n",               # ragged: the first field becomes the index
-    "x,x\n1,2\n",                 # renamed duplicate
-    ",y\n1,2\n",                  # renamed empty name
-    "x\n1\n  \n2\n",              # a whitespace-only line pandas skips
-    'x\n"a"b\n',                  # a stray quote
-    "x\r1\r",                     # lone CR line ends
-    "\ufeffx\n1\n",               # BOM
-    "x\n1\x002\n",                # NUL
-    "",                           # empty: pandas raises
-    "\n\n",                       # no columns: pandas raises
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x\n9223372036854775808\n",  # uint64 in pandas
+        "x\n-9223372036854775809\n",  # Python ints in an object column
+        "x\nTrue\nFalse\n",  # booleans
+        "x\ntrue\nabc\n",  # booleans are bailed on wherever they are
+        "x\n 5\nabc\n",  # pandas strips ' 5' when typing
+        "x\ninf\n",  # an infinity
+        "x\nNAN\n",  # a NaN spelling pandas keeps as text
+        "x,y\n1,2,3\n",  # ragged: the first field becomes the index
+        "x,x\n1,2\n",  # renamed duplicate
+        ",y\n1,2\n",  # renamed empty name
+        "x\n1\n  \n2\n",  # a whitespace-only line pandas skips
+        'x\n"a"b\n',  # a stray quote
+        "x\r1\r",  # lone CR line ends
+        "\ufeffx\n1\n",  # BOM
+        "x\n1\x002\n",  # NUL
+        "",  # empty: pandas raises
+        "\n\n",  # no columns: pandas raises
+    ],
+)
 def test_bails_on_what_it_does_not_reproduce(text):
     assert read_small(text.encode()) is None
     check(text.encode())
@@ -213,6 +296,7 @@ def test_bails_on_undecodable_and_large_files():
 
 
 # --- the reader -------------------------------------------------------------------------------
+
 
 def test_the_table_reader_takes_the_fast_path_for_both_ways_of_reading(tmp_path):
     path = tmp_path / "r.csv"
@@ -228,7 +312,10 @@ def test_only_public_pandas_api_is_used():
     from evaluators.tables import quickcsv
 
     source = Path(quickcsv.__file__).read_text()
-    assert not [word for word in ("_from_mgr", "_simple_new", "create_block_manager", "pandas._libs", "pandas.core")
-                if word in source]
+    assert not [
+        word
+        for word in ("_from_mgr", "_simple_new", "create_block_manager", "pandas._libs", "pandas.core")
+        if word in source
+    ]
     data = b"name,n,share,city\nann,3,0.5,paris\nbob,4,-0.0,\n"
     assert_same(read_small(data), pandas_frame(data))

@@ -1,4 +1,5 @@
 """The shared reference cases: every official preset and strict agree with the reference verdicts."""
+
 import csv
 
 import pytest
@@ -24,8 +25,11 @@ def _rows(name):
 def test_official_presets_reproduce_the_public_scorers(report, preset):
     official = _rows("official_verdicts.csv")
     got = {i.instance_id: i.scores[preset] for i in report.instances}
-    wrong = [(iid, row[preset], got.get(iid)) for iid, row in official.items()
-             if row[preset] != "" and float(row[preset]) != got.get(iid)]
+    wrong = [
+        (iid, row[preset], got.get(iid))
+        for iid, row in official.items()
+        if row[preset] != "" and float(row[preset]) != got.get(iid)
+    ]
     assert not wrong, f"{len(wrong)} disagreements, first: {wrong[:5]}"
     assert sum(1 for row in official.values() if row[preset] != "") > 2400
 
@@ -33,8 +37,11 @@ def test_official_presets_reproduce_the_public_scorers(report, preset):
 def test_strict_matches_expected(report):
     expected = _rows("expected.csv")
     got = {i.instance_id: i.strict_score for i in report.instances}
-    wrong = [(iid, row["kind"], row["strict"], got.get(iid)) for iid, row in expected.items()
-             if float(row["strict"]) != got.get(iid)]
+    wrong = [
+        (iid, row["kind"], row["strict"], got.get(iid))
+        for iid, row in expected.items()
+        if float(row["strict"]) != got.get(iid)
+    ]
     assert not wrong, f"{len(wrong)} disagreements, first: {wrong[:5]}"
 
 
@@ -52,8 +59,19 @@ def test_the_cli_gives_the_apis_report_on_the_reference_cases(report, tmp_path):
     from helpers_io import run_cli
 
     out = tmp_path / "cli.json"
-    result = run_cli("--result-dir", CASES / "submission", "--gold-dir", CASES / "gold", "--output", out, "--no-plot",
-                     "--jobs", "2", "--work-dir", tmp_path / "w")
+    result = run_cli(
+        "--result-dir",
+        CASES / "submission",
+        "--gold-dir",
+        CASES / "gold",
+        "--output",
+        out,
+        "--no-plot",
+        "--jobs",
+        "2",
+        "--work-dir",
+        tmp_path / "w",
+    )
     assert result.exit_code == 0, result.output[-2000:]
     cli = json.loads(out.read_text())
     api = report.to_dict()

@@ -1,4 +1,5 @@
 """docs/report-schema.md describes the report the grader really writes: every key and reason is documented."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,17 @@ def _documented(key: str) -> bool:
 
 def test_every_key_of_a_real_report_is_in_the_schema_document(tmp_path):
     out = tmp_path / "report.json"
-    result = run_cli("--result-dir", ROOT / "example_submission_folder", "--gold-dir", ROOT / "gold", "--output", out,
-                     "--no-plot", "--work-dir", tmp_path / "w")
+    result = run_cli(
+        "--result-dir",
+        ROOT / "example_submission_folder",
+        "--gold-dir",
+        ROOT / "gold",
+        "--output",
+        out,
+        "--no-plot",
+        "--work-dir",
+        tmp_path / "w",
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert f'"version": {report["version"]}' in DOC

@@ -1,4 +1,5 @@
 """Reports a researcher can put in a paper: intervals, provenance, gold errors, JSON on stdout, compare, HTML."""
+
 from __future__ import annotations
 
 import csv
@@ -94,8 +95,10 @@ def test_every_report_has_intervals_graded_score_and_provenance(two_runs):
     low, high = summary["score_ci95"]
     assert low < summary["score"] < high and summary["graded_score"] == pytest.approx(0.5)
     provenance = summary["provenance"]
-    assert provenance["gold_sha256"]["spider2_eval.jsonl"] == __import__("hashlib").sha256(
-        (root / "gold" / "spider2_eval.jsonl").read_bytes()).hexdigest()
+    assert (
+        provenance["gold_sha256"]["spider2_eval.jsonl"]
+        == __import__("hashlib").sha256((root / "gold" / "spider2_eval.jsonl").read_bytes()).hexdigest()
+    )
     assert provenance["python"] and provenance["libraries"]["pandas"] and provenance["command"]
 
 
@@ -107,8 +110,15 @@ def test_csv_has_the_metadata_columns(two_runs):
 
 def test_gold_errors_are_counted_apart_and_exit_2(tmp_path):
     write_instance(tmp_path, "ok", SPEC, "file", "r.csv", {"g.csv": TABLE}, {"r.csv": TABLE})
-    write_instance(tmp_path, "typo", {"func": "table_matc", "parameters": {"gold": "g.csv"}}, "file", "r.csv",
-                   {"g.csv": TABLE}, {"r.csv": TABLE})
+    write_instance(
+        tmp_path,
+        "typo",
+        {"func": "table_matc", "parameters": {"gold": "g.csv"}},
+        "file",
+        "r.csv",
+        {"g.csv": TABLE},
+        {"r.csv": TABLE},
+    )
     result = run_cli("--result-dir", tmp_path / "sub", "--gold-dir", tmp_path / "gold")
     assert result.exit_code == 2 and "gold error" in result.output and "typo" in result.output
     assert "Gold errors (1" in result.output
@@ -118,9 +128,23 @@ def test_gold_errors_are_counted_apart_and_exit_2(tmp_path):
 
 def test_format_json_prints_only_the_report_on_stdout(two_runs):
     root, _, _ = two_runs
-    done = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--result-dir", str(root / "base"),
-                           "--gold-dir", str(root / "gold"), "--format", "json", "--jobs", "1"],
-                          capture_output=True, text=True, cwd=root)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "evaluate.py"),
+            "--result-dir",
+            str(root / "base"),
+            "--gold-dir",
+            str(root / "gold"),
+            "--format",
+            "json",
+            "--jobs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)["summary"]
     assert summary["gold_instances"] == 60 and "--format json" in summary["provenance"]["command"]
@@ -135,8 +159,17 @@ def test_failed_instances_are_listed_in_the_terminal(two_runs):
 
 def test_api_and_cli_give_the_same_report_on_the_example(tmp_path):
     out = tmp_path / "cli.json"
-    result = run_cli("--result-dir", ROOT / "example_submission_folder", "--gold-dir", ROOT / "gold", "--output", out,
-                     "--no-plot", "--work-dir", tmp_path / "w")
+    result = run_cli(
+        "--result-dir",
+        ROOT / "example_submission_folder",
+        "--gold-dir",
+        ROOT / "gold",
+        "--output",
+        out,
+        "--no-plot",
+        "--work-dir",
+        tmp_path / "w",
+    )
     assert result.exit_code == 0, result.output
     cli = json.loads(out.read_text())
     api = grade(ROOT / "example_submission_folder", ROOT / "gold").to_dict()
@@ -191,8 +224,16 @@ def test_plot_axes_are_0_to_100_and_40_labels_do_not_overlap(tmp_path):
     from evaluators.reporting.plots import report_figure
 
     for k in range(80):
-        write_instance(tmp_path, f"i{k:02d}", SPEC, "file", "r.csv", {"g.csv": TABLE},
-                       {"r.csv": TABLE if k % 3 else "a,b\n0,q\n"}, {"db": f"database_number_{k % 40:02d}"})
+        write_instance(
+            tmp_path,
+            f"i{k:02d}",
+            SPEC,
+            "file",
+            "r.csv",
+            {"g.csv": TABLE},
+            {"r.csv": TABLE if k % 3 else "a,b\n0,q\n"},
+            {"db": f"database_number_{k % 40:02d}"},
+        )
     report = grade(tmp_path / "sub", tmp_path / "gold")
     fig = report_figure(report)
     from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -1,4 +1,5 @@
 """Reward gold funcs (qa_f1, math_equal and the tool variants) graded through the normal run."""
+
 import json
 
 import pytest
@@ -8,8 +9,14 @@ from evaluators import grade
 
 
 def _grade_one(tmp_path, spec, answer, trajectory=None):
-    write_instance(tmp_path, "q", spec, "answer", answer,
-                   pred_files={"trajectory.json": json.dumps(trajectory)} if trajectory is not None else None)
+    write_instance(
+        tmp_path,
+        "q",
+        spec,
+        "answer",
+        answer,
+        pred_files={"trajectory.json": json.dumps(trajectory)} if trajectory is not None else None,
+    )
     if trajectory is not None:
         line = {"instance_id": "q", "answer_type": "answer", "answer_or_path": answer, "trajectory": "trajectory.json"}
         (tmp_path / "sub" / "results_metadata.jsonl").write_text(json.dumps(line) + "\n")
@@ -28,10 +35,13 @@ def test_math_equal_boxed_fraction(tmp_path):
     assert inst.score == 1.0 and inst.strict_score == 1.0
 
 
-@pytest.mark.parametrize("messages, expected", [
-    ([{"role": "user", "content": "q"}, {"role": "assistant", "content": "Paris"}], 0.0),
-    ([{"role": "user", "content": "q"}, {"role": "tool", "content": "Paris is the capital"}], 1.0),
-])
+@pytest.mark.parametrize(
+    "messages, expected",
+    [
+        ([{"role": "user", "content": "q"}, {"role": "assistant", "content": "Paris"}], 0.0),
+        ([{"role": "user", "content": "q"}, {"role": "tool", "content": "Paris is the capital"}], 1.0),
+    ],
+)
 def test_qa_f1_tool_reads_the_trajectory_file(tmp_path, messages, expected):
     inst = _grade_one(tmp_path, {"func": "qa_f1_tool", "parameters": {"gold": "Paris"}}, "Paris", messages)
     assert inst.score == expected

@@ -1,4 +1,5 @@
 """The environment protocol and pool, through a tiny text environment (tests/textenv.py)."""
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor

@@ -137,7 +137,11 @@ def test_importing_the_package_loads_no_heavy_library():
         "print(','.join(m for m in heavy if m in sys.modules))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
-        check=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert out.stdout.strip() == ""

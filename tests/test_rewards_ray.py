@@ -1,4 +1,5 @@
 """The batch reward spread over Ray actors gives the local results (a local `ray.init(num_cpus=2)`)."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,12 @@ from rlcases import make_database, query_pairs
 @pytest.fixture(scope="module")
 def ray_instance():
     ray = pytest.importorskip("ray", reason="pip install '.[ray]'")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}},
+    )
     yield ray
     from evaluators.rewards import rayshards
 
@@ -51,8 +56,9 @@ def test_grading_on_ray_equals_local_grading(ray_instance, tmp_path):
     local = grade(sub, gold)
     spread = run_grade(sub, gold, options=Options(), ray_address="auto")
     assert len(spread.instances) == len(local.instances) > 1
-    assert [(i.instance_id, i.score, i.strict_score, i.reason) for i in spread.instances] == \
-           [(i.instance_id, i.score, i.strict_score, i.reason) for i in local.instances]
+    assert [(i.instance_id, i.score, i.strict_score, i.reason) for i in spread.instances] == [
+        (i.instance_id, i.score, i.strict_score, i.reason) for i in local.instances
+    ]
 
 
 def test_cli_grade_with_ray_option(ray_instance, tmp_path):
@@ -67,8 +73,22 @@ def test_cli_grade_with_ray_option(ray_instance, tmp_path):
     outputs = {}
     for name, extra in (("local", []), ("ray", ["--ray", "auto"])):
         out = tmp_path / f"{name}.json"
-        result = CliRunner().invoke(main, ["grade", "--result-dir", sub, "--gold-dir", gold, "--output", str(out),
-                                           "--no-plot", "--work-dir", str(tmp_path / f"work_{name}"), *extra])
+        result = CliRunner().invoke(
+            main,
+            [
+                "grade",
+                "--result-dir",
+                sub,
+                "--gold-dir",
+                gold,
+                "--output",
+                str(out),
+                "--no-plot",
+                "--work-dir",
+                str(tmp_path / f"work_{name}"),
+                *extra,
+            ],
+        )
         assert result.exit_code in (0, 1), result.output
         outputs[name] = [(i["instance_id"], i["score"], i["reason"]) for i in json.loads(out.read_text())["instances"]]
     assert outputs["ray"] == outputs["local"] and outputs["local"]

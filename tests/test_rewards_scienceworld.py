@@ -3,6 +3,7 @@
 The reference replays each trajectory with a plain ScienceWorldEnv the way its docs show
 (load, reset, step until done) and reads info["score"]; the reward must be max(0, score) / 100.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,13 @@ def test_reward_equals_scienceworlds_own_score(official, task, variation):
     from evaluators.rewards.scienceworld import scienceworld_reward
 
     gold = gold_path(official, task, variation)
-    trajectories = {"gold": gold, "truncated": gold[: len(gold) // 2], "nonsense": NONSENSE,
-                    "past done": gold + ["look around", "eat the sun"], "empty": []}
+    trajectories = {
+        "gold": gold,
+        "truncated": gold[: len(gold) // 2],
+        "nonsense": NONSENSE,
+        "past done": gold + ["look around", "eat the sun"],
+        "empty": [],
+    }
     seen = {}
     for name, actions in trajectories.items():
         expected = max(0, own_score(official, task, variation, actions)) / 100
@@ -124,6 +130,8 @@ def test_a_trajectory_past_its_time_limit_scores_zero_and_its_jvm_goes(official)
     outcome = scienceworld.scienceworld_replay("boil", 0, gold, timeout_s=0.5)
     assert outcome.timed_out and outcome.reward == 0.0 and outcome.steps < len(gold)
     time.sleep(1.0)
-    java = [pid for pid in descendants() if "java" in open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")]
+    java = [
+        pid for pid in descendants() if "java" in open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")
+    ]
     assert len(java) == 1  # only the reference environment's JVM: the timed-out one was closed
     assert scienceworld.scienceworld_reward("find-non-living-thing", 1, ["look around"]) == 0.0

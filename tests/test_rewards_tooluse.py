@@ -71,9 +71,7 @@ def test_qa_f1_tool_reward(trajectory, reward):
     ],
 )
 def test_math_equal_tool_reward(trajectory, response, reward):
-    assert math_equal_tool_reward(
-        final_response=response, answer="0.5", trajectory=trajectory
-    ) == reward
+    assert math_equal_tool_reward(final_response=response, answer="0.5", trajectory=trajectory) == reward
 
 
 def test_math_tool_reward_validates_even_without_tool_use():
@@ -107,8 +105,7 @@ def test_registry():
             "qa_f1_tool",
             SEVERAL_TOOLS,
             2 / 3,
-            "tool used (3 tool messages); "
-            "f1=0.67 (precision 0.50, recall 1.00, em 0) against 'cat'",
+            "tool used (3 tool messages); f1=0.67 (precision 0.50, recall 1.00, em 0) against 'cat'",
         ),
         (
             "qa_f1_tool",

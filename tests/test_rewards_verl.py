@@ -1,4 +1,5 @@
 """verl's reward shapes: generated databases and queries, hostile writes, timeouts that stop."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,18 +23,21 @@ def fenced(sql: str) -> str:
     return f"<think>the tables are customer and orders</think>\nHere it is:\n```sql\n{sql}\n```"
 
 
-@pytest.mark.parametrize("completion, expected", [
-    ("```sql\nSELECT 1\n```", "SELECT 1"),
-    ("```SQL\nSELECT 1;\n``` then ```sql\nSELECT 2\n```", "SELECT 2"),  # the last fence
-    ("<think>maybe ```sql\nSELECT 1\n``` no</think> SELECT 3;", "SELECT 1"),  # a fence wins over </think>
-    ("<think>a</think>x<think>b</think>\n SELECT 4 ", "SELECT 4"),  # after the last </think>
-    ("SELECT 5", None),  # neither a fence nor </think>
-    ("<think>only thinking</think>   ", None),
-    ("```python\nprint(1)\n```", None),
-    ("```sql\nSELECT 6", None),  # an unclosed fence is not a block
-    ("```sql SELECT 7```", "SELECT 7"),
-    ("```sqlite\nSELECT 8\n```", None),  # another language's fence
-])
+@pytest.mark.parametrize(
+    "completion, expected",
+    [
+        ("```sql\nSELECT 1\n```", "SELECT 1"),
+        ("```SQL\nSELECT 1;\n``` then ```sql\nSELECT 2\n```", "SELECT 2"),  # the last fence
+        ("<think>maybe ```sql\nSELECT 1\n``` no</think> SELECT 3;", "SELECT 1"),  # a fence wins over </think>
+        ("<think>a</think>x<think>b</think>\n SELECT 4 ", "SELECT 4"),  # after the last </think>
+        ("SELECT 5", None),  # neither a fence nor </think>
+        ("<think>only thinking</think>   ", None),
+        ("```python\nprint(1)\n```", None),
+        ("```sql\nSELECT 6", None),  # an unclosed fence is not a block
+        ("```sql SELECT 7```", "SELECT 7"),
+        ("```sqlite\nSELECT 8\n```", None),  # another language's fence
+    ],
+)
 def test_sql_extraction(completion, expected):
     assert extract_sql(completion) == expected
 
@@ -42,8 +46,12 @@ def test_scores_equal_the_oracle_on_generated_pairs(databases):
     items = [(db, gold, pred) for seed, db in enumerate(databases) for gold, pred in query_pairs(seed)]
     expected = [oracle(db, gold, pred) for db, gold, pred in items]
     assert 0 < sum(expected) < len(expected)  # the set has right and wrong answers
-    results = compute_score_batch(["bird"] * len(items), [fenced(p) for _, _, p in items],
-                                  [g for _, g, _ in items], [{"db_path": str(db)} for db, _, _ in items])
+    results = compute_score_batch(
+        ["bird"] * len(items),
+        [fenced(p) for _, _, p in items],
+        [g for _, g, _ in items],
+        [{"db_path": str(db)} for db, _, _ in items],
+    )
     assert [r["score"] for r in results] == expected
     singles = [compute_score("spider", fenced(p), g, {"db_path": str(db)})["score"] for db, g, p in items[:12]]
     assert singles == expected[:12]
@@ -52,11 +60,12 @@ def test_scores_equal_the_oracle_on_generated_pairs(databases):
 def test_batch_takes_verl_keyword_arguments_and_numpy_arrays(databases):
     db = str(databases[0])
     gold = "SELECT count(*) FROM orders"
-    results = compute_score_batch(data_sources=np.array(["synsql_2.5m", "text2sql"], dtype=object),
-                                  solution_strs=np.array([fenced("SELECT count(id) FROM orders"), "no sql here"],
-                                                         dtype=object),
-                                  ground_truths=np.array([gold, gold], dtype=object),
-                                  extra_infos=np.array([{"db_path": db}, {"db_path": db}], dtype=object))
+    results = compute_score_batch(
+        data_sources=np.array(["synsql_2.5m", "text2sql"], dtype=object),
+        solution_strs=np.array([fenced("SELECT count(id) FROM orders"), "no sql here"], dtype=object),
+        ground_truths=np.array([gold, gold], dtype=object),
+        extra_infos=np.array([{"db_path": db}, {"db_path": db}], dtype=object),
+    )
     assert results[0] == {"score": 1.0, "format_ok": True, "executed": True, "error": ""}
     assert results[1] == {"score": 0.0, "format_ok": False, "executed": False, "error": "no_sql"}
 
@@ -111,15 +120,20 @@ def test_reading_pragmas_still_run(tmp_path):
     gold = "SELECT name FROM pragma_table_info('customer')"
     result = compute_score("bird", fenced("PRAGMA table_info(customer)"), gold, {"db_path": str(db)})
     assert result["executed"] and result["score"] == 0.0  # six columns of rows vs one: executed, not equal
-    same = compute_score("bird", fenced("SELECT name FROM pragma_table_info('customer') ORDER BY cid DESC"), gold,
-                         {"db_path": str(db)})
+    same = compute_score(
+        "bird", fenced("SELECT name FROM pragma_table_info('customer') ORDER BY cid DESC"), gold, {"db_path": str(db)}
+    )
     assert same["score"] == 1.0
 
 
 def test_timeouts_score_zero_and_leave_nothing_running(databases):
     db = str(databases[0])
-    results = compute_score_batch(["bird"] * 4, [fenced(RUNAWAY)] * 3 + [fenced("SELECT 1")], ["SELECT 1"] * 4,
-                                  [{"db_path": db, "timeout_s": 0.5}] * 4)
+    results = compute_score_batch(
+        ["bird"] * 4,
+        [fenced(RUNAWAY)] * 3 + [fenced("SELECT 1")],
+        ["SELECT 1"] * 4,
+        [{"db_path": db, "timeout_s": 0.5}] * 4,
+    )
     assert [r["error"] for r in results] == ["timeout"] * 3 + [""]
     assert [r["score"] for r in results] == [0.0, 0.0, 0.0, 1.0]
     assert busy_descendants(1.0) < 0.2  # idle workers sleep; nothing burns CPU after the call returned
@@ -130,15 +144,23 @@ def test_gold_results_are_cached_per_database_and_sql(databases):
     db0, db1 = (str(d) for d in databases)
     golds = ["SELECT count(*) FROM orders", "SELECT max(qty) FROM orders"]
     items = [(g, db) for g in golds for db in (db0, db1)] * 5
-    compute_score_batch(["bird"] * len(items), [fenced("SELECT 1")] * len(items), [g for g, _ in items],
-                        [{"db_path": db} for _, db in items])
+    compute_score_batch(
+        ["bird"] * len(items),
+        [fenced("SELECT 1")] * len(items),
+        [g for g, _ in items],
+        [{"db_path": db} for _, db in items],
+    )
     assert verl.runner().gold_cache_size() == 4
 
 
 def test_a_broken_sample_does_not_stop_the_batch(databases):
     db = str(databases[0])
-    results = compute_score_batch(["bird", "bird"], [fenced("SELECT 1")] * 2, ["SELECT 1"] * 2,
-                                  [{"db_path": db, "timeout_s": "soon"}, {"db_path": db}])
+    results = compute_score_batch(
+        ["bird", "bird"],
+        [fenced("SELECT 1")] * 2,
+        ["SELECT 1"] * 2,
+        [{"db_path": db, "timeout_s": "soon"}, {"db_path": db}],
+    )
     assert results[0]["score"] == 0.0 and results[0]["error"].startswith("internal: ValueError")
     assert results[1]["score"] == 1.0
 
@@ -171,8 +193,9 @@ def test_verl_loads_the_entry_file_by_path(databases):
     spec = importlib.util.spec_from_file_location("custom_module", path)  # as verl's custom_reward_function does
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    result = module.compute_score("bird", fenced("SELECT count(*) FROM orders"), "SELECT 2000",
-                                  {"db_path": str(databases[0])})
+    result = module.compute_score(
+        "bird", fenced("SELECT count(*) FROM orders"), "SELECT 2000", {"db_path": str(databases[0])}
+    )
     assert result["score"] == 1.0
 
 
@@ -180,10 +203,12 @@ def test_trl_grpo_reward_function(databases):
     from evaluators.rewards.trl import sql_execution_reward
 
     db = str(databases[0])
-    completions = [[{"role": "assistant", "content": fenced("SELECT count(*) FROM orders")}],
-                   [{"role": "assistant", "content": fenced("SELECT count(*) FROM customer")}], []]
-    scores = sql_execution_reward(completions, ground_truth=["SELECT 2000"] * 3, db_path=[db] * 3,
-                                  prompts=["q"] * 3)
+    completions = [
+        [{"role": "assistant", "content": fenced("SELECT count(*) FROM orders")}],
+        [{"role": "assistant", "content": fenced("SELECT count(*) FROM customer")}],
+        [],
+    ]
+    scores = sql_execution_reward(completions, ground_truth=["SELECT 2000"] * 3, db_path=[db] * 3, prompts=["q"] * 3)
     assert scores == [1.0, 0.0, 0.0]
 
 

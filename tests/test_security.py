@@ -2,6 +2,7 @@
 
 Every test hashes the gold and submission trees before and after: nothing there may change.
 """
+
 from __future__ import annotations
 
 import base64
@@ -44,8 +45,9 @@ def _hashes(root: Path) -> tuple[str, str]:
 
 def _grade(root: Path, *extra) -> tuple[object, dict]:
     out = root / "out" / "report.json"
-    result = run_cli("--result-dir", root / "sub", "--gold-dir", root / "gold", "--output", out, "--no-plot",
-                     "--jobs", "1", *extra)
+    result = run_cli(
+        "--result-dir", root / "sub", "--gold-dir", root / "gold", "--output", out, "--no-plot", "--jobs", "1", *extra
+    )
     report = json.loads(out.read_text()) if out.exists() else {}
     return result, {i["instance_id"]: i for i in report.get("instances", [])}
 
@@ -60,13 +62,21 @@ def secret_file(tmp_path):
 
 # ---- 1. a submitted DuckDB file with views over the grading machine's files ----------------------------
 
+
 def test_1_a_duckdb_answer_cannot_read_the_machines_files(tmp_path, secret_file):
     gold_db = tmp_path / "g.duckdb"
     _duckdb_file(gold_db, "CREATE TABLE t AS SELECT 1 AS a")
     pred = tmp_path / "p.duckdb"
     _duckdb_file(pred, f"CREATE VIEW t AS SELECT content AS a FROM read_text('{secret_file}')")
-    write_instance(tmp_path, "d1", DUCKDB_SPEC, "file", "p.duckdb", {"g.duckdb": gold_db.read_bytes()},
-                   {"p.duckdb": pred.read_bytes()})
+    write_instance(
+        tmp_path,
+        "d1",
+        DUCKDB_SPEC,
+        "file",
+        "p.duckdb",
+        {"g.duckdb": gold_db.read_bytes()},
+        {"p.duckdb": pred.read_bytes()},
+    )
     before = _hashes(tmp_path)
     result, instances = _grade(tmp_path)
     assert result.exit_code == 0, result.output
@@ -79,13 +89,21 @@ def test_1_a_duckdb_answer_cannot_read_the_machines_files(tmp_path, secret_file)
 
 # ---- 2. a submitted DuckDB view that never ends ------------------------------------------------------
 
+
 def test_2_reading_a_duckdb_answer_is_stopped_by_the_timeout(tmp_path):
     gold_db = tmp_path / "g.duckdb"
     _duckdb_file(gold_db, "CREATE TABLE t AS SELECT 1 AS a")
     pred = tmp_path / "p.duckdb"
     _duckdb_file(pred, f"CREATE VIEW t AS {DUCKDB_ENDLESS.replace('SELECT sum', 'SELECT sum')}")
-    write_instance(tmp_path, "d2", DUCKDB_SPEC, "file", "p.duckdb", {"g.duckdb": gold_db.read_bytes()},
-                   {"p.duckdb": pred.read_bytes()})
+    write_instance(
+        tmp_path,
+        "d2",
+        DUCKDB_SPEC,
+        "file",
+        "p.duckdb",
+        {"g.duckdb": gold_db.read_bytes()},
+        {"p.duckdb": pred.read_bytes()},
+    )
     before = _hashes(tmp_path)
     started = time.monotonic()
     result, instances = _grade(tmp_path, "--timeout", "2")
@@ -96,6 +114,7 @@ def test_2_reading_a_duckdb_answer_is_stopped_by_the_timeout(tmp_path):
 
 
 # ---- 3. a compressed answer that expands far past --max-file-mb --------------------------------------
+
 
 def test_3_the_size_limit_counts_decompressed_bytes(tmp_path):
     bomb = gzip.compress(b"a\n" + b"1\n" * (8 * 1024 * 1024), compresslevel=9)  # 16 MB of text
@@ -109,6 +128,7 @@ def test_3_the_size_limit_counts_decompressed_bytes(tmp_path):
 
 
 # ---- 4. the instance folder itself a link to a folder outside the submission ------------------------
+
 
 def test_4_an_instance_folder_that_is_a_link_is_refused(tmp_path):
     outside = tmp_path / "outside"
@@ -127,13 +147,22 @@ def test_4_an_instance_folder_that_is_a_link_is_refused(tmp_path):
 
 # ---- 5. EXPLAIN of a text with a second, heavy statement ---------------------------------------------
 
+
 def test_5_validity_and_plan_cost_never_run_a_second_statement(tmp_path):
     db = tmp_path / "gold" / "databases" / "shop.duckdb"
     db.parent.mkdir(parents=True)
     _duckdb_file(db, "CREATE TABLE t AS SELECT 1 AS a")
     spec = {"func": "execution_match", "parameters": {"gold_sql": "gold.sql"}}
-    write_instance(tmp_path, "e5", spec, "file", "a.sql", {"gold.sql": "SELECT a FROM t"},
-                   {"a.sql": f"SELECT 1; {DUCKDB_ENDLESS}"}, {"type": "DuckDB", "db": "shop"})
+    write_instance(
+        tmp_path,
+        "e5",
+        spec,
+        "file",
+        "a.sql",
+        {"gold.sql": "SELECT a FROM t"},
+        {"a.sql": f"SELECT 1; {DUCKDB_ENDLESS}"},
+        {"type": "DuckDB", "db": "shop"},
+    )
     before = _hashes(tmp_path)
     started = time.monotonic()
     result, instances = _grade(tmp_path, "--timeout", "30", "--ves-iterations", "0")
@@ -151,14 +180,22 @@ def test_5_explain_runs_in_a_worker_not_in_the_grading_process():
 
 # ---- 6. a query that spills, against a gold DuckDB database --------------------------------------------
 
+
 def test_6_spill_files_go_to_the_work_folder_not_beside_the_gold_database(tmp_path):
     db = tmp_path / "gold" / "databases" / "big.duckdb"
     db.parent.mkdir(parents=True)
     _duckdb_file(db, "CREATE TABLE t AS SELECT range AS a, md5(range::VARCHAR) AS b FROM range(3000000)")
     spec = {"func": "table_match", "parameters": {"gold": "g.csv"}}
-    write_instance(tmp_path, "s6", spec, "file", "a.sql", {"g.csv": "n\n1\n"},
-                   {"a.sql": "SELECT count(*) AS n FROM (SELECT b, a FROM t ORDER BY b DESC, a)"},
-                   {"type": "DuckDB", "db": "big"})
+    write_instance(
+        tmp_path,
+        "s6",
+        spec,
+        "file",
+        "a.sql",
+        {"g.csv": "n\n1\n"},
+        {"a.sql": "SELECT count(*) AS n FROM (SELECT b, a FROM t ORDER BY b DESC, a)"},
+        {"type": "DuckDB", "db": "big"},
+    )
     before = _hashes(tmp_path)
     seen: set[str] = set()
     done = threading.Event()
@@ -183,6 +220,7 @@ def test_6_spill_files_go_to_the_work_folder_not_beside_the_gold_database(tmp_pa
 
 # ---- 7. a gold SQLite database in WAL mode ---------------------------------------------------------------
 
+
 def test_7_a_wal_mode_gold_database_gets_no_side_files(tmp_path):
     db = tmp_path / "gold" / "databases" / "wal.sqlite"
     db.parent.mkdir(parents=True)
@@ -194,8 +232,16 @@ def test_7_a_wal_mode_gold_database_gets_no_side_files(tmp_path):
     con.close()
     assert sorted(p.name for p in db.parent.iterdir()) == ["wal.sqlite"]
     spec = {"func": "execution_match", "parameters": {"gold_sql": "gold.sql"}}
-    write_instance(tmp_path, "w7", spec, "file", "a.sql", {"gold.sql": "SELECT a FROM t"},
-                   {"a.sql": "SELECT a FROM t"}, {"type": "SQLite", "db": "wal"})
+    write_instance(
+        tmp_path,
+        "w7",
+        spec,
+        "file",
+        "a.sql",
+        {"gold.sql": "SELECT a FROM t"},
+        {"a.sql": "SELECT a FROM t"},
+        {"type": "SQLite", "db": "wal"},
+    )
     before = _hashes(tmp_path)
     result, instances = _grade(tmp_path, "--ves-iterations", "2")
     assert instances["w7"]["score"] == 1, instances["w7"]
@@ -205,10 +251,19 @@ def test_7_a_wal_mode_gold_database_gets_no_side_files(tmp_path):
 
 # ---- 8. a huge result cut by the timeout -------------------------------------------------------------------
 
+
 def test_8_no_partial_result_file_stays_after_a_timeout(tmp_path):
     spec = {"func": "table_match", "parameters": {"gold": "g.csv"}}
-    write_instance(tmp_path, "h8", spec, "file", "a.sql", {"g.csv": "a\n1\n"},
-                   {"a.sql": "SELECT range AS a, repeat('x', 200) AS b FROM range(50000000)"}, {"type": "DuckDB"})
+    write_instance(
+        tmp_path,
+        "h8",
+        spec,
+        "file",
+        "a.sql",
+        {"g.csv": "a\n1\n"},
+        {"a.sql": "SELECT range AS a, repeat('x', 200) AS b FROM range(50000000)"},
+        {"type": "DuckDB"},
+    )
     before = _hashes(tmp_path)
     result, instances = _grade(tmp_path, "--timeout", "2")
     assert instances["h8"]["reason"] in ("timeout", "exec_error"), instances["h8"]
@@ -220,14 +275,17 @@ def test_8_no_partial_result_file_stays_after_a_timeout(tmp_path):
 
 # ---- 9 and 10. where reports and work files go -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("where", ["sub", "gold"])
 def test_9_output_or_work_folder_inside_the_inputs_is_refused(tmp_path, where):
     write_instance(tmp_path, "o9", TABLE_SPEC, "file", "r.csv", {"g.csv": "a\n1\n"}, {"r.csv": "a\n1\n"})
     before = _hashes(tmp_path)
     for flag, target in (("--output", tmp_path / where / "report.json"), ("--work-dir", tmp_path / where / "w")):
         result = run_cli("--result-dir", tmp_path / "sub", "--gold-dir", tmp_path / "gold", flag, target)
-        assert result.exit_code == 2 and f"is inside the {'submission' if where == 'sub' else 'gold'} folder" \
-            in result.output, result.output
+        assert (
+            result.exit_code == 2
+            and f"is inside the {'submission' if where == 'sub' else 'gold'} folder" in result.output
+        ), result.output
     assert _hashes(tmp_path) == before
 
 
@@ -235,14 +293,16 @@ def test_10_an_unwritable_output_is_one_line_and_exit_2_before_grading(tmp_path)
     write_instance(tmp_path, "o10", TABLE_SPEC, "file", "r.csv", {"g.csv": "a\n1\n"}, {"r.csv": "a\n1\n"})
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")
-    result = run_cli("--result-dir", tmp_path / "sub", "--gold-dir", tmp_path / "gold", "--output",
-                     blocker / "report.json")
+    result = run_cli(
+        "--result-dir", tmp_path / "sub", "--gold-dir", tmp_path / "gold", "--output", blocker / "report.json"
+    )
     assert result.exit_code == 2
     assert result.output.count("\n") == 1 and "cannot write there" in result.output
     assert "Graded" not in result.output, "checked before grading"
 
 
 # ---- 11. Ctrl-C while grading ------------------------------------------------------------------------------
+
 
 def _children(pid: int) -> set[int]:
     found = set()
@@ -268,13 +328,30 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
 def test_11_ctrl_c_is_exit_130_with_every_worker_killed_and_no_report(tmp_path):
     spec = {"func": "table_match", "parameters": {"gold": "g.csv"}}
-    write_instance(tmp_path, "c11", spec, "file", "a.sql", {"g.csv": "a\n1\n"}, {"a.sql": DUCKDB_ENDLESS},
-                   {"type": "DuckDB"})
+    write_instance(
+        tmp_path, "c11", spec, "file", "a.sql", {"g.csv": "a\n1\n"}, {"a.sql": DUCKDB_ENDLESS}, {"type": "DuckDB"}
+    )
     before = _hashes(tmp_path)
     out = tmp_path / "out" / "report.json"
-    proc = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "--result-dir", str(tmp_path / "sub"),
-                             "--gold-dir", str(tmp_path / "gold"), "--output", str(out), "--timeout", "600",
-                             "--jobs", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "evaluate.py"),
+            "--result-dir",
+            str(tmp_path / "sub"),
+            "--gold-dir",
+            str(tmp_path / "gold"),
+            "--output",
+            str(out),
+            "--timeout",
+            "600",
+            "--jobs",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     workers: set[int] = set()
     while time.monotonic() < deadline and not workers:
@@ -294,6 +371,7 @@ def test_11_ctrl_c_is_exit_130_with_every_worker_killed_and_no_report(tmp_path):
 
 # ---- 13. a func whose extra is not installed ----------------------------------------------------------------
 
+
 def test_13_a_missing_extra_is_missing_extra_with_the_pip_hint(tmp_path, monkeypatch):
     for name in [m for m in sys.modules if m == "math_verify" or m.startswith("math_verify.")]:
         monkeypatch.delitem(sys.modules, name)
@@ -308,13 +386,17 @@ def test_13_a_missing_extra_is_missing_extra_with_the_pip_hint(tmp_path, monkeyp
 
 # ---- 14. credentials in encoded forms -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("encode", [
-    lambda s: urllib.parse.quote(s, safe=""),
-    urllib.parse.quote_plus,
-    lambda s: base64.b64encode(s.encode()).decode(),
-    lambda s: base64.b64encode(b"user:" + s.encode()).decode(),  # a basic-auth header
-    lambda s: base64.urlsafe_b64encode(b"xy" + s.encode() + b"!").decode(),
-])
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda s: urllib.parse.quote(s, safe=""),
+        urllib.parse.quote_plus,
+        lambda s: base64.b64encode(s.encode()).decode(),
+        lambda s: base64.b64encode(b"user:" + s.encode()).decode(),  # a basic-auth header
+        lambda s: base64.urlsafe_b64encode(b"xy" + s.encode() + b"!").decode(),
+    ],
+)
 def test_14_encoded_credentials_are_redacted(encode):
     from evaluators.execution.backends.base import redact
 
@@ -330,19 +412,32 @@ def test_14_a_worker_error_carrying_an_encoded_password_is_redacted(tmp_path, mo
 
     credentials = tmp_path / "creds"
     credentials.mkdir()
-    (credentials / "snowflake_credential.json").write_text(json.dumps(
-        {"user": "u", "password": SECRET, "account": "acct"}))
+    (credentials / "snowflake_credential.json").write_text(
+        json.dumps({"user": "u", "password": SECRET, "account": "acct"})
+    )
     monkeypatch.setenv("SNOWFLAKE_PASSWORD", SECRET)
-    config = ExecConfig(output_dir=tmp_path / "out", credentials_dir=credentials, timeout_s=5,
-                        snowflake_host="127.0.0.1", snowflake_port=9, snowflake_protocol="http")
+    config = ExecConfig(
+        output_dir=tmp_path / "out",
+        credentials_dir=credentials,
+        timeout_s=5,
+        snowflake_host="127.0.0.1",
+        snowflake_port=9,
+        snowflake_protocol="http",
+    )
     encoded = urllib.parse.quote(SECRET, safe="")
-    result = run_sql("snowflake", "DB", f"SELECT '{encoded}' FROM nowhere_{base64.b64encode(SECRET.encode()).decode()}",
-                     config, tmp_path / "out" / "r.csv")
+    result = run_sql(
+        "snowflake",
+        "DB",
+        f"SELECT '{encoded}' FROM nowhere_{base64.b64encode(SECRET.encode()).decode()}",
+        config,
+        tmp_path / "out" / "r.csv",
+    )
     assert not result.ok
     assert SECRET not in result.detail and encoded not in result.detail
 
 
 # ---- 15. an unreachable BigQuery token endpoint -------------------------------------------------------------
+
 
 def test_15_an_unreachable_token_endpoint_is_a_network_problem_naming_it(tmp_path, monkeypatch):
     pytest.importorskip("google.cloud.bigquery")
@@ -353,14 +448,25 @@ def test_15_an_unreachable_token_endpoint_is_a_network_problem_naming_it(tmp_pat
 
     monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                            serialization.NoEncryption()).decode()
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
     token_uri = "http://127.0.0.1:9/token"  # the discard port: nothing listens there
     credentials = tmp_path / "creds"
     credentials.mkdir()
-    (credentials / "bigquery_credential.json").write_text(json.dumps({
-        "type": "service_account", "project_id": "p", "private_key_id": "k1", "private_key": pem,
-        "client_email": "grader@p.iam.gserviceaccount.com", "client_id": "1", "token_uri": token_uri}))
+    (credentials / "bigquery_credential.json").write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "project_id": "p",
+                "private_key_id": "k1",
+                "private_key": pem,
+                "client_email": "grader@p.iam.gserviceaccount.com",
+                "client_id": "1",
+                "token_uri": token_uri,
+            }
+        )
+    )
     config = ExecConfig(output_dir=tmp_path / "out", credentials_dir=credentials, timeout_s=20)
     result = run_sql("bigquery", "p.ds", "SELECT 1", config, tmp_path / "out" / "r.csv")
     assert result.reason == "network_error", result
@@ -368,6 +474,7 @@ def test_15_an_unreachable_token_endpoint_is_a_network_problem_naming_it(tmp_pat
 
 
 # ---- credentials from the usual places (issue I) ------------------------------------------------------------
+
 
 def test_bigquery_application_default_credentials_are_used(tmp_path, monkeypatch):
     """gcloud's ADC file is found (a key file there; the token endpoint in it is where the grader goes, on
@@ -382,11 +489,24 @@ def test_bigquery_application_default_credentials_are_used(tmp_path, monkeypatch
     gcloud = tmp_path / "gcloud"
     gcloud.mkdir()
     token_uri = "http://127.0.0.1:9/adc-token"
-    pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
-    (gcloud / "application_default_credentials.json").write_text(json.dumps({
-        "type": "service_account", "project_id": "p", "private_key_id": "rtoken-Value-5678", "private_key": pem,
-        "client_email": "adc@p.iam.gserviceaccount.com", "client_id": "1", "token_uri": token_uri}))
+    pem = (
+        rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        .private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        .decode()
+    )
+    (gcloud / "application_default_credentials.json").write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "project_id": "p",
+                "private_key_id": "rtoken-Value-5678",
+                "private_key": pem,
+                "client_email": "adc@p.iam.gserviceaccount.com",
+                "client_id": "1",
+                "token_uri": token_uri,
+            }
+        )
+    )
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(gcloud))
     config = ExecConfig(output_dir=tmp_path / "out", credentials_dir=tmp_path / "none", timeout_s=20)
     result = run_sql("bigquery", "p.ds", "SELECT 1", config, tmp_path / "out" / "r.csv")
@@ -406,14 +526,16 @@ def test_snowflake_connections_toml_with_key_pair_is_read(tmp_path, monkeypatch,
         monkeypatch.delenv(name)
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     key_file = tmp_path / "rsa_key.p8"
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     home = tmp_path / "snowhome"
     home.mkdir()
     (home / "connections.toml").write_text(
         f'[grading]\naccount = "{snowflake_emulator.account}"\nuser = "{snowflake_emulator.user}"\n'
         f'authenticator = "SNOWFLAKE_JWT"\nprivate_key_file = "{key_file}"\n'
-        f'host = "{snowflake_emulator.host}"\nport = {snowflake_emulator.port}\nprotocol = "http"\n')
+        f'host = "{snowflake_emulator.host}"\nport = {snowflake_emulator.port}\nprotocol = "http"\n'
+    )
     monkeypatch.setenv("SNOWFLAKE_HOME", str(home))
     monkeypatch.setenv("SNOWFLAKE_DEFAULT_CONNECTION_NAME", "grading")
     config = ExecConfig(output_dir=tmp_path / "out", credentials_dir=tmp_path / "none", timeout_s=20)

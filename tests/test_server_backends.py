@@ -1,4 +1,5 @@
 """PostgreSQL and MariaDB backends on real servers started by the test session (tests/dbservers.py)."""
+
 from __future__ import annotations
 
 import json
@@ -59,20 +60,29 @@ def _config(tmp_path, servers, **extra):
 
 @pytest.mark.parametrize("engine", ["postgres", "mysql"])
 def test_a_query_runs_and_returns_typed_rows(engine, loaded, tmp_path):
-    result = run_sql(engine, "school", "SELECT id, name, score FROM people ORDER BY id", _config(tmp_path, loaded),
-                     tmp_path / "r.csv", collect="rows")
+    result = run_sql(
+        engine,
+        "school",
+        "SELECT id, name, score FROM people ORDER BY id",
+        _config(tmp_path, loaded),
+        tmp_path / "r.csv",
+        collect="rows",
+    )
     assert result.ok, result.detail
     assert result.rows()[1] == [(1, "Ann", 2.5), (2, "bob", None), (3, "Cy", 4.0)]
 
 
-@pytest.mark.parametrize("engine, sql", [
-    ("postgres", "SELECT nextval('counter')"),  # a write hidden in a query: the read-only transaction refuses it
-    ("postgres", "DELETE FROM people"),
-    ("postgres", "COPY (SELECT 1) TO PROGRAM 'touch /tmp/pwned'"),
-    ("mysql", "DELETE FROM people"),
-    ("mysql", "SELECT * FROM people INTO OUTFILE '/tmp/pwned.txt'"),
-    ("mysql", "SELECT * FROM people FOR UPDATE"),
-])
+@pytest.mark.parametrize(
+    "engine, sql",
+    [
+        ("postgres", "SELECT nextval('counter')"),  # a write hidden in a query: the read-only transaction refuses it
+        ("postgres", "DELETE FROM people"),
+        ("postgres", "COPY (SELECT 1) TO PROGRAM 'touch /tmp/pwned'"),
+        ("mysql", "DELETE FROM people"),
+        ("mysql", "SELECT * FROM people INTO OUTFILE '/tmp/pwned.txt'"),
+        ("mysql", "SELECT * FROM people FOR UPDATE"),
+    ],
+)
 def test_writes_fail_and_nothing_changes(engine, sql, loaded, tmp_path):
     result = run_sql(engine, "school", sql, _config(tmp_path, loaded), tmp_path / "r.csv")
     assert not result.ok and result.reason == "exec_error", result
@@ -84,22 +94,28 @@ def _active(engine: str, servers, needle: str) -> list:
     pg, maria = servers
     if engine == "postgres":
         with pg.admin() as con:
-            return con.execute("SELECT pid FROM pg_stat_activity WHERE query LIKE %s AND pid <> pg_backend_pid()",
-                               (f"%{needle}%",)).fetchall()
+            return con.execute(
+                "SELECT pid FROM pg_stat_activity WHERE query LIKE %s AND pid <> pg_backend_pid()", (f"%{needle}%",)
+            ).fetchall()
     con = maria.admin()
     try:
         cursor = con.cursor()
-        cursor.execute("SELECT id FROM information_schema.processlist WHERE info LIKE %s AND id <> connection_id()",
-                       (f"%{needle}%",))
+        cursor.execute(
+            "SELECT id FROM information_schema.processlist WHERE info LIKE %s AND id <> connection_id()",
+            (f"%{needle}%",),
+        )
         return list(cursor.fetchall())
     finally:
         con.close()
 
 
-@pytest.mark.parametrize("engine, sql", [
-    ("postgres", "SELECT count(*) FROM generate_series(1, 1000000000000) AS endless_a"),
-    ("mysql", "SELECT sum(a.seq % 7 + endless_a.seq) FROM seq_1_to_1000000 a, seq_1_to_1000000 endless_a"),
-])
+@pytest.mark.parametrize(
+    "engine, sql",
+    [
+        ("postgres", "SELECT count(*) FROM generate_series(1, 1000000000000) AS endless_a"),
+        ("mysql", "SELECT sum(a.seq % 7 + endless_a.seq) FROM seq_1_to_1000000 a, seq_1_to_1000000 endless_a"),
+    ],
+)
 def test_a_timeout_stops_the_query_on_the_server(engine, sql, loaded, tmp_path):
     result = run_sql(engine, "school", sql, _config(tmp_path, loaded, timeout_s=1.0), tmp_path / "r.csv")
     assert result.reason == "timeout", result
@@ -127,8 +143,9 @@ def test_cancel_stops_a_query_left_behind_by_a_killed_worker(engine, loaded, tmp
             else:
                 con = pymysql.connect(host="127.0.0.1", port=maria.port, user="grader", password=GRADER_PASSWORD)
                 holder["id"] = con.thread_id()
-                con.cursor().execute("SELECT sum(a.seq % 7 + endless_b.seq) FROM seq_1_to_1000000 a, "
-                                     "seq_1_to_1000000 endless_b")
+                con.cursor().execute(
+                    "SELECT sum(a.seq % 7 + endless_b.seq) FROM seq_1_to_1000000 a, seq_1_to_1000000 endless_b"
+                )
         except Exception as exc:  # the cancel ends it with an error
             holder["error"] = str(exc)
 
@@ -149,8 +166,11 @@ def test_cancel_stops_a_query_left_behind_by_a_killed_worker(engine, loaded, tmp
 def test_connection_passwords_are_never_printed(engine, loaded, tmp_path):
     pg, maria = loaded
     closed = free_port()  # nothing listens: the driver's error names host and port, and must not say the password
-    wrong = (f"postgresql://grader:{GRADER_PASSWORD}@127.0.0.1:{closed}/postgres" if engine == "postgres"
-             else f"mysql://grader:{GRADER_PASSWORD}x@127.0.0.1:{maria.port}")
+    wrong = (
+        f"postgresql://grader:{GRADER_PASSWORD}@127.0.0.1:{closed}/postgres"
+        if engine == "postgres"
+        else f"mysql://grader:{GRADER_PASSWORD}x@127.0.0.1:{maria.port}"
+    )
     config = ExecConfig(output_dir=tmp_path / "out", postgres_dsn=wrong, mysql_dsn=wrong)
     result = run_sql(engine, "school", "SELECT 1", config, tmp_path / "r.csv")
     assert not result.ok and GRADER_PASSWORD not in result.detail, result.detail
@@ -158,11 +178,16 @@ def test_connection_passwords_are_never_printed(engine, loaded, tmp_path):
 
 def test_pg_variables_are_read(loaded, tmp_path, monkeypatch):
     pg, _ = loaded
-    for name, value in {"PGHOST": "127.0.0.1", "PGPORT": str(pg.port), "PGUSER": "grader",
-                        "PGPASSWORD": GRADER_PASSWORD}.items():
+    for name, value in {
+        "PGHOST": "127.0.0.1",
+        "PGPORT": str(pg.port),
+        "PGUSER": "grader",
+        "PGPASSWORD": GRADER_PASSWORD,
+    }.items():
         monkeypatch.setenv(name, value)
-    result = run_sql("postgres", "school", "SELECT count(*) FROM people",
-                     ExecConfig(output_dir=tmp_path / "out"), tmp_path / "r.csv")
+    result = run_sql(
+        "postgres", "school", "SELECT count(*) FROM people", ExecConfig(output_dir=tmp_path / "out"), tmp_path / "r.csv"
+    )
     assert result.ok and result.first_cell == 3, result.detail
 
 
@@ -183,8 +208,16 @@ def test_the_three_engines_give_the_same_ex(loaded, sqlite_db, tmp_path):
     for engine, kind in (("sqlite", "SQLite"), ("postgres", "PostgreSQL"), ("mysql", "MySQL")):
         root = tmp_path / engine
         for n, (gold, pred) in enumerate(QUESTIONS):
-            write_instance(root, f"q{n}", spec, "file", "a.sql", {"gold.sql": gold}, {"a.sql": pred},
-                           {"type": kind, "db": "school"})
+            write_instance(
+                root,
+                f"q{n}",
+                spec,
+                "file",
+                "a.sql",
+                {"gold.sql": gold},
+                {"a.sql": pred},
+                {"type": kind, "db": "school"},
+            )
         (root / "gold" / "databases").mkdir()
         (root / "gold" / "databases" / "school.sqlite").write_bytes(sqlite_db.read_bytes())
     verdicts = {}
@@ -192,13 +225,29 @@ def test_the_three_engines_give_the_same_ex(loaded, sqlite_db, tmp_path):
         root = tmp_path / engine
         before = tree_hash(root / "gold")
         out = root / "out" / "report.json"
-        result = run_cli("--result-dir", root / "sub", "--gold-dir", root / "gold", "--output", out, "--no-plot",
-                         "--postgres-dsn", pg.dsn, "--mysql-dsn", maria.dsn, "--ves-iterations", "0", "--jobs", "1")
+        result = run_cli(
+            "--result-dir",
+            root / "sub",
+            "--gold-dir",
+            root / "gold",
+            "--output",
+            out,
+            "--no-plot",
+            "--postgres-dsn",
+            pg.dsn,
+            "--mysql-dsn",
+            maria.dsn,
+            "--ves-iterations",
+            "0",
+            "--jobs",
+            "1",
+        )
         assert result.exit_code == 0, result.output
         assert tree_hash(root / "gold") == before
         report = json.loads(out.read_text())
-        verdicts[engine] = [i["execution"].get("ex_bird") for i in sorted(report["instances"],
-                                                                           key=lambda i: int(i["instance_id"][1:]))]
+        verdicts[engine] = [
+            i["execution"].get("ex_bird") for i in sorted(report["instances"], key=lambda i: int(i["instance_id"][1:]))
+        ]
     assert verdicts["sqlite"] == [True, False, True, False, False, True, False], verdicts
     assert verdicts["postgres"] == verdicts["sqlite"] and verdicts["mysql"] == verdicts["sqlite"]
 
@@ -215,8 +264,13 @@ def test_bird_in_three_dialects_gives_the_same_ex(loaded, sqlite_db, tmp_path):
     (tmp_path / "pred.json").write_text(json.dumps({str(i): p + sep + "school" for i, (_, p) in enumerate(QUESTIONS)}))
     verdicts = {}
     for dialect in ("SQLite", "PostgreSQL", "MySQL"):
-        options = BirdOptions(db_root, dialect, work_dir=tmp_path / "w", postgres_dsn=pg.dsn.replace("/postgres", "/school"),
-                              mysql_dsn=maria.dsn + "/school")
+        options = BirdOptions(
+            db_root,
+            dialect,
+            work_dir=tmp_path / "w",
+            postgres_dsn=pg.dsn.replace("/postgres", "/school"),
+            mysql_dsn=maria.dsn + "/school",
+        )
         report = grade_bird(tmp_path / "pred.json", tmp_path / "gold.sql", None, options)
         verdicts[dialect] = [i.execution.get("ex_bird") for i in report.instances]
     assert verdicts["SQLite"] == [True, False, True, False, False, True, False], verdicts

@@ -19,8 +19,7 @@ for _lib in ("sacrebleu", "rouge_score", "rapidfuzz"):
     [
         (
             "SELECT a.b, COUNT(*) FROM t WHERE x >= 1.5",
-            ["select", "a", ".", "b", ",", "count", "(", "*", ")", "from", "t",
-             "where", "x", ">=", "1.5"],
+            ["select", "a", ".", "b", ",", "count", "(", "*", ")", "from", "t", "where", "x", ">=", "1.5"],
         ),
         ("name = 'O''Brien'", ["name", "=", "'O''Brien'"]),  # literal keeps case
         ('SELECT "MyCol" FROM `Tbl`', ["select", '"MyCol"', "from", "`Tbl`"]),
@@ -112,9 +111,7 @@ LLMETRIC_TABLE = [
 ]
 
 
-@pytest.mark.parametrize(
-    "pass1, valid, pred_rows, gold_rows, pred, gold, expected", LLMETRIC_TABLE
-)
+@pytest.mark.parametrize("pass1, valid, pred_rows, gold_rows, pred, gold, expected", LLMETRIC_TABLE)
 def test_llmetric_q(pass1, valid, pred_rows, gold_rows, pred, gold, expected):
     assert llmetric_q(pass1, valid, pred_rows, gold_rows, pred, gold) == pytest.approx(expected)
 

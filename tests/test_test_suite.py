@@ -4,6 +4,7 @@ The oracle below follows test-suite-sql-eval's `eval_exec_match` as published (i
 comments): it opens the databases directly with sqlite3, cuts DISTINCT with a plain word rule, and prunes
 column permutations with 20 random rows, as the scorer does.  The cases are built to hit every quirk.
 """
+
 import json
 import random
 import re
@@ -38,8 +39,11 @@ def suite(tmp_path_factory):
     pets = [(1, "cat"), (1, "dog"), (2, "cat"), (3, "fish")]
     _make_db(db / "pets_1.sqlite", people, pets)
     # A variant where ages differ, so a query that only happens to agree on the original fails.
-    _make_db(db / "pets_1_variant.sqlite", [(1, "ann", 30, 1.5), (2, "bob", 31, 2.0), (3, "cy", 41, 2.0)],
-             pets + [(4, "cat")])
+    _make_db(
+        db / "pets_1_variant.sqlite",
+        [(1, "ann", 30, 1.5), (2, "bob", 31, 2.0), (3, "cy", 41, 2.0)],
+        pets + [(4, "cat")],
+    )
     cases = [
         ("SELECT name FROM people WHERE age = 30", "SELECT name FROM people WHERE age = 30"),
         ("SELECT name, age FROM people", "SELECT age, name FROM people"),  # columns permuted
@@ -69,6 +73,7 @@ def suite(tmp_path_factory):
 
 
 # ---------------------------------------------------------------- the oracle
+
 
 def _oracle_remove_distinct(s):
     # The scorer drops every token whose lower-cased text is 'distinct' (sqlparse); quotes are kept.
@@ -123,7 +128,9 @@ def _oracle_result_eq(r1, r2, order_matters):
 
 def _oracle(db_dir, gold_sql, pred_sql):
     pred_sql = pred_sql.replace("value", "1")  # evaluation.py, before eval_exec_match
-    gold_sql, pred_sql = (q.replace("> =", ">=").replace("< =", "<=").replace("! =", "!=") for q in (gold_sql, pred_sql))
+    gold_sql, pred_sql = (
+        q.replace("> =", ">=").replace("< =", "<=").replace("! =", "!=") for q in (gold_sql, pred_sql)
+    )
     gold_sql, pred_sql = _oracle_remove_distinct(gold_sql), _oracle_remove_distinct(pred_sql)
     order_matters = "order by" in gold_sql.lower()
     for path in sorted(db_dir.iterdir()):
@@ -138,6 +145,7 @@ def _oracle(db_dir, gold_sql, pred_sql):
 
 
 # ---------------------------------------------------------------- tests
+
 
 def test_every_verdict_equals_the_official_loop(suite, tmp_path):
     root, cases = suite
@@ -179,7 +187,10 @@ def test_blank_lines_are_sessions_as_for_the_scorer(suite, tmp_path):
     (tmp_path / "pred.txt").write_text("SELECT 1\n\nSELECT 3\n")
     report = grade_test_suite(tmp_path / "gold.txt", tmp_path / "pred.txt", root / "database", tmp_path / "w")
     assert [(i.reason, i.answer_type) for i in report.instances] == [
-        ("match", "sql"), ("missing_prediction", None), ("match", "sql")]
+        ("match", "sql"),
+        ("missing_prediction", None),
+        ("match", "sql"),
+    ]
     assert "session 1: 1 prediction(s) for 2 gold line(s)" in report.summary.problems[0].message
     (tmp_path / "pred.txt").write_text("SELECT 1\nSELECT 2\nSELECT 3\n")  # one session for two: the scorer stops
     report = grade_test_suite(tmp_path / "gold.txt", tmp_path / "pred.txt", root / "database", tmp_path / "w")
@@ -190,8 +201,19 @@ def test_blank_lines_are_sessions_as_for_the_scorer(suite, tmp_path):
 def test_cli_prints_accuracy_and_writes_the_report(suite, tmp_path):
     root, _ = suite
     out = tmp_path / "ts.json"
-    result = run_cli("test-suite", "--gold", root / "gold.txt", "--pred", root / "pred.txt", "--db",
-                     root / "database", "--output", out, "--jobs", "1")
+    result = run_cli(
+        "test-suite",
+        "--gold",
+        root / "gold.txt",
+        "--pred",
+        root / "pred.txt",
+        "--db",
+        root / "database",
+        "--output",
+        out,
+        "--jobs",
+        "1",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
     assert "over the 18 pairs it compares" in result.output and "score over all 19 gold lines" in result.output
@@ -208,25 +230,31 @@ def test_a_bad_gold_line_is_a_gold_problem(tmp_path):
     assert str(report.summary.problems[0]).startswith(f"{tmp_path / 'gold.txt'}:1:")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("SELECT DISTINCT a FROM t", "SELECT  a FROM t"),
-    ("SELECT count(distinct a) FROM t", "SELECT count( a) FROM t"),
-    ("SELECT 'distinct' FROM t", "SELECT 'distinct' FROM t"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("SELECT DISTINCT a FROM t", "SELECT  a FROM t"),
+        ("SELECT count(distinct a) FROM t", "SELECT count( a) FROM t"),
+        ("SELECT 'distinct' FROM t", "SELECT 'distinct' FROM t"),
+    ],
+)
 def test_remove_distinct_keeps_the_rest_of_the_text(text, expected):
     assert remove_distinct(text) == expected
 
 
-@pytest.mark.parametrize("gold, pred, ordered, ok", [
-    ([(1, "a")], [("a", 1)], False, True),
-    ([(1,)], [(1.0,)], False, True),
-    ([(42,)], [("42",)], False, False),
-    ([(None,)], [("",)], False, False),
-    ([(1,), (2,)], [(2,), (1,)], True, False),
-    ([(1,), (1,), (2,)], [(1,), (2,), (2,)], False, False),  # multisets, not sets
-    ([(0.1 + 0.2,)], [(0.3,)], False, True),
-    ([(1, 2)], [(1, 2, 3)], False, False),  # an extra column is wrong
-    ([(True,)], [(1,)], False, False),
-])
+@pytest.mark.parametrize(
+    "gold, pred, ordered, ok",
+    [
+        ([(1, "a")], [("a", 1)], False, True),
+        ([(1,)], [(1.0,)], False, True),
+        ([(42,)], [("42",)], False, False),
+        ([(None,)], [("",)], False, False),
+        ([(1,), (2,)], [(2,), (1,)], True, False),
+        ([(1,), (1,), (2,)], [(1,), (2,), (2,)], False, False),  # multisets, not sets
+        ([(0.1 + 0.2,)], [(0.3,)], False, True),
+        ([(1, 2)], [(1, 2, 3)], False, False),  # an extra column is wrong
+        ([(True,)], [(1,)], False, False),
+    ],
+)
 def test_strict_rows(gold, pred, ordered, ok):
     assert strict_rows(gold, pred, ordered).passed is ok

@@ -1,4 +1,5 @@
 """`validate`: every problem of a submission at once, with file:line and a hint; exit 0 only when clean."""
+
 import os
 
 import pytest
@@ -35,14 +36,18 @@ def test_every_problem_is_listed_at_once_with_its_line_and_a_hint(folders):
     sub, gold = folders
     (sub / "t1" / "r.csv").unlink()
     meta = sub / "results_metadata.jsonl"
-    write_lines(meta, [
-        {"instance_id": "s1", "answer_type": "answer", "answer_or_path": "Paris"},
-        '{"instance_id": "x1", "answer_type": "file",',
-        {"instance_id": "x2", "answer_type": "table", "answer_or_path": "r.csv"},
-        {"instance_id": "t1", "answer_type": "file", "answer_or_path": "r.csv"},
-        {"instance_id": "t1x", "answer_type": "answer", "answer_or_path": "Paris"},
-        {"instance_id": "f1", "answer_type": "files", "answer_or_path": ["d.csv", "w.csv"]},
-        {"instance_id": "d1", "answer_type": "file", "answer_or_path": "r.duckdb"}])
+    write_lines(
+        meta,
+        [
+            {"instance_id": "s1", "answer_type": "answer", "answer_or_path": "Paris"},
+            '{"instance_id": "x1", "answer_type": "file",',
+            {"instance_id": "x2", "answer_type": "table", "answer_or_path": "r.csv"},
+            {"instance_id": "t1", "answer_type": "file", "answer_or_path": "r.csv"},
+            {"instance_id": "t1x", "answer_type": "answer", "answer_or_path": "Paris"},
+            {"instance_id": "f1", "answer_type": "files", "answer_or_path": ["d.csv", "w.csv"]},
+            {"instance_id": "d1", "answer_type": "file", "answer_or_path": "r.duckdb"},
+        ],
+    )
     result = validate(sub, gold)
     text = result.to_text()
     assert f"{meta}:2:45: invalid JSON" in text
@@ -63,10 +68,15 @@ def test_paths_that_leave_the_instance_folder_are_refused(folders, tmp_path):
     outside.write_text(TABLE)
     (sub / "t1" / "link.csv").symlink_to(outside)
     (sub / "t1" / "inner.csv").symlink_to(sub / "t1" / "r.csv")  # a link that stays inside is fine
-    for answer, expected in [("../../secret.csv", "leaves t1/ with '..'"), (str(outside), "is absolute"),
-                             ("link.csv", "resolves outside t1/"), ("inner.csv", None)]:
-        write_lines(sub / "results_metadata.jsonl",
-                    [{"instance_id": "t1", "answer_type": "file", "answer_or_path": answer}])
+    for answer, expected in [
+        ("../../secret.csv", "leaves t1/ with '..'"),
+        (str(outside), "is absolute"),
+        ("link.csv", "resolves outside t1/"),
+        ("inner.csv", None),
+    ]:
+        write_lines(
+            sub / "results_metadata.jsonl", [{"instance_id": "t1", "answer_type": "file", "answer_or_path": answer}]
+        )
         result = validate(sub)
         if expected is None:
             assert result.ok, result.to_text()
@@ -105,9 +115,13 @@ def test_duckdb_answers_must_hold_the_tables_the_gold_names(folders):
 
 def test_an_answer_type_the_gold_cannot_grade_is_an_error(folders):
     sub, gold = folders
-    write_lines(sub / "results_metadata.jsonl", [
-        {"instance_id": "t1", "answer_type": "answer", "answer_or_path": "1, 2"},
-        {"instance_id": "s1", "answer_type": "file", "answer_or_path": "x.csv"}])
+    write_lines(
+        sub / "results_metadata.jsonl",
+        [
+            {"instance_id": "t1", "answer_type": "answer", "answer_or_path": "1, 2"},
+            {"instance_id": "s1", "answer_type": "file", "answer_or_path": "x.csv"},
+        ],
+    )
     text = validate(sub, gold).to_text()
     assert "the answer is text but the gold has only ['table_match'] specs" in text
     assert "the answer is a file but the gold has only ['string_match'] specs" in text
@@ -117,7 +131,7 @@ def test_an_answer_type_the_gold_cannot_grade_is_an_error(folders):
 
 def test_ragged_rows_and_other_delimiters_are_warnings_with_lines(folders):
     sub, gold = folders
-    (sub / "t1" / "r.csv").write_text("a,b,c\n1,x,2.5\n2,y\n\n3,\"q\nr\",4\n")
+    (sub / "t1" / "r.csv").write_text('a,b,c\n1,x,2.5\n2,y\n\n3,"q\nr",4\n')
     (sub / "f1" / "d.csv").write_text("a;b;c\n1;x;2.5\n")
     result = validate(sub, gold)
     warnings = [str(w) for w in result.warnings]
@@ -139,9 +153,13 @@ def test_empty_sql_files_fail_in_validate_and_in_grading_alike(folders):
     sub, gold = folders
     (sub / "t1" / "q.sql").write_text("  \n")
     (sub / "n1" / "q.sql").write_text("SELECT 1")
-    write_lines(sub / "results_metadata.jsonl", [
-        {"instance_id": "t1", "answer_type": "file", "answer_or_path": "q.sql"},
-        {"instance_id": "n1", "answer_type": "answer", "answer_or_path": "17.5"}])
+    write_lines(
+        sub / "results_metadata.jsonl",
+        [
+            {"instance_id": "t1", "answer_type": "file", "answer_or_path": "q.sql"},
+            {"instance_id": "n1", "answer_type": "answer", "answer_or_path": "17.5"},
+        ],
+    )
     assert "q.sql: empty SQL file" in validate(sub, gold).to_text()
     assert {i.instance_id: i.reason for i in grade(sub, gold).instances}["t1"] == "unreadable_prediction"
 
@@ -168,7 +186,10 @@ def test_flat_layout_builds_lines_from_file_names(tmp_path):
     flat = _flat_folder(tmp_path)
     loaded = load_flat_submission(flat)
     assert {iid: (line.answer_type, line.answer) for iid, line in loaded.records.items()} == {
-        "t1": ("file", "t1.csv"), "n1": ("file", "n1.sql"), "s1": ("file", "s1.csv")}
+        "t1": ("file", "t1.csv"),
+        "n1": ("file", "n1.sql"),
+        "s1": ("file", "s1.csv"),
+    }
     messages = [p.message for p in loaded.problems]
     assert any("both s1.csv and s1.sql exist; the CSV is graded" in m for m in messages)
     assert any("file ignored" in m for m in messages)
@@ -211,8 +232,9 @@ def test_validate_help_shows_examples_and_both_spellings():
 
 def test_unsafe_instance_ids_never_name_a_folder(folders):
     sub, gold = folders
-    write_lines(sub / "results_metadata.jsonl",
-                [{"instance_id": "../t1", "answer_type": "file", "answer_or_path": "r.csv"}])
+    write_lines(
+        sub / "results_metadata.jsonl", [{"instance_id": "../t1", "answer_type": "file", "answer_or_path": "r.csv"}]
+    )
     assert "cannot name a folder" in validate(sub).to_text()
     assert os.path.exists(sub / "t1" / "r.csv")
 

@@ -1,4 +1,5 @@
 """Valid@1 / Valid@k in grading: .sql attempts compiled on the instance's database, apart from execution errors."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,10 @@ RIGHT = "SELECT region, sum(amount) AS total FROM sales GROUP BY region"
 WRONG = "SELECT region, max(amount) FROM sales GROUP BY region"
 MISSING_COLUMN = "SELECT region, sum(price) FROM sales GROUP BY region"
 # Valid, but counts far past the 2 s timeout: SQLite interrupts it.
-ENDLESS = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) "
-           "SELECT region, count(*) FROM sales, c GROUP BY region")
+ENDLESS = (
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) "
+    "SELECT region, count(*) FROM sales, c GROUP BY region"
+)
 
 
 @pytest.fixture
@@ -48,8 +51,9 @@ def add_attempts(root, iid, attempts: list[str], metadata: dict, gold_sql: str =
 
 def run(root, dbs, **options):
     # An empty credentials folder: a cloud instance here must fail for want of credentials, never reach a server.
-    executor = Executor(ExecConfig(output_dir=root / "work", db_dir=dbs, timeout_s=2,
-                                   credentials_dir=root / "no_credentials"))
+    executor = Executor(
+        ExecConfig(output_dir=root / "work", db_dir=dbs, timeout_s=2, credentials_dir=root / "no_credentials")
+    )
     report = grade(root / "sub", root / "gold", options=Options(executor=executor, ves_iterations=3, **options))
     return report, {i.instance_id: i for i in report.instances}
 
@@ -101,8 +105,9 @@ def test_single_sql_answers_count_as_one_attempt(tmp_path, dbs):
     lite = {"type": "SQLite", "db": "shop"}
     write_instance(tmp_path, "ok", SPEC, "file", "a.sql", {"gold.sql": GOLD_SQL}, {"a.sql": RIGHT}, lite)
     write_instance(tmp_path, "syntax", SPEC, "file", "a.sql", {"gold.sql": GOLD_SQL}, {"a.sql": "SELEC 1"}, lite)
-    write_instance(tmp_path, "table", SPEC, "file", "a.sql", {"gold.sql": GOLD_SQL},
-                   {"a.sql": "SELECT * FROM nowhere"}, lite)
+    write_instance(
+        tmp_path, "table", SPEC, "file", "a.sql", {"gold.sql": GOLD_SQL}, {"a.sql": "SELECT * FROM nowhere"}, lite
+    )
     write_instance(tmp_path, "no_file", SPEC, "file", "absent.sql", {"gold.sql": GOLD_SQL}, {}, lite)
     report, by_id = run(tmp_path, dbs)
     assert report.summary.attempts is None

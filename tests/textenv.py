@@ -4,6 +4,7 @@ Score: 0.5 for holding the key, 1.0 (done) for opening the door with it; "jump i
 scores -1 and ends the episode, like a failed ScienceWorld task.  It records how it was used
 so tests can see resets, steps and whether two threads ever shared one instance.
 """
+
 from __future__ import annotations
 
 import threading

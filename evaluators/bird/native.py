@@ -59,8 +59,9 @@ def read_predictions(path: Path) -> list[PredictionValue]:
         where = Location(str(path), getattr(exc, "lineno", None), getattr(exc, "colno", None))
         raise SpecError(f"the predictions are not a JSON object: {exc}", where) from None
     if not isinstance(data, dict):
-        raise SpecError("the predictions must be a JSON object {\"0\": \"SQL\\t----- bird -----\\tdb\", ...}",
-                        Location(str(path)))
+        raise SpecError(
+            'the predictions must be a JSON object {"0": "SQL\\t----- bird -----\\tdb", ...}', Location(str(path))
+        )
     lines = _key_lines(text, list(data))
     return [PredictionValue(str(k), v, Location(str(path), lines.get(k))) for k, v in data.items()]
 
@@ -88,7 +89,9 @@ def read_gold(path: Path, problems: list[Problem]) -> list[GoldLine | None]:
         fields = line.strip().split("\t")
         where = Location(str(path), number)
         if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
-            problems.append(Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id"))
+            problems.append(
+                Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id")
+            )
             out.append(None)
             continue
         out.append(GoldLine(fields[0], fields[1], where))

@@ -67,8 +67,9 @@ class _Runner:
         return self.rows.gold(RowQuery(self.options.backend, db, sql, self.options.meta_time_out))
 
 
-def grade_bird(predictions: Path, gold: Path, questions: Path | None, options: BirdOptions,
-               data_mode: str = "dev") -> Report:
+def grade_bird(
+    predictions: Path, gold: Path, questions: Path | None, options: BirdOptions, data_mode: str = "dev"
+) -> Report:
     problems: list[Problem] = []
     pred_file = native.resolve(predictions, data_mode, "predict_{mode}.json")
     gold_file = native.resolve(gold, data_mode, "{mode}_gold.sql")
@@ -76,14 +77,21 @@ def grade_bird(predictions: Path, gold: Path, questions: Path | None, options: B
     golds = native.read_gold(gold_file, problems)
     metadata = native.read_questions(questions, problems)
     _check_lengths(preds, golds, metadata, pred_file, questions, problems)
-    config = ExecConfig(output_dir=options.work_dir, timeout_s=options.meta_time_out,
-                        postgres_dsn=options.postgres_dsn, mysql_dsn=options.mysql_dsn)
+    config = ExecConfig(
+        output_dir=options.work_dir,
+        timeout_s=options.meta_time_out,
+        postgres_dsn=options.postgres_dsn,
+        mysql_dsn=options.mysql_dsn,
+    )
     runner = _Runner(options, config)
-    items = [(i, g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
-             for i, g in enumerate(golds)]
+    items = [
+        (i, g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
+        for i, g in enumerate(golds)
+    ]
     try:
-        instances = run_parallel(lambda item: _grade(item[0], item[1], item[2], item[3], runner), items,
-                                 max(1, options.num_cpus))
+        instances = run_parallel(
+            lambda item: _grade(item[0], item[1], item[2], item[3], runner), items, max(1, options.num_cpus)
+        )
     finally:
         runner.rows.close()
     summary = build_summary("bird", instances, len(preds), _unpaired(preds, golds), problems, NAMES)
@@ -95,33 +103,51 @@ def grade_bird(predictions: Path, gold: Path, questions: Path | None, options: B
 
 def _check_lengths(preds, golds, metadata, pred_file: Path, questions: Path | None, problems: list) -> None:
     if len(preds) != len(golds):
-        problems.append(Problem(Location(str(pred_file)), f"{len(preds)} prediction(s) for {len(golds)} gold "
-                                "line(s): predictions pair with gold lines by position; the official script "
-                                "compares only the first " + str(min(len(preds), len(golds)))))
+        problems.append(
+            Problem(
+                Location(str(pred_file)),
+                f"{len(preds)} prediction(s) for {len(golds)} gold "
+                "line(s): predictions pair with gold lines by position; the official script "
+                "compares only the first " + str(min(len(preds), len(golds))),
+            )
+        )
     if questions is not None and len(metadata) != len(golds):
-        problems.append(Problem(Location(str(questions)), f"{len(metadata)} question(s) for {len(golds)} gold "
-                                "line(s): difficulties are read by position"))
+        problems.append(
+            Problem(
+                Location(str(questions)),
+                f"{len(metadata)} question(s) for {len(golds)} gold line(s): difficulties are read by position",
+            )
+        )
 
 
 def _unpaired(preds, golds) -> list[str]:
-    return [p.key for p in preds[len(golds):]]
+    return [p.key for p in preds[len(golds) :]]
 
 
-def _grade(index: int, gold: native.GoldLine | None, pred: native.PredictionValue | None, question: dict,
-           runner: _Runner) -> InstanceReport:
+def _grade(
+    index: int, gold: native.GoldLine | None, pred: native.PredictionValue | None, question: dict, runner: _Runner
+) -> InstanceReport:
     meta = {k: v for k, v in question.items() if k in ("question_id", "db_id", "difficulty")}
     if gold is None:
-        return _instance(index, None, pred, meta, _both(Verdict(0.0, "invalid_gold", "the gold line is not "
-                                                                 "SQL<TAB>db_id (a gold problem)")), {})
+        return _instance(
+            index,
+            None,
+            pred,
+            meta,
+            _both(Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)")),
+            {},
+        )
     meta.setdefault("db_id", gold.db_id)
     if pred is None:
-        return _instance(index, gold, None, meta, _both(Verdict(0.0, "missing_prediction", "no prediction at this "
-                                                                 "position")), {})
+        return _instance(
+            index, gold, None, meta, _both(Verdict(0.0, "missing_prediction", "no prediction at this position")), {}
+        )
     sql, named_db = official.split_prediction(pred.value)
     db = runner.database(gold.db_id)
     if runner.options.backend == "sqlite" and (db is None or not Path(db).is_file()):
-        verdict = Verdict(0.0, "no_database", f"no database {gold.db_id}/{gold.db_id}.sqlite under "
-                                              f"{runner.options.db_root}")
+        verdict = Verdict(
+            0.0, "no_database", f"no database {gold.db_id}/{gold.db_id}.sqlite under {runner.options.db_root}"
+        )
         return _instance(index, gold, pred, meta, _both(verdict), {})
     verdicts, info = _execute(sql, gold, db, runner)
     info["db_named_in_prediction"] = named_db
@@ -145,8 +171,9 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -
     else:
         gold_result = runner.gold(gold.sql, db)
         if not gold_result.ok:
-            verdict = Verdict(0.0, "unreadable_gold", f"the gold query failed ({gold_result.reason}): "
-                                                      f"{gold_result.detail}")
+            verdict = Verdict(
+                0.0, "unreadable_gold", f"the gold query failed ({gold_result.reason}): {gold_result.detail}"
+            )
             return _both(verdict), {**info, "ex_bird": False, "ex_strict": False}
         gold_rows = list(gold_result.rows)
         if not sql.strip():
@@ -165,8 +192,10 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -
     if runner.options.backend == "sqlite" and sql.strip() and "ran" not in info:
         info.update(_efficiency(sql, gold.sql, db, bird, runner))
     words = "equal as sets of rows" if bird else "different sets of rows"
-    return {"bird": Verdict(float(bird), "match" if bird else "value_mismatch", f"BIRD EX: {words}"),
-            "strict": strict}, info
+    return {
+        "bird": Verdict(float(bird), "match" if bird else "value_mismatch", f"BIRD EX: {words}"),
+        "strict": strict,
+    }, info
 
 
 def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: _Runner) -> dict:
@@ -180,20 +209,25 @@ def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: 
     iterations = runner.options.ves_iterations
     if correct and iterations > 0:
         limit = {**settings, "timeout_s": runner.options.meta_time_out * iterations}  # as the VES scripts allow
-        event = worker.execute(Request("sqlite", sql, "", db, limit, {}, "time"), "time_pair", gold_sql=gold_sql,
-                               iterations=iterations)
+        event = worker.execute(
+            Request("sqlite", sql, "", db, limit, {}, "time"), "time_pair", gold_sql=gold_sql, iterations=iterations
+        )
         if event.get("reason") == "ok":
             pred_times, gold_times = event["pred_times"], event["gold_times"]
             ratio = official_time_ratio(gold_times, pred_times)
-            out["bird_ves"] = {"time_ratio": ratio, "iterations": iterations,
-                               "pred_mean_s": sum(pred_times) / len(pred_times),
-                               "gold_mean_s": sum(gold_times) / len(gold_times),
-                               "ratio_cv": _cv([g / p for g, p in zip(gold_times, pred_times, strict=False) if p > 0])}
+            out["bird_ves"] = {
+                "time_ratio": ratio,
+                "iterations": iterations,
+                "pred_mean_s": sum(pred_times) / len(pred_times),
+                "gold_mean_s": sum(gold_times) / len(gold_times),
+                "ratio_cv": _cv([g / p for g, p in zip(gold_times, pred_times, strict=False) if p > 0]),
+            }
         else:
             out["bird_ves"] = {"time_ratio": 0.0, "error": f"{event.get('reason')}: {event.get('detail', '')}"}
     if runner.options.plan_cost:
-        event = worker.execute(Request("sqlite", sql, "", db, settings, {}, "csv"), "inspect",
-                               plan_queries={"gold": gold_sql, "pred": sql})
+        event = worker.execute(
+            Request("sqlite", sql, "", db, settings, {}, "csv"), "inspect", plan_queries={"gold": gold_sql, "pred": sql}
+        )
         if event.get("reason") == "ok" and "plan_cost" in event:
             out["plan_cost"] = event["plan_cost"]
     return out
@@ -219,19 +253,32 @@ def efficiency_summary(instances: list, options: BirdOptions) -> dict:
     out: dict = {}
     if options.ves_iterations > 0 and compared:
         ratios = [(i.execution.get("bird_ves") or {}).get("time_ratio", 0.0) if i.score >= 1 else 0.0 for i in compared]
-        cvs = [i.execution["bird_ves"]["ratio_cv"] for i in compared
-               if (i.execution.get("bird_ves") or {}).get("ratio_cv") is not None]
+        cvs = [
+            i.execution["bird_ves"]["ratio_cv"]
+            for i in compared
+            if (i.execution.get("bird_ves") or {}).get("ratio_cv") is not None
+        ]
         noisy = sum(cv > NOISY_CV for cv in cvs)
-        out.update(ves_dev=official_ves(ratios), rves_mini_dev=official_rves(ratios),
-                   ves_iterations=options.ves_iterations, ves_timed=len(cvs),
-                   ves_ratio_cv_median=sorted(cvs)[len(cvs) // 2] if cvs else None, ves_noisy=noisy,
-                   ves_definitions="VES: BIRD dev evaluation_ves.py; R-VES: mini-dev evaluation_ves.py; both take "
-                                   "the mean of per-iteration gold/pred time ratios within 3 sigma")
+        out.update(
+            ves_dev=official_ves(ratios),
+            rves_mini_dev=official_rves(ratios),
+            ves_iterations=options.ves_iterations,
+            ves_timed=len(cvs),
+            ves_ratio_cv_median=sorted(cvs)[len(cvs) // 2] if cvs else None,
+            ves_noisy=noisy,
+            ves_definitions="VES: BIRD dev evaluation_ves.py; R-VES: mini-dev evaluation_ves.py; both take "
+            "the mean of per-iteration gold/pred time ratios within 3 sigma",
+        )
         if cvs and noisy > len(cvs) / 4:
-            out["ves_warning"] = (f"{noisy} of {len(cvs)} timed questions have a ratio spread (CV) above {NOISY_CV}: "
-                                  "the VES figures are too noisy to trust; use more iterations or a quieter machine")
-    pairs = [(i.execution["plan_cost"], i.execution.get("bird_ves", {}).get("time_ratio")) for i in compared
-             if (i.execution.get("plan_cost") or {}).get("pred") and (i.execution.get("plan_cost") or {}).get("gold")]
+            out["ves_warning"] = (
+                f"{noisy} of {len(cvs)} timed questions have a ratio spread (CV) above {NOISY_CV}: "
+                "the VES figures are too noisy to trust; use more iterations or a quieter machine"
+            )
+    pairs = [
+        (i.execution["plan_cost"], i.execution.get("bird_ves", {}).get("time_ratio"))
+        for i in compared
+        if (i.execution.get("plan_cost") or {}).get("pred") and (i.execution.get("plan_cost") or {}).get("gold")
+    ]
     timed = [(cost["gold"] / cost["pred"], ratio) for cost, ratio in pairs if ratio]
     if options.plan_cost:
         out["plan_cost_vs_time_spearman"] = spearman([a for a, _ in timed], [b for _, b in timed])
@@ -257,16 +304,34 @@ def _official_pair(sql: str, gold_sql: str, db: str | None, runner: _Runner):
     return rows["pred"], rows["gold"]
 
 
-def _instance(index: int, gold: native.GoldLine | None, pred: native.PredictionValue | None, meta: dict,
-              verdicts: dict, info: dict) -> InstanceReport:
+def _instance(
+    index: int,
+    gold: native.GoldLine | None,
+    pred: native.PredictionValue | None,
+    meta: dict,
+    verdicts: dict,
+    info: dict,
+) -> InstanceReport:
     bird, strict = verdicts["bird"], verdicts["strict"]
     location = str(pred.location) if pred else (str(gold.location) if gold else None)
     return InstanceReport(
-        instance_id=str(index), funcs=("execution_match",), answer_type="sql" if pred else None, score=bird.score,
-        strict_score=strict.score, reason=bird.reason, detail=bird.detail, strict_reason=strict.reason,
-        strict_detail=strict.detail, scores={"bird": bird.score, "strict": strict.score}, location=location,
-        metadata=meta, execution={**info, **({"ex_bird": False, "ex_strict": False} if "ex_bird" not in info
-                                            and pred and gold else {})})
+        instance_id=str(index),
+        funcs=("execution_match",),
+        answer_type="sql" if pred else None,
+        score=bird.score,
+        strict_score=strict.score,
+        reason=bird.reason,
+        detail=bird.detail,
+        strict_reason=strict.reason,
+        strict_detail=strict.detail,
+        scores={"bird": bird.score, "strict": strict.score},
+        location=location,
+        metadata=meta,
+        execution={
+            **info,
+            **({"ex_bird": False, "ex_strict": False} if "ex_bird" not in info and pred and gold else {}),
+        },
+    )
 
 
 def official_table(report: Report, metric: str = "EX") -> str:
@@ -275,10 +340,12 @@ def official_table(report: Report, metric: str = "EX") -> str:
     by_level = {level: [i for i in compared if i.metadata.get("difficulty") == level] for level in LEVELS}
     counts = [len(by_level[level]) for level in LEVELS] + [len(compared)]
     scores = [_percent(by_level[level]) for level in LEVELS] + [_percent(compared)]
-    lines = ["{:20} {:20} {:20} {:20} {:20}".format("", *LEVELS, "total"),
-             "{:20} {:<20} {:<20} {:<20} {:<20}".format("count", *counts),
-             f"======================================    {metric}    =====================================",
-             "{:20} {:<20} {:<20} {:<20} {:<20}".format(metric, *scores)]
+    lines = [
+        "{:20} {:20} {:20} {:20} {:20}".format("", *LEVELS, "total"),
+        "{:20} {:<20} {:<20} {:<20} {:<20}".format("count", *counts),
+        f"======================================    {metric}    =====================================",
+        "{:20} {:<20} {:<20} {:<20} {:<20}".format(metric, *scores),
+    ]
     return "\n".join(lines) + "\n"
 
 

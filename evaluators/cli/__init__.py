@@ -5,6 +5,7 @@ spelling works, and so does `--result-dir`); `validate` and `gold ...` are
 subcommands.  Every `EvalError` is caught in `options.handle_errors` and
 becomes a one-line message and its exit code.
 """
+
 from __future__ import annotations
 
 import click

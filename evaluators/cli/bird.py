@@ -24,31 +24,84 @@ def _path(*names, **kwargs):
 
 
 @click.command("bird", epilog=EPILOG)
-@_path("--predicted_sql_path", "--predicted-sql-path", "predicted", required=True,
-       help="The predictions JSON, or the folder holding predict_<data_mode>.json.")
-@_path("--ground_truth_path", "--ground-truth-path", "ground_truth", required=True,
-       help="The gold .sql file (SQL<TAB>db_id a line), or the folder holding <data_mode>_gold.sql.")
+@_path(
+    "--predicted_sql_path",
+    "--predicted-sql-path",
+    "predicted",
+    required=True,
+    help="The predictions JSON, or the folder holding predict_<data_mode>.json.",
+)
+@_path(
+    "--ground_truth_path",
+    "--ground-truth-path",
+    "ground_truth",
+    required=True,
+    help="The gold .sql file (SQL<TAB>db_id a line), or the folder holding <data_mode>_gold.sql.",
+)
 @_path("--db_root_path", "--db-root-path", "db_root", required=True, help="Folder of <db_id>/<db_id>.sqlite.")
 @_path("--diff_json_path", "--diff-json-path", "questions", help="Questions with `difficulty` (JSON array or lines).")
-@click.option("--sql_dialect", "--sql-dialect", "sql_dialect", default="SQLite", show_default=True,
-              type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False))
-@click.option("--meta_time_out", "--meta-time-out", "meta_time_out", type=float, default=30.0, show_default=True,
-              help="Seconds per query.")
-@click.option("--num_cpus", "--num-cpus", "num_cpus", type=click.IntRange(1), default=1, show_default=True,
-              help="Queries at once (capped at the machine's cores: each runs in its own process).")
+@click.option(
+    "--sql_dialect",
+    "--sql-dialect",
+    "sql_dialect",
+    default="SQLite",
+    show_default=True,
+    type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
+)
+@click.option(
+    "--meta_time_out",
+    "--meta-time-out",
+    "meta_time_out",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds per query.",
+)
+@click.option(
+    "--num_cpus",
+    "--num-cpus",
+    "num_cpus",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Queries at once (capped at the machine's cores: each runs in its own process).",
+)
 @click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
 @_path("--output_log_path", "--output-log-path", "log_path", help="Append the official table here, as the scripts do.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
 @_path("--work-dir", "work_dir", help="Where database copies and scratch files go (default: beside --output).")
-@click.option("--ves-iterations", type=click.IntRange(0), default=0, show_default=True,
-              help="Time each correct answer N times for VES (BIRD dev) and R-VES (mini-dev); BIRD uses 100.")
-@click.option("--plan-cost", is_flag=True, help="EXPLAIN cost of gold and prediction, and its rank correlation "
-              "with the measured time ratio.")
+@click.option(
+    "--ves-iterations",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Time each correct answer N times for VES (BIRD dev) and R-VES (mini-dev); BIRD uses 100.",
+)
+@click.option(
+    "--plan-cost",
+    is_flag=True,
+    help="EXPLAIN cost of gold and prediction, and its rank correlation with the measured time ratio.",
+)
 @click.option("--postgres-dsn", help="PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
 @click.option("--mysql-dsn", help="MySQL connection for --sql_dialect MySQL (never printed).")
 @handle_errors
-def bird(predicted, ground_truth, db_root, questions, sql_dialect, meta_time_out, num_cpus, data_mode, log_path,
-         output, work_dir, ves_iterations, plan_cost, postgres_dsn, mysql_dsn):
+def bird(
+    predicted,
+    ground_truth,
+    db_root,
+    questions,
+    sql_dialect,
+    meta_time_out,
+    num_cpus,
+    data_mode,
+    log_path,
+    output,
+    work_dir,
+    ves_iterations,
+    plan_cost,
+    postgres_dsn,
+    mysql_dsn,
+):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     import os
 
@@ -60,8 +113,17 @@ def bird(predicted, ground_truth, db_root, questions, sql_dialect, meta_time_out
     # The predictions are one file, often beside where people write results; the databases are a folder.
     check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    options = BirdOptions(db_root, _dialect(sql_dialect), meta_time_out, min(num_cpus, cores), work_dir,
-                          postgres_dsn, mysql_dsn, ves_iterations, plan_cost)
+    options = BirdOptions(
+        db_root,
+        _dialect(sql_dialect),
+        meta_time_out,
+        min(num_cpus, cores),
+        work_dir,
+        postgres_dsn,
+        mysql_dsn,
+        ves_iterations,
+        plan_cost,
+    )
     report = grade_bird(predicted, ground_truth, questions, options, data_mode)
     table = official_table(report)
     click.echo(report.to_text(), nl=False)
@@ -70,13 +132,17 @@ def bird(predicted, ground_truth, db_root, questions, sql_dialect, meta_time_out
     click.echo(strict.splitlines()[-1] + "\n", nl=False)
     metrics = report.summary.execution_metrics or {}
     if "ves_dev" in metrics:
-        click.echo(f"VES (BIRD dev) {metrics['ves_dev']:.2f}   R-VES (mini-dev) {metrics['rves_mini_dev']:.2f}   "
-                   f"({metrics['ves_iterations']} iterations; median ratio CV {metrics['ves_ratio_cv_median']})")
+        click.echo(
+            f"VES (BIRD dev) {metrics['ves_dev']:.2f}   R-VES (mini-dev) {metrics['rves_mini_dev']:.2f}   "
+            f"({metrics['ves_iterations']} iterations; median ratio CV {metrics['ves_ratio_cv_median']})"
+        )
         if metrics.get("ves_warning"):
             click.echo("warning: " + metrics["ves_warning"], err=True)
     if "plan_cost_vs_time_spearman" in metrics:
-        click.echo(f"plan cost vs time ratio: Spearman {metrics['plan_cost_vs_time_spearman']} over "
-                   f"{metrics['plan_cost_pairs']} question(s)")
+        click.echo(
+            f"plan cost vs time ratio: Spearman {metrics['plan_cost_vs_time_spearman']} over "
+            f"{metrics['plan_cost_pairs']} question(s)"
+        )
     if log_path:
         with open(log_path, "a", encoding="utf-8") as handle:
             handle.write("start calculate EX\n" + table)

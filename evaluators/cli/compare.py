@@ -19,8 +19,12 @@ Examples:
 @click.argument("baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison as JSON.")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a self-contained HTML page of the comparison.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write a self-contained HTML page of the comparison.",
+)
 @handle_errors
 def compare(baseline, candidate, output, html_path):
     """Is CANDIDATE better than BASELINE? Both are JSON reports of `evaluate.py grade --output`."""

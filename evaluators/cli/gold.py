@@ -1,4 +1,5 @@
 """`gold add`, `gold lint`, `gold import-spider2-lite`: building and checking gold folders."""
+
 from __future__ import annotations
 
 import json
@@ -70,46 +71,98 @@ def _metadata(pairs) -> dict:
 @gold_dir_option(exists=False)
 @click.option("--instance-id", "--instance_id", "instance_id", required=True, help="The new instance's id.")
 @click.option("--func", required=True, type=click.Choice(registry.names(authorable=True)))
-@click.option("--file", "files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A gold table (repeat for variants, or for tables_match's files).")
+@click.option(
+    "--file",
+    "files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A gold table (repeat for variants, or for tables_match's files).",
+)
 @click.option("--answer", "answers", multiple=True, help="A gold text or number (repeat for several).")
-@click.option("--condition-cols", "--condition_cols", "condition_cols", multiple=True,
-              help="Column positions that must match, e.g. 0,2 (repeat: one list per file or table).")
+@click.option(
+    "--condition-cols",
+    "--condition_cols",
+    "condition_cols",
+    multiple=True,
+    help="Column positions that must match, e.g. 0,2 (repeat: one list per file or table).",
+)
 @click.option("--ignore-order", "--ignore_order", "ignore_order", is_flag=True, help="Row order does not matter.")
-@click.option("--condition-tabs", "--condition_tabs", "condition_tabs", multiple=True,
-              help="duckdb_match: the tables to compare, comma-separated.")
+@click.option(
+    "--condition-tabs",
+    "--condition_tabs",
+    "condition_tabs",
+    multiple=True,
+    help="duckdb_match: the tables to compare, comma-separated.",
+)
 @click.option("--percentage", is_flag=True, default=None, help="number_match: 0.5 and 50 are equal.")
 @click.option("--precision", type=int, help="number_match: decimals that must agree (default 4).")
 @click.option("--exclude", multiple=True, help="string_match: a text the answer may not contain (repeat).")
 @click.option("--conj", type=click.Choice(["or", "and"]), help="Any one gold text (or) or all of them (and).")
 @click.option("--temporal", is_flag=True, help="The gold is the result of running --sql (needs a SQL backend).")
-@click.option("--sql", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Gold SQL, copied as gold.sql.")
+@click.option(
+    "--sql", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Gold SQL, copied as gold.sql."
+)
 @click.option("--metadata", multiple=True, help="key=value kept on the gold line (repeat).")
 @click.option("--replace", is_flag=True, help="Overwrite an instance that already exists.")
 @max_file_mb_option
 @handle_errors
-def add(gold_dir, instance_id, func, files, answers, condition_cols, ignore_order, condition_tabs, percentage,
-        precision, exclude, conj, temporal, sql, metadata, replace, max_file_mb):
+def add(
+    gold_dir,
+    instance_id,
+    func,
+    files,
+    answers,
+    condition_cols,
+    ignore_order,
+    condition_tabs,
+    percentage,
+    precision,
+    exclude,
+    conj,
+    temporal,
+    sql,
+    metadata,
+    replace,
+    max_file_mb,
+):
     """Add one gold instance: copy its files, check it, write its spec line atomically."""
     from evaluators.goldtools.add import NewGold, add_gold
 
     tabs = tuple(t.strip() for group in condition_tabs for t in group.split(",") if t.strip())
-    new = NewGold(instance_id, func, tuple(files), tuple(answers), tuple(_int_list(c) for c in condition_cols),
-                  ignore_order, tabs, percentage, precision, tuple(exclude), conj, temporal, sql,
-                  _metadata(metadata))
+    new = NewGold(
+        instance_id,
+        func,
+        tuple(files),
+        tuple(answers),
+        tuple(_int_list(c) for c in condition_cols),
+        ignore_order,
+        tabs,
+        percentage,
+        precision,
+        tuple(exclude),
+        conj,
+        temporal,
+        sql,
+        _metadata(metadata),
+    )
     path = add_gold(gold_dir, new, replace=replace, max_file_bytes=max_file_mb * 1024 * 1024)
     click.echo(f"{'replaced' if replace else 'added'} {instance_id} in {path}")
 
 
-@gold.command(epilog="""\b
+@gold.command(
+    epilog="""\b
 Examples:
   python evaluate.py gold lint --gold-dir gold
   python evaluate.py gold lint --gold_dir lite_gold --jobs 2 --no-self-check
-""")
+"""
+)
 @gold_dir_option()
-@click.option("--self-check/--no-self-check", default=True, show_default=True,
-              help="Grade each gold as the answer to itself under every semantics.")
+@click.option(
+    "--self-check/--no-self-check",
+    default=True,
+    show_default=True,
+    help="Grade each gold as the answer to itself under every semantics.",
+)
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Lint in N processes.")
 @max_file_mb_option
 @handle_errors
@@ -123,20 +176,36 @@ def lint(gold_dir, self_check, jobs, max_file_mb):
         raise Failed("gold lint: the gold has the problems listed above")
 
 
-@gold.command("import-spider2-lite", epilog="""\b
+@gold.command(
+    "import-spider2-lite",
+    epilog="""\b
 Examples:
   python evaluate.py gold import-spider2-lite --from Spider2/spider2-lite/evaluation_suite/gold --to lite_gold
   python evaluate.py gold import-spider2-lite --from snow_gold --to gold --eval-file spider2snow_eval.jsonl \\
       --tasks spider2-snow.jsonl --replace
-""")
-@click.option("--from", "source", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Spider2-lite/snow gold folder: exec_result/, spider2lite_eval.jsonl, sql/.")
-@click.option("--to", "target", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Gold folder to write (created if missing).")
+""",
+)
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Spider2-lite/snow gold folder: exec_result/, spider2lite_eval.jsonl, sql/.",
+)
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Gold folder to write (created if missing).",
+)
 @click.option("--eval-file", help="The eval jsonl's name, when the folder holds both lite and snow.")
-@click.option("--tasks", type=click.Path(dir_okay=False, path_type=Path),
-              help="The task file (spider2-lite.jsonl / spider2-snow.jsonl) that gives each instance its engine and "
-                   "database; found by itself where the official repository keeps it.")
+@click.option(
+    "--tasks",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The task file (spider2-lite.jsonl / spider2-snow.jsonl) that gives each instance its engine and "
+    "database; found by itself where the official repository keeps it.",
+)
 @click.option("--replace", is_flag=True, help="Overwrite instances already in --to.")
 @handle_errors
 def import_spider2_lite(source, target, eval_file, tasks, replace):

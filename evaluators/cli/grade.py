@@ -1,4 +1,5 @@
 """`grade`: the default command."""
+
 from __future__ import annotations
 
 import sys
@@ -32,35 +33,92 @@ Examples:
 @click.command(epilog=GRADE_EPILOG)
 @result_dir_option
 @gold_dir_option()
-@click.option("--semantics", type=click.Choice(list(PRESETS)), default="spider2", show_default=True,
-              help="Which semantics is the reported `score`; strict_score is always reported too.")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the JSON report here, with a CSV and a PNG of the same name beside it "
-                   "(a name ending in .html writes the HTML report instead).")
+@click.option(
+    "--semantics",
+    type=click.Choice(list(PRESETS)),
+    default="spider2",
+    show_default=True,
+    help="Which semantics is the reported `score`; strict_score is always reported too.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the JSON report here, with a CSV and a PNG of the same name beside it "
+    "(a name ending in .html writes the HTML report instead).",
+)
 @click.option("--html", "with_html", is_flag=True, help="With --output: also write the HTML report beside it.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="json: the report on stdout and nothing else there (messages and progress on stderr).")
-@click.option("--allow-gold-errors", is_flag=True,
-              help="Exit 0 even when some gold instances are broken (they are still counted apart and named).")
-@click.option("--plot/--no-plot", default=True, show_default=True,
-              help="With --output: also draw the figure beside the report (see --plot-format).")
-@click.option("--plot-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True,
-              help="svg: drawn in milliseconds, no library; png: matplotlib (pip install '.[plots]'), about a "
-                   "second more.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: the report on stdout and nothing else there (messages and progress on stderr).",
+)
+@click.option(
+    "--allow-gold-errors",
+    is_flag=True,
+    help="Exit 0 even when some gold instances are broken (they are still counted apart and named).",
+)
+@click.option(
+    "--plot/--no-plot",
+    default=True,
+    show_default=True,
+    help="With --output: also draw the figure beside the report (see --plot-format).",
+)
+@click.option(
+    "--plot-format",
+    type=click.Choice(["svg", "png"]),
+    default="svg",
+    show_default=True,
+    help="svg: drawn in milliseconds, no library; png: matplotlib (pip install '.[plots]'), about a second more.",
+)
 @jobs_option("Grade")
 @click.option("--fail-under", type=click.FloatRange(0, 1), help="Exit 1 when the score is below this.")
-@click.option("--max-file-mb", type=click.IntRange(1), default=2048, show_default=True,
-              help="Refuse predicted or gold files larger than this.")
+@click.option(
+    "--max-file-mb",
+    type=click.IntRange(1),
+    default=2048,
+    show_default=True,
+    help="Refuse predicted or gold files larger than this.",
+)
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
-@click.option("--attempt-score", type=click.Choice(["last", "best"]), default="last", show_default=True,
-              help="For lines with `attempts`: score the last attempt, or the best one.")
-@click.option("--ray", "ray_address", metavar="ADDRESS",
-              help="Grade on Ray actors: a cluster address (auto, ray://host:10001) or 'local' (needs '.[ray]').")
+@click.option(
+    "--attempt-score",
+    type=click.Choice(["last", "best"]),
+    default="last",
+    show_default=True,
+    help="For lines with `attempts`: score the last attempt, or the best one.",
+)
+@click.option(
+    "--ray",
+    "ray_address",
+    metavar="ADDRESS",
+    help="Grade on Ray actors: a cluster address (auto, ray://host:10001) or 'local' (needs '.[ray]').",
+)
 @layout_option
 @execution_options
 @handle_errors
-def grade(result_dir, gold_dir, semantics, output, with_html, output_format, allow_gold_errors, plot, plot_format,
-          jobs, fail_under, max_file_mb, progress, attempt_score, layout, ves_iterations, ray_address, **execution):
+def grade(
+    result_dir,
+    gold_dir,
+    semantics,
+    output,
+    with_html,
+    output_format,
+    allow_gold_errors,
+    plot,
+    plot_format,
+    jobs,
+    fail_under,
+    max_file_mb,
+    progress,
+    attempt_score,
+    layout,
+    ves_iterations,
+    ray_address,
+    **execution,
+):
     """Grade a submission folder against a gold folder."""
     if ray_address is None:
         from evaluators.grading.warm import warm_from_folders
@@ -70,13 +128,24 @@ def grade(result_dir, gold_dir, semantics, output, with_html, output_format, all
     from evaluators.grading.run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
-    check_writable_outside({"--output": output, "--work-dir": executor.config.output_dir},
-                           {"submission": result_dir, "gold": gold_dir})
-    report = run_grade(result_dir, gold_dir, semantics=semantics, jobs=jobs, progress=progress_bar(progress),
-                       options=Options(max_file_bytes=max_file_mb * 1024 * 1024, layout=layout,
-                                       attempt_score=attempt_score, executor=executor,
-                                       ves_iterations=ves_iterations),
-                       ray_address=ray_address)
+    check_writable_outside(
+        {"--output": output, "--work-dir": executor.config.output_dir}, {"submission": result_dir, "gold": gold_dir}
+    )
+    report = run_grade(
+        result_dir,
+        gold_dir,
+        semantics=semantics,
+        jobs=jobs,
+        progress=progress_bar(progress),
+        options=Options(
+            max_file_bytes=max_file_mb * 1024 * 1024,
+            layout=layout,
+            attempt_score=attempt_score,
+            executor=executor,
+            ves_iterations=ves_iterations,
+        ),
+        ray_address=ray_address,
+    )
     if output_format == "json":
         click.echo(report.to_json())
     else:
@@ -85,30 +154,62 @@ def grade(result_dir, gold_dir, semantics, output, with_html, output_format, all
         _write_outputs(report, output, plot_format if plot else None, with_html)
     gold_errors = report.summary.gold_errors
     if gold_errors and not allow_gold_errors:
-        raise GoldErrors(f"{len(gold_errors)} gold error(s) (the gold's problems, not the model's): "
-                         f"{', '.join(gold_errors[:5])}{' ...' if len(gold_errors) > 5 else ''}",
-                         hint="fix the gold, or pass --allow-gold-errors")
+        raise GoldErrors(
+            f"{len(gold_errors)} gold error(s) (the gold's problems, not the model's): "
+            f"{', '.join(gold_errors[:5])}{' ...' if len(gold_errors) > 5 else ''}",
+            hint="fix the gold, or pass --allow-gold-errors",
+        )
     if fail_under is not None and report.summary.score < fail_under:
         raise Failed(f"score {report.summary.score:.4f} is below --fail-under {fail_under}")
 
 
-def build_executor(gold_dir: Path, output: Path | None, *, db_dir, backend, db_override, timeout, memory_limit_mb,
-                   max_gb_billed,
-                   refresh_gold, work_dir, credentials_dir, bigquery_endpoint, bigquery_project, snowflake_host,
-                   snowflake_port, snowflake_protocol, postgres_dsn=None, mysql_dsn=None):
+def build_executor(
+    gold_dir: Path,
+    output: Path | None,
+    *,
+    db_dir,
+    backend,
+    db_override,
+    timeout,
+    memory_limit_mb,
+    max_gb_billed,
+    refresh_gold,
+    work_dir,
+    credentials_dir,
+    bigquery_endpoint,
+    bigquery_project,
+    snowflake_host,
+    snowflake_port,
+    snowflake_protocol,
+    postgres_dsn=None,
+    mysql_dsn=None,
+):
     from evaluators.execution.executor import ExecConfig, Executor
 
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
     if db_dir is None and (Path(gold_dir) / "databases").is_dir():
         db_dir = Path(gold_dir) / "databases"
-    return Executor(ExecConfig(
-        output_dir=work_dir, db_dir=db_dir, credentials_dir=credentials_dir, backend_override=backend,
-        db_override=db_override, timeout_s=timeout, memory_limit_mb=memory_limit_mb,
-        max_bytes_billed=int(max_gb_billed * 1024 ** 3),
-        refresh_gold=refresh_gold, bigquery_endpoint=bigquery_endpoint, bigquery_project=bigquery_project,
-        snowflake_host=snowflake_host, snowflake_port=snowflake_port, snowflake_protocol=snowflake_protocol,
-        postgres_dsn=postgres_dsn, mysql_dsn=mysql_dsn))
+    return Executor(
+        ExecConfig(
+            output_dir=work_dir,
+            db_dir=db_dir,
+            credentials_dir=credentials_dir,
+            backend_override=backend,
+            db_override=db_override,
+            timeout_s=timeout,
+            memory_limit_mb=memory_limit_mb,
+            max_bytes_billed=int(max_gb_billed * 1024**3),
+            refresh_gold=refresh_gold,
+            bigquery_endpoint=bigquery_endpoint,
+            bigquery_project=bigquery_project,
+            snowflake_host=snowflake_host,
+            snowflake_port=snowflake_port,
+            snowflake_protocol=snowflake_protocol,
+            postgres_dsn=postgres_dsn,
+            mysql_dsn=mysql_dsn,
+        )
+    )
 
 
 def progress_bar(wanted: bool | None):
@@ -129,8 +230,16 @@ class _Bar:
 
         self.clock, self.start = time.monotonic, time.monotonic()
         self.done = 0
-        self.bar = click.progressbar(length=total, label="grading", file=sys.stderr, show_eta=True, show_percent=True,
-                                     show_pos=True, width=0, item_show_func=lambda rate: rate)
+        self.bar = click.progressbar(
+            length=total,
+            label="grading",
+            file=sys.stderr,
+            show_eta=True,
+            show_percent=True,
+            show_pos=True,
+            width=0,
+            item_show_func=lambda rate: rate,
+        )
         self.bar.__enter__()
 
     def step(self, n: int = 1) -> None:

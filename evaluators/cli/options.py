@@ -1,4 +1,5 @@
 """Options shared by the subcommands, and the one place errors become exit codes."""
+
 from __future__ import annotations
 
 import functools
@@ -12,28 +13,49 @@ from evaluators.errors import EXIT_INTERRUPTED, EvalError, UsageError
 
 
 def result_dir_option(fn):
-    return click.option("--result-dir", "--result_dir", "result_dir", required=True,
-                        type=click.Path(exists=True, file_okay=False, path_type=Path),
-                        help="Submission folder holding results_metadata.jsonl.")(fn)
+    return click.option(
+        "--result-dir",
+        "--result_dir",
+        "result_dir",
+        required=True,
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="Submission folder holding results_metadata.jsonl.",
+    )(fn)
 
 
 def gold_dir_option(required=True, exists=True):
     def wrap(fn):
-        return click.option("--gold-dir", "--gold_dir", "gold_dir", required=required,
-                            type=click.Path(exists=exists, file_okay=False, path_type=Path),
-                            help="Gold folder holding spider2_eval.jsonl.")(fn)
+        return click.option(
+            "--gold-dir",
+            "--gold_dir",
+            "gold_dir",
+            required=required,
+            type=click.Path(exists=exists, file_okay=False, path_type=Path),
+            help="Gold folder holding spider2_eval.jsonl.",
+        )(fn)
+
     return wrap
 
 
 def layout_option(fn):
-    return click.option("--layout", type=click.Choice(["nested", "flat"]), default="nested", show_default=True,
-                        help="nested: results_metadata.jsonl and one folder per instance; flat: Spider2-lite's "
-                             "<instance_id>.csv / <instance_id>.sql files side by side.")(fn)
+    return click.option(
+        "--layout",
+        type=click.Choice(["nested", "flat"]),
+        default="nested",
+        show_default=True,
+        help="nested: results_metadata.jsonl and one folder per instance; flat: Spider2-lite's "
+        "<instance_id>.csv / <instance_id>.sql files side by side.",
+    )(fn)
 
 
 def max_file_mb_option(fn):
-    return click.option("--max-file-mb", type=click.IntRange(1), default=2048, show_default=True,
-                        help="Refuse predicted or gold files larger than this.")(fn)
+    return click.option(
+        "--max-file-mb",
+        type=click.IntRange(1),
+        default=2048,
+        show_default=True,
+        help="Refuse predicted or gold files larger than this.",
+    )(fn)
 
 
 class Jobs(click.ParamType):
@@ -54,9 +76,13 @@ class Jobs(click.ParamType):
 
 
 def jobs_option(what: str, default="auto"):
-    return click.option("--jobs", type=Jobs(), default=default, show_default=True,
-                        help=f"{what} in N processes; auto: one per available core when there are "
-                             "enough instances to share out.")
+    return click.option(
+        "--jobs",
+        type=Jobs(),
+        default=default,
+        show_default=True,
+        help=f"{what} in N processes; auto: one per available core when there are enough instances to share out.",
+    )
 
 
 def handle_errors(fn):
@@ -71,6 +97,7 @@ def handle_errors(fn):
             _stop_workers()
             click.echo("interrupted: every query was stopped and no report was written", err=True)
             sys.exit(EXIT_INTERRUPTED)
+
     return run
 
 
@@ -83,33 +110,72 @@ def _stop_workers() -> None:
 def execution_options(fn):
     """Where and how SQL runs: predicted `.sql` answers and temporal golds."""
     options = [
-        click.option("--db-dir", type=click.Path(file_okay=False, path_type=Path),
-                     help="Folder of DuckDB/SQLite files named by the gold's `db` (default: GOLD/databases)."),
-        click.option("--backend", type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake", "postgres", "mysql"]),
-                     help="Run every instance on this backend, whatever the gold's `type` says."),
+        click.option(
+            "--db-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Folder of DuckDB/SQLite files named by the gold's `db` (default: GOLD/databases).",
+        ),
+        click.option(
+            "--backend",
+            type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake", "postgres", "mysql"]),
+            help="Run every instance on this backend, whatever the gold's `type` says.",
+        ),
         click.option("--db", "db_override", help="Run every instance on this database reference."),
-        click.option("--timeout", type=click.FloatRange(0.1), default=60.0, show_default=True,
-                     help="Seconds a query may run before it is stopped."),
-        click.option("--memory-limit-mb", type=click.IntRange(16), default=4096, show_default=True,
-                     help="Memory one DuckDB/SQLite query may use (DuckDB spills to the work folder past it)."),
-        click.option("--max-gb-billed", type=click.FloatRange(0), default=10.0, show_default=True,
-                     help="BigQuery cost cap per query, in GiB (checked by a dry run first)."),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(0.1),
+            default=60.0,
+            show_default=True,
+            help="Seconds a query may run before it is stopped.",
+        ),
+        click.option(
+            "--memory-limit-mb",
+            type=click.IntRange(16),
+            default=4096,
+            show_default=True,
+            help="Memory one DuckDB/SQLite query may use (DuckDB spills to the work folder past it).",
+        ),
+        click.option(
+            "--max-gb-billed",
+            type=click.FloatRange(0),
+            default=10.0,
+            show_default=True,
+            help="BigQuery cost cap per query, in GiB (checked by a dry run first).",
+        ),
         click.option("--refresh-gold", is_flag=True, help="Re-run temporal gold queries instead of using the cache."),
-        click.option("--ves-iterations", type=click.IntRange(0), default=10, show_default=True,
-                     help="execution_match: time gold and prediction alternately N times each for VES "
-                          "(BIRD uses 100); 0 skips VES."),
-        click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path),
-                     help="Result CSVs and the gold cache (default: beside --output, else ./.grade-work)."),
-        click.option("--credentials-dir", type=click.Path(file_okay=False, path_type=Path),
-                     default=Path("credentials"), show_default=True),
+        click.option(
+            "--ves-iterations",
+            type=click.IntRange(0),
+            default=10,
+            show_default=True,
+            help="execution_match: time gold and prediction alternately N times each for VES "
+            "(BIRD uses 100); 0 skips VES.",
+        ),
+        click.option(
+            "--work-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Result CSVs and the gold cache (default: beside --output, else ./.grade-work).",
+        ),
+        click.option(
+            "--credentials-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=Path("credentials"),
+            show_default=True,
+        ),
         click.option("--bigquery-endpoint", help="BigQuery API endpoint (an emulator, say)."),
         click.option("--bigquery-project", help="BigQuery project for unqualified datasets."),
-        click.option("--snowflake-host"), click.option("--snowflake-port", type=int),
+        click.option("--snowflake-host"),
+        click.option("--snowflake-port", type=int),
         click.option("--snowflake-protocol", type=click.Choice(["https", "http"])),
-        click.option("--postgres-dsn", help="PostgreSQL connection (libpq string or URL); PG* variables and "
-                     "~/.pgpass apply too. Never printed."),
-        click.option("--mysql-dsn", help="MySQL/MariaDB URL mysql://user:password@host:port/db; MYSQL_* variables "
-                     "and ~/.my.cnf apply too. Never printed."),
+        click.option(
+            "--postgres-dsn",
+            help="PostgreSQL connection (libpq string or URL); PG* variables and ~/.pgpass apply too. Never printed.",
+        ),
+        click.option(
+            "--mysql-dsn",
+            help="MySQL/MariaDB URL mysql://user:password@host:port/db; MYSQL_* variables "
+            "and ~/.my.cnf apply too. Never printed.",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -125,8 +191,10 @@ def check_writable_outside(targets: dict, protected: dict) -> None:
         resolved = Path(path).resolve()
         for name, folder in protected.items():
             if folder is not None and resolved.is_relative_to(Path(folder).resolve()):
-                raise UsageError(f"{flag} {path} is inside the {name} folder {folder}, which is never written to",
-                                 hint=f"choose a {flag} outside {folder}")
+                raise UsageError(
+                    f"{flag} {path} is inside the {name} folder {folder}, which is never written to",
+                    hint=f"choose a {flag} outside {folder}",
+                )
     output = targets.get("--output")
     if output is not None:
         _check_writable(Path(output))

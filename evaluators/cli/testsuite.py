@@ -16,20 +16,52 @@ Examples:
 
 
 @click.command("test-suite", epilog=EPILOG)
-@click.option("--gold", "gold_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Gold file: one SQL<TAB>db_id a line.")
-@click.option("--pred", "pred_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Predictions: one SQL a line, in the gold's order.")
-@click.option("--db", "--db-dir", "db_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Folder of <db_id>/<db_id>.sqlite and the suite's variants <db_id>/*.sqlite.")
-@click.option("--keep-distinct", "--keep_distinct", "keep_distinct", is_flag=True,
-              help="Keep DISTINCT (the scorer removes it by default).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
-              help="Seconds per query (the scorer's own limit).")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the JSON report here, with a CSV beside it.")
-@click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Where query results go (default: beside --output, else .grade-work).")
+@click.option(
+    "--gold",
+    "gold_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Gold file: one SQL<TAB>db_id a line.",
+)
+@click.option(
+    "--pred",
+    "pred_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Predictions: one SQL a line, in the gold's order.",
+)
+@click.option(
+    "--db",
+    "--db-dir",
+    "db_dir",
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Folder of <db_id>/<db_id>.sqlite and the suite's variants <db_id>/*.sqlite.",
+)
+@click.option(
+    "--keep-distinct",
+    "--keep_distinct",
+    "keep_distinct",
+    is_flag=True,
+    help="Keep DISTINCT (the scorer removes it by default).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    help="Seconds per query (the scorer's own limit).",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the JSON report here, with a CSV beside it.",
+)
+@click.option(
+    "--work-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where query results go (default: beside --output, else .grade-work).",
+)
 @jobs_option("Run")
 @handle_errors
 def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, work_dir, jobs):
@@ -40,8 +72,15 @@ def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, wor
 
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
-    report = grade_test_suite(gold_file, pred_file, db_dir, work_dir, keep_distinct=keep_distinct,
-                              timeout_s=timeout, jobs=resolve_jobs(jobs, 10**6))
+    report = grade_test_suite(
+        gold_file,
+        pred_file,
+        db_dir,
+        work_dir,
+        keep_distinct=keep_distinct,
+        timeout_s=timeout,
+        jobs=resolve_jobs(jobs, 10**6),
+    )
     click.echo(report.to_text(), nl=False)
     s = report.summary
     accuracy, compared = official_accuracy(report)

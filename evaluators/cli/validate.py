@@ -1,4 +1,5 @@
 """`validate`: check a submission folder before grading it."""
+
 from __future__ import annotations
 
 import click

@@ -10,6 +10,7 @@ stops it.  Failures are results, never exceptions: `reason` says what went wrong
 the gold cache live under `output_dir`, never in the submission or gold folders.
 Everything here is picklable, so a grader may call it from its own worker processes.
 """
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -62,7 +63,9 @@ class ExecResult:
     ok: bool
     csv_path: Path | None  # result table as CSV (pandas to_csv(index=False)) in output_dir
     first_cell: object | None  # the first cell, for string/number specs (None if empty)
-    reason: str  # "ok" | "exec_error" | "timeout" | "cost_limit" | "credentials_missing" | "missing_extra" | "no_database"
+    reason: (
+        str  # "ok" | "exec_error" | "timeout" | "cost_limit" | "credentials_missing" | "missing_extra" | "no_database"
+    )
     detail: str  # engine message (first line, redacted) or words
     backend: str
     bytes_processed: int | None = None
@@ -95,8 +98,15 @@ def failure(reason: str, detail: str, backend: str = "") -> ExecResult:
     return ExecResult(False, None, None, reason, detail, backend)
 
 
-def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_csv: Path,
-            collect: str = "csv", trusted: bool = False) -> ExecResult:
+def run_sql(
+    backend: str,
+    db_ref: str | None,
+    sql: str,
+    config: ExecConfig,
+    out_csv: Path,
+    collect: str = "csv",
+    trusted: bool = False,
+) -> ExecResult:
     """Run `sql` on `backend` in a worker process; the result table goes to `out_csv`.
 
     `collect="rows"` also keeps the driver's rows beside the CSV (`ExecResult.rows()`); `collect="time"`
@@ -120,8 +130,9 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
     environment = {} if name in LOCAL else credential_environment()  # local engines need no credentials
     event: dict = {}
     try:
-        event = worker.execute(Request(name, sql, str(out_csv), database, config.settings(), environment, collect,
-                                       trusted))
+        event = worker.execute(
+            Request(name, sql, str(out_csv), database, config.settings(), environment, collect, trusted)
+        )
     finally:
         if event.get("reason") != "ok":  # a killed worker (timeout, Ctrl-C) leaves its half-written files
             remove_partial_files(out_csv)
@@ -132,9 +143,19 @@ def run_sql(backend: str, db_ref: str | None, sql: str, config: ExecConfig, out_
         from evaluators.execution.row_files import decode
 
         inline = (event["data"]["columns"], [tuple(decode(v) for v in row) for row in event["data"]["rows"]])
-    return ExecResult(ok, out_csv if kept else None, event.get("first_cell") if ok else None, event["reason"],
-                      event.get("detail", ""), name, event.get("bytes_processed"), event.get("seconds"),
-                      event.get("query_seconds"), rows_file if kept and collect == "rows" else None, inline)
+    return ExecResult(
+        ok,
+        out_csv if kept else None,
+        event.get("first_cell") if ok else None,
+        event["reason"],
+        event.get("detail", ""),
+        name,
+        event.get("bytes_processed"),
+        event.get("seconds"),
+        event.get("query_seconds"),
+        rows_file if kept and collect == "rows" else None,
+        inline,
+    )
 
 
 def remove_partial_files(out_csv: Path) -> None:
@@ -170,8 +191,9 @@ def _local_candidates(backend: str, db_ref: str, db_dir: Path | None) -> list[Pa
         return []
     base = Path(db_dir)
     suffixes = LOCAL_SUFFIXES[backend]
-    return ([base / db_ref] + [base / f"{db_ref}{s}" for s in suffixes]
-            + [base / db_ref / f"{db_ref}{s}" for s in suffixes])  # Spider 1 layout: <db>/<db>.sqlite
+    return (
+        [base / db_ref] + [base / f"{db_ref}{s}" for s in suffixes] + [base / db_ref / f"{db_ref}{s}" for s in suffixes]
+    )  # Spider 1 layout: <db>/<db>.sqlite
 
 
 class Executor:
@@ -184,8 +206,11 @@ class Executor:
         given = self.config.backend_override or meta.get("type")
         name = canonical_name(given) if given is not None else "duckdb"  # DuckDB is the embedded default
         if name is None:
-            raise InstanceError("no_database", f"{'--backend' if self.config.backend_override else 'gold type'} "
-                                f"{given!r} names no SQL backend ({', '.join(REGISTRY)})")
+            raise InstanceError(
+                "no_database",
+                f"{'--backend' if self.config.backend_override else 'gold type'} "
+                f"{given!r} names no SQL backend ({', '.join(REGISTRY)})",
+            )
         db = self.config.db_override or meta.get("db") or meta.get("db_id")
         return name, (str(db) if db is not None else None)
 
@@ -227,9 +252,15 @@ class Executor:
             live = run_sql(name, db, sql, self.config, cache.scratch_path(), trusted=True)
             if not live.ok or live.csv_path is None:
                 return _stored_or_failure(live, stored)
-            entry = cache.store(live.csv_path, backend=name, db=db, instance_id=gold.instance_id,
-                                first_cell=live.first_cell, bytes_processed=live.bytes_processed,
-                                seconds=live.seconds)
+            entry = cache.store(
+                live.csv_path,
+                backend=name,
+                db=db,
+                instance_id=gold.instance_id,
+                first_cell=live.first_cell,
+                bytes_processed=live.bytes_processed,
+                seconds=live.seconds,
+            )
         result = _gold_from_entry(entry, name, source)
         if stored is not None and stored.is_file():
             result = _with_drift(result, stored)
@@ -242,25 +273,41 @@ def _with_drift(result: GoldResult, stored: Path) -> GoldResult:
     try:
         return replace(result, drifted=not compare_csv(result.csv_path, stored))
     except Exception as exc:  # an unreadable stored file leaves drift unknown; the live gold still stands
-        return replace(result, detail=f"{result.detail}; drift unknown: {stored.name} unreadable "
-                                      f"({type(exc).__name__})")
+        return replace(
+            result, detail=f"{result.detail}; drift unknown: {stored.name} unreadable ({type(exc).__name__})"
+        )
 
 
 def _gold_from_entry(entry: dict, backend: str, source: str) -> GoldResult:
     live = source == "live"
     detail = "gold.sql run now" if live else f"gold.sql result cached at {entry['cached_at']}"
-    return GoldResult(True, entry["csv_path"], entry.get("first_cell"), "ok", detail, backend,
-                      entry.get("bytes_processed") if live else None, entry.get("seconds") if live else None,
-                      source=source, cached_at=None if live else entry["cached_at"])
+    return GoldResult(
+        True,
+        entry["csv_path"],
+        entry.get("first_cell"),
+        "ok",
+        detail,
+        backend,
+        entry.get("bytes_processed") if live else None,
+        entry.get("seconds") if live else None,
+        source=source,
+        cached_at=None if live else entry["cached_at"],
+    )
 
 
 def _stored_or_failure(live: ExecResult, stored: Path | None) -> GoldResult:
     """When the gold cannot run, the stored gold file (if any) stands in, and the report says why."""
     if stored is None or not stored.is_file():
         return GoldResult(**{**asdict(live), "source": "live"})
-    return GoldResult(True, stored, first_cell_of(stored), "ok",
-                      f"gold.sql not run ({live.reason}: {live.detail}); using the stored {stored.name}",
-                      live.backend, source="stored")
+    return GoldResult(
+        True,
+        stored,
+        first_cell_of(stored),
+        "ok",
+        f"gold.sql not run ({live.reason}: {live.detail}); using the stored {stored.name}",
+        live.backend,
+        source="stored",
+    )
 
 
 def run_parallel(function, items: list, jobs: int = 1) -> list:

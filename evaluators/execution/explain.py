@@ -7,6 +7,7 @@ This module only finds the database the way the executor does
 (`execution.resolve_database`).  Cloud backends are `not_checked`: compiling there
 costs a round trip and, on BigQuery, a dry run per attempt.
 """
+
 from __future__ import annotations
 
 from evaluators.errors import InstanceError

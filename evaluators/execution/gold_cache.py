@@ -8,6 +8,7 @@ A gold result is keyed by backend, database and the SHA-256 of the gold SQL:
 The JSON is written after the CSV, so an entry counts only once both are complete;
 writers use a private scratch name and rename, so parallel graders never see half a file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -50,12 +51,28 @@ class GoldCache:
         """Where a live run writes, so a failed refresh leaves the old entry whole."""
         return self.folder / f".{self.key}.{os.getpid()}.{threading.get_ident()}.csv"
 
-    def store(self, scratch: Path, *, backend: str, db: str | None, instance_id: str, first_cell,
-              bytes_processed: int | None, seconds: float | None) -> dict:
+    def store(
+        self,
+        scratch: Path,
+        *,
+        backend: str,
+        db: str | None,
+        instance_id: str,
+        first_cell,
+        bytes_processed: int | None,
+        seconds: float | None,
+    ) -> dict:
         os.replace(scratch, self.csv)
-        meta = {"sha256": self.key, "backend": backend, "db": db, "instance_id": instance_id,
-                "cached_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "first_cell": first_cell, "bytes_processed": bytes_processed, "seconds": seconds}
+        meta = {
+            "sha256": self.key,
+            "backend": backend,
+            "db": db,
+            "instance_id": instance_id,
+            "cached_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "first_cell": first_cell,
+            "bytes_processed": bytes_processed,
+            "seconds": seconds,
+        }
         _write_atomic(self.meta, json.dumps(meta, indent=1, default=str))
         return {**meta, "csv_path": self.csv}
 

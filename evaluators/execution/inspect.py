@@ -34,7 +34,9 @@ def inspect(request: Request, plan_queries: dict | None, notify) -> dict:
     notify({"event": "started"})
     try:
         problem = one_statement_problem(request.sql, request.backend)
-        validity = ValidityResult(False, "invalid", problem) if problem else _validity(request.backend, con, request.sql)
+        validity = (
+            ValidityResult(False, "invalid", problem) if problem else _validity(request.backend, con, request.sql)
+        )
         out: dict = {"validity": validity.to_dict()}
         if plan_queries:
             out["plan_cost"] = _plan_costs(request.backend, con, plan_queries)
@@ -88,5 +90,3 @@ def _plan_costs(engine: str, con, queries: dict) -> dict:
         if planned.error:
             out[f"{label}_error"] = first_line(planned.error)
     return out
-
-

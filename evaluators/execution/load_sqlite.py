@@ -30,12 +30,17 @@ class LoadResult:
         return f"loaded {len(self.tables)} table(s), {rows:,} row(s) into database {self.database!r}\n"
 
 
-def load_sqlite(sqlite_file: Path, engine: str, dsn: str, database: str | None = None,
-                replace: bool = False) -> LoadResult:
+def load_sqlite(
+    sqlite_file: Path, engine: str, dsn: str, database: str | None = None, replace: bool = False
+) -> LoadResult:
     name = database or Path(sqlite_file).stem
     with closing(open_sqlite(str(sqlite_file))) as source:
-        tables = [r[0] for r in source.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        tables = [
+            r[0]
+            for r in source.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
         plans = {t: _column_types(source, t) for t in tables}
         loader = _Postgres(dsn) if engine == "postgres" else _MySQL(dsn)
         loader.create_database(name, replace)
@@ -113,7 +118,9 @@ class _MySQL:
             cursor = con.cursor()
             if replace:
                 cursor.execute(f"DROP DATABASE IF EXISTS {self.quote(name)}")
-            cursor.execute(f"CREATE DATABASE IF NOT EXISTS {self.quote(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+            cursor.execute(
+                f"CREATE DATABASE IF NOT EXISTS {self.quote(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+            )
         finally:
             con.close()
 

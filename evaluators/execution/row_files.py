@@ -14,6 +14,7 @@ Python type: decimal, bytes, date, datetime, time, timedelta, uuid, non-finite
 floats, lists (DuckDB LIST) and dicts (DuckDB STRUCT/MAP).  Anything else comes
 back as its text (kind "text"), the same on both sides of a comparison.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -69,9 +70,15 @@ def _tagged(value):
 
 
 _DECODERS = {
-    "float": float, "decimal": Decimal, "bytes": bytes.fromhex, "datetime": dt.datetime.fromisoformat,
-    "date": dt.date.fromisoformat, "time": dt.time.fromisoformat, "timedelta": lambda v: dt.timedelta(*v),
-    "uuid": uuid.UUID, "text": str,
+    "float": float,
+    "decimal": Decimal,
+    "bytes": bytes.fromhex,
+    "datetime": dt.datetime.fromisoformat,
+    "date": dt.date.fromisoformat,
+    "time": dt.time.fromisoformat,
+    "timedelta": lambda v: dt.timedelta(*v),
+    "uuid": uuid.UUID,
+    "text": str,
     "list": lambda v: [decode(x) for x in v],
     "dict": lambda v: {_hashable(decode(k)): decode(x) for k, x in v},
 }

@@ -11,6 +11,7 @@ engine does not stop in time).  Rows come back typed over the pipe; the private 
 The gold cache lives as long as the runner; a database file that changes (size or mtime)
 is a new key, so a stale gold is never served.
 """
+
 from __future__ import annotations
 
 import os

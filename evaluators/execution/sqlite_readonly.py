@@ -6,6 +6,7 @@ lets through: `PRAGMA` assignments (`PRAGMA cache_size=0`, `PRAGMA query_only=0`
 tables and indexes, `BEGIN`/`SAVEPOINT`, `ANALYZE`, `ATTACH`.  `UPDATE ... RETURNING` and
 `DELETE ... RETURNING` are refused while they are prepared, before any row is touched.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -13,13 +14,35 @@ import sqlite3
 WRITE_REFUSED = "write refused"  # the start of the error text, so callers can tell a write from other errors
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 # Pragmas that only read, whatever their argument is (a table or index name).
-_READ_PRAGMAS_WITH_ARG = {"table_info", "table_xinfo", "index_info", "index_xinfo", "index_list",
-                          "foreign_key_list", "table_list"}
+_READ_PRAGMAS_WITH_ARG = {
+    "table_info",
+    "table_xinfo",
+    "index_info",
+    "index_xinfo",
+    "index_list",
+    "foreign_key_list",
+    "table_list",
+}
 # Pragmas that only read when they are given no argument (with one, most of them set something).
 _READ_PRAGMAS = _READ_PRAGMAS_WITH_ARG | {
-    "database_list", "collation_list", "function_list", "module_list", "pragma_list", "compile_options",
-    "user_version", "schema_version", "application_id", "page_count", "page_size", "encoding",
-    "freelist_count", "max_page_count", "foreign_keys", "case_sensitive_like", "data_version"}
+    "database_list",
+    "collation_list",
+    "function_list",
+    "module_list",
+    "pragma_list",
+    "compile_options",
+    "user_version",
+    "schema_version",
+    "application_id",
+    "page_count",
+    "page_size",
+    "encoding",
+    "freelist_count",
+    "max_page_count",
+    "foreign_keys",
+    "case_sensitive_like",
+    "data_version",
+}
 
 
 def read_only_authorizer(refused: list):
@@ -44,9 +67,37 @@ def _pragma_reads(name: str, argument) -> bool:
     return name in _READ_PRAGMAS_WITH_ARG or (name in _READ_PRAGMAS and argument is None)
 
 
-_ACTION_NAMES = {getattr(sqlite3, f"SQLITE_{n.upper()}"): n for n in (
-    "create_index", "create_table", "create_temp_index", "create_temp_table", "create_temp_trigger",
-    "create_temp_view", "create_trigger", "create_view", "delete", "drop_index", "drop_table", "drop_temp_index",
-    "drop_temp_table", "drop_temp_trigger", "drop_temp_view", "drop_trigger", "drop_view", "insert", "pragma",
-    "transaction", "update", "attach", "detach", "alter_table", "reindex", "analyze", "create_vtable",
-    "drop_vtable", "savepoint")}
+_ACTION_NAMES = {
+    getattr(sqlite3, f"SQLITE_{n.upper()}"): n
+    for n in (
+        "create_index",
+        "create_table",
+        "create_temp_index",
+        "create_temp_table",
+        "create_temp_trigger",
+        "create_temp_view",
+        "create_trigger",
+        "create_view",
+        "delete",
+        "drop_index",
+        "drop_table",
+        "drop_temp_index",
+        "drop_temp_table",
+        "drop_temp_trigger",
+        "drop_temp_view",
+        "drop_trigger",
+        "drop_view",
+        "insert",
+        "pragma",
+        "transaction",
+        "update",
+        "attach",
+        "detach",
+        "alter_table",
+        "reindex",
+        "analyze",
+        "create_vtable",
+        "drop_vtable",
+        "savepoint",
+    )
+}

@@ -11,6 +11,7 @@ SQLite progress handler, BigQuery job cancel, Snowflake statement timeout); the
 parent kills the worker `kill_grace_s` later if the result still has not come,
 and then asks a fresh worker to cancel the server-side job by its handle.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -31,8 +32,10 @@ from evaluators.execution.backends.base import QueryFailed, Request, first_line,
 
 # The worker imports only evaluators.execution.backends (and what it needs), not the whole package: a stub
 # package module skips evaluators/__init__.py, so start-up is quicker and independent of the grader.
-_BOOTSTRAP = ("import sys, types; package = types.ModuleType('evaluators'); package.__path__ = [sys.argv[1]]; "
-              "sys.modules['evaluators'] = package; from evaluators.execution.worker import main; main()")
+_BOOTSTRAP = (
+    "import sys, types; package = types.ModuleType('evaluators'); package.__path__ = [sys.argv[1]]; "
+    "sys.modules['evaluators'] = package; from evaluators.execution.worker import main; main()"
+)
 STARTUP_ALLOWANCE_S = 60.0  # Python start-up, driver import and connecting, before the query's own timeout
 CANCEL_TIMEOUT_S = 30.0  # the cancelling worker's own limit
 CANCEL_WAIT_S = 5.0  # how long the caller waits for the cancel's answer before it moves on
@@ -42,6 +45,7 @@ _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
 
 # ---------------------------------------------------------------- child side
+
 
 def _exit_with_parent(interval_s: float = 0.5) -> None:
     """A worker outlives nobody: when the grader that started it is gone (killed, Ctrl-C, a pool torn
@@ -90,34 +94,71 @@ def serve(message: dict, send) -> dict:
         if message.get("action") == "time_pair":
             from evaluators.execution.backends.sqlite_backend import time_pair
 
-            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
-                    **time_pair(request, message["gold_sql"], int(message["iterations"]), send)}
+            return {
+                "event": "result",
+                "reason": "ok",
+                "detail": "",
+                "seconds": time.monotonic() - started,
+                **time_pair(request, message["gold_sql"], int(message["iterations"]), send),
+            }
         if message.get("action") == "official_pair":
             from evaluators.execution.backends.sqlite_backend import official_pair
 
-            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
-                    **official_pair(request, message["gold_sql"], send)}
+            return {
+                "event": "result",
+                "reason": "ok",
+                "detail": "",
+                "seconds": time.monotonic() - started,
+                **official_pair(request, message["gold_sql"], send),
+            }
         if message.get("action") == "inspect":
             from evaluators.execution.inspect import inspect
 
-            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
-                    **inspect(request, message.get("plan_queries"), send)}
+            return {
+                "event": "result",
+                "reason": "ok",
+                "detail": "",
+                "seconds": time.monotonic() - started,
+                **inspect(request, message.get("plan_queries"), send),
+            }
         if message.get("action") == "read_tables":
             from evaluators.execution.backends.duckdb_backend import read_tables
 
-            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started,
-                    **read_tables(request, message.get("tables"), send)}
+            return {
+                "event": "result",
+                "reason": "ok",
+                "detail": "",
+                "seconds": time.monotonic() - started,
+                **read_tables(request, message.get("tables"), send),
+            }
         outcome = backend.run(request, send)
-        return {"event": "result", "reason": "ok", "detail": "", "first_cell": outcome.first_cell,
-                "rows": outcome.rows, "columns": outcome.columns, "bytes_processed": outcome.bytes_processed,
-                "seconds": time.monotonic() - started, "query_seconds": outcome.query_seconds,
-                **({"data": outcome.data} if outcome.data is not None else {})}
+        return {
+            "event": "result",
+            "reason": "ok",
+            "detail": "",
+            "first_cell": outcome.first_cell,
+            "rows": outcome.rows,
+            "columns": outcome.columns,
+            "bytes_processed": outcome.bytes_processed,
+            "seconds": time.monotonic() - started,
+            "query_seconds": outcome.query_seconds,
+            **({"data": outcome.data} if outcome.data is not None else {}),
+        }
     except QueryFailed as exc:
-        return {"event": "result", "reason": exc.reason, "detail": _clean(exc.detail, request),
-                "bytes_processed": exc.bytes_processed, "seconds": time.monotonic() - started}
+        return {
+            "event": "result",
+            "reason": exc.reason,
+            "detail": _clean(exc.detail, request),
+            "bytes_processed": exc.bytes_processed,
+            "seconds": time.monotonic() - started,
+        }
     except Exception as exc:  # a driver bug or an unexpected error type: still that instance's error only
-        return {"event": "result", "reason": "exec_error", "seconds": time.monotonic() - started,
-                "detail": _clean(f"{type(exc).__name__}: {first_line(exc)}", request)}
+        return {
+            "event": "result",
+            "reason": "exec_error",
+            "seconds": time.monotonic() - started,
+            "detail": _clean(f"{type(exc).__name__}: {first_line(exc)}", request),
+        }
 
 
 def _clean(text: str, request: Request) -> str:
@@ -133,6 +174,7 @@ def _secrets(request: Request) -> list[str]:
 
 # ---------------------------------------------------------------- parent side
 
+
 def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
     if stream is None:
         raise RuntimeError("a worker's pipe is missing")  # Popen was given PIPE for all three
@@ -145,9 +187,13 @@ class WorkerProcess:
     def __init__(self, warm: tuple[str, ...] = ()):
         # -P: the current folder (perhaps a submission's) is not put on the import path.  `warm`: modules
         # (ours and drivers, never a submission's words) imported before the first request arrives.
-        self.proc = subprocess.Popen([sys.executable, "-P", "-c", _BOOTSTRAP, _PACKAGE_DIR, *warm],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-P", "-c", _BOOTSTRAP, _PACKAGE_DIR, *warm],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         self.pid = self.proc.pid
         self._buffer = b""
         self.stderr_tail = b""
@@ -332,8 +378,13 @@ def _expired(worker: WorkerProcess, request: Request, backend, handle, begun: fl
     detail = f"no result after {time.monotonic() - begun:.1f} s (timeout {request.timeout_s:g} s): worker killed"
     if handle is not None and backend.cancels_on_kill:
         detail += f"; {cancel_soon(request, handle)}"
-    return {"event": "result", "reason": "timeout", "detail": detail, "seconds": time.monotonic() - begun,
-            "handle": handle}
+    return {
+        "event": "result",
+        "reason": "timeout",
+        "detail": detail,
+        "seconds": time.monotonic() - begun,
+        "handle": handle,
+    }
 
 
 def cancel_soon(request: Request, handle: dict) -> str:
@@ -348,8 +399,14 @@ def cancel_soon(request: Request, handle: dict) -> str:
 
 def cancel(request: Request, handle: dict) -> str:
     """Ask a fresh worker to cancel the server-side job: the killed one cannot any more."""
-    limited = Request(request.backend, "", "", request.db_ref, {**request.settings, "timeout_s": CANCEL_TIMEOUT_S},
-                      request.environment)
+    limited = Request(
+        request.backend,
+        "",
+        "",
+        request.db_ref,
+        {**request.settings, "timeout_s": CANCEL_TIMEOUT_S},
+        request.environment,
+    )
     worker = _start(pool(), {"action": "cancel", "request": limited.to_dict(), "handle": handle})
     try:
         while True:
@@ -369,8 +426,9 @@ def _died(worker: WorkerProcess, request: Request, backend) -> dict:
     worker.close()
     tail = worker.stderr_tail.decode("utf-8", "replace").strip().splitlines()
     last = tail[-1] if tail else "no message"
-    detail = redact(f"the worker process died (exit code {worker.proc.returncode}): {last}",
-                    _parent_secrets(backend, request))
+    detail = redact(
+        f"the worker process died (exit code {worker.proc.returncode}): {last}", _parent_secrets(backend, request)
+    )
     return {"event": "result", "reason": "exec_error", "detail": detail}
 
 

@@ -6,6 +6,7 @@ there (structure and self-check), and only then moved into `<gold>/<id>/`,
 after which the jsonl is rewritten atomically.  An interrupted add leaves at
 worst unreferenced files, never a broken or half-written spider2_eval.jsonl.
 """
+
 from __future__ import annotations
 
 import os
@@ -58,8 +59,12 @@ def build_spec(new: NewGold) -> dict:
             params["condition_cols"] = [list(c) for c in new.condition_cols]
         if new.ignore_order:
             params["ignore_order"] = True
-    extras = {"exclude": list(new.exclude) or None, "percentage": new.percentage, "precision": new.precision,
-              "conj": new.conj}
+    extras = {
+        "exclude": list(new.exclude) or None,
+        "percentage": new.percentage,
+        "precision": new.precision,
+        "conj": new.conj,
+    }
     params.update({k: v for k, v in extras.items() if v is not None})
     if new.condition_tabs and kind != "duckdb":
         params["condition_tabs"] = list(new.condition_tabs)
@@ -95,12 +100,15 @@ def _duckdb_parameters(new: NewGold, names: list, cols: list) -> dict:
         raise UsageError("duckdb_match takes exactly one --file (a DuckDB file)")
     tabs = list(new.condition_tabs)
     if (cols or new.ignore_order) and not tabs:
-        raise UsageError("--condition-cols and --ignore-order apply per table: name the tables with "
-                         "--condition-tabs")
+        raise UsageError("--condition-cols and --ignore-order apply per table: name the tables with --condition-tabs")
     if cols and len(cols) != len(tabs):
         raise UsageError(f"{len(tabs)} table(s) in --condition-tabs but {len(cols)} --condition-cols")
-    return {"gold": names[0], "condition_tabs": tabs or None, "condition_cols": cols or None,
-            "ignore_orders": [new.ignore_order] * len(tabs) if tabs else None}
+    return {
+        "gold": names[0],
+        "condition_tabs": tabs or None,
+        "condition_cols": cols or None,
+        "ignore_orders": [new.ignore_order] * len(tabs) if tabs else None,
+    }
 
 
 def add_gold(gold_dir, new: NewGold, replace: bool = False, max_file_bytes: int = DEFAULT_MAX_BYTES) -> Path:
@@ -153,8 +161,12 @@ def _stage(new: NewGold, folder: Path) -> None:
 
 
 def _lint_staged(new: NewGold, spec: dict, staging: Path, max_file_bytes: int) -> None:
-    gold = GoldInstance(new.instance_id, (Spec(spec["func"], spec["parameters"], spec.get("temporal", False)),),
-                        new.metadata, Location(f"new spec for {new.instance_id}"))
+    gold = GoldInstance(
+        new.instance_id,
+        (Spec(spec["func"], spec["parameters"], spec.get("temporal", False)),),
+        new.metadata,
+        Location(f"new spec for {new.instance_id}"),
+    )
     errors, _ = lint_instance(gold, staging, max_file_bytes)
     if errors:
         listed = "\n  ".join(p.message for p in errors)

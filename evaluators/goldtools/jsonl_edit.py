@@ -4,6 +4,7 @@ Lines that are not touched are kept byte for byte (broken ones included: a
 tool must not lose what it does not understand), and so are a leading BOM and
 CRLF line ends.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,7 @@ def rewrite_jsonl(path: Path, new_lines: dict[str, str]) -> None:
     path = Path(path)
     text = _read_text(path)
     bom = "\ufeff" if text.startswith("\ufeff") else ""
-    text = text[len(bom):]
+    text = text[len(bom) :]
     newline = "\r\n" if "\r\n" in text else "\n"
     kept, placed = [], set()
     for raw in _LINES.findall(text):
@@ -59,5 +60,8 @@ def _read_text(path: Path) -> str:
     except FileNotFoundError:
         return ""
     except UnicodeDecodeError as exc:
-        raise SpecError(f"not UTF-8 text (byte {exc.start}); refusing to rewrite it", Location(str(path)),
-                        hint="fix or re-save the file as UTF-8 first") from None
+        raise SpecError(
+            f"not UTF-8 text (byte {exc.start}); refusing to rewrite it",
+            Location(str(path)),
+            hint="fix or re-save the file as UTF-8 first",
+        ) from None

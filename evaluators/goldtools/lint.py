@@ -5,6 +5,7 @@ it names, `condition_cols` against every gold file, one column list per gold
 file, `gold.sql` for temporal specs; then the self-check (`selfcheck`).  The
 gold folder is only read.
 """
+
 from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
@@ -37,15 +38,18 @@ class LintResult:
 
     def to_text(self) -> str:
         out = [str(p) for p in self.errors] + [f"warning: {p}" for p in self.warnings]
-        summary = (f"{self.instances} gold instance(s) linted: {len(self.errors)} error(s) in "
-                   f"{len(self.flagged)} instance(s), {len(self.warnings)} warning(s)")
+        summary = (
+            f"{self.instances} gold instance(s) linted: {len(self.errors)} error(s) in "
+            f"{len(self.flagged)} instance(s), {len(self.warnings)} warning(s)"
+        )
         if self.flagged:
             summary += "\nflagged: " + ", ".join(self.flagged)
         return "\n".join(out + [summary]) + "\n"
 
 
-def lint_gold(gold_dir, max_file_bytes: int = DEFAULT_MAX_BYTES, run_self_check: bool = True,
-              jobs: int = 1) -> LintResult:
+def lint_gold(
+    gold_dir, max_file_bytes: int = DEFAULT_MAX_BYTES, run_self_check: bool = True, jobs: int = 1
+) -> LintResult:
     gold_dir = Path(gold_dir)
     try:
         loaded = load_gold(gold_dir)
@@ -65,7 +69,7 @@ def _lint_all(work: list, jobs: int) -> list:
     if jobs <= 1 or len(work) < 2:
         return [lint_instance(*args) for args in work]
     size = max(1, min(32, len(work) // (jobs * 4)))  # small chunks keep the processes evenly busy
-    chunks = [work[i:i + size] for i in range(0, len(work), size)]
+    chunks = [work[i : i + size] for i in range(0, len(work), size)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         return [result for results in pool.map(_lint_chunk, chunks) for result in results]
 
@@ -74,8 +78,9 @@ def _lint_chunk(chunk: list) -> list:
     return [lint_instance(*args) for args in chunk]
 
 
-def lint_instance(gold: GoldInstance, gold_dir: Path, max_file_bytes: int = DEFAULT_MAX_BYTES,
-                  run_self_check: bool = True) -> tuple[list[Problem], list[Problem]]:
+def lint_instance(
+    gold: GoldInstance, gold_dir: Path, max_file_bytes: int = DEFAULT_MAX_BYTES, run_self_check: bool = True
+) -> tuple[list[Problem], list[Problem]]:
     iid = gold.instance_id
     problem = gold.problem or unsafe_instance_id(iid)
     if problem:
@@ -112,7 +117,13 @@ def _lint_spec(gold, spec, gold_dir: Path, reader: TableReader, max_bytes: int, 
 
 
 def _orphan_folders(gold_dir: Path, records: dict) -> list[Problem]:
-    return [Problem(Location(str(path)), f"folder {path.name!r} has no line in {GOLD_FILE}", path.name,
-                    hint="add its spec with `gold add`, or remove the folder")
-            for path in sorted(gold_dir.iterdir())
-            if path.is_dir() and not path.name.startswith(".") and path.name not in records]
+    return [
+        Problem(
+            Location(str(path)),
+            f"folder {path.name!r} has no line in {GOLD_FILE}",
+            path.name,
+            hint="add its spec with `gold add`, or remove the folder",
+        )
+        for path in sorted(gold_dir.iterdir())
+        if path.is_dir() and not path.name.startswith(".") and path.name not in records
+    ]

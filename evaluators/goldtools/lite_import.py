@@ -10,6 +10,7 @@ copied into `<to>/<id>/`; the source is only read.  The task file
 its engine (`type`) and database (`db`); every file that is not brought in is a
 listed problem.
 """
+
 from __future__ import annotations
 
 import os
@@ -43,8 +44,10 @@ class ImportResult:
 
     def to_text(self) -> str:
         lines = [str(p) for p in self.problems]
-        lines.append(f"imported {self.instances} instance(s), {self.files} gold file(s) and {self.sqls} gold.sql "
-                     f"into {self.target}; {len(self.problems)} problem(s)")
+        lines.append(
+            f"imported {self.instances} instance(s), {self.files} gold file(s) and {self.sqls} gold.sql "
+            f"into {self.target}; {len(self.problems)} problem(s)"
+        )
         if self.task_file is not None:
             engines = ", ".join(f"{n} on {engine}" for engine, n in sorted(self.routed.items()))
             lines.append(f"routed by {self.task_file}: {engines or 'none'}")
@@ -62,8 +65,9 @@ class _Planned:
     route: Route | None
 
 
-def import_spider2_lite(source, target, replace: bool = False, eval_file: str | None = None,
-                        tasks: str | Path | None = None) -> ImportResult:
+def import_spider2_lite(
+    source, target, replace: bool = False, eval_file: str | None = None, tasks: str | Path | None = None
+) -> ImportResult:
     source, target = Path(source), Path(target)
     eval_path, exec_dir = _source_paths(source, eval_file)
     if target.resolve() == source.resolve():
@@ -74,8 +78,11 @@ def import_spider2_lite(source, target, replace: bool = False, eval_file: str | 
     task_file = Path(tasks) if tasks else find_task_file(source, eval_path.name)
     routes = _routes(task_file, eval_path, problems)
     lines = [(where, obj, error) for where, obj, error in iter_json_lines(eval_path)]
-    ids = {obj["instance_id"] for _, obj, error in lines if not error and isinstance(obj, dict)
-           and isinstance(obj.get("instance_id"), str)}
+    ids = {
+        obj["instance_id"]
+        for _, obj, error in lines
+        if not error and isinstance(obj, dict) and isinstance(obj.get("instance_id"), str)
+    }
     sql_dir = source / "sql"
     sql_names = {n for n in os.listdir(sql_dir) if n.endswith(".sql")} if sql_dir.is_dir() else set()
     planned: dict[str, _Planned] = {}
@@ -88,12 +95,19 @@ def import_spider2_lite(source, target, replace: bool = False, eval_file: str | 
         if plan is None:
             continue
         if plan.instance_id in existing and not replace:
-            problems.append(Problem(where, f"{plan.instance_id!r} is already in {target / GOLD_FILE}; not imported",
-                                    plan.instance_id, hint="pass --replace to overwrite it"))
+            problems.append(
+                Problem(
+                    where,
+                    f"{plan.instance_id!r} is already in {target / GOLD_FILE}; not imported",
+                    plan.instance_id,
+                    hint="pass --replace to overwrite it",
+                )
+            )
             continue
         if plan.instance_id in planned:
-            problems.append(Problem(where, f"duplicate instance_id {plan.instance_id!r}: this later line wins",
-                                    plan.instance_id))
+            problems.append(
+                Problem(where, f"duplicate instance_id {plan.instance_id!r}: this later line wins", plan.instance_id)
+            )
         planned[plan.instance_id] = plan
     problems += _unused_sql_files(sql_dir, sql_names, planned.values())
     copied, sqls = _copy_files(planned.values(), exec_dir, target)
@@ -107,9 +121,14 @@ def import_spider2_lite(source, target, replace: bool = False, eval_file: str | 
 
 def _routes(task_file: Path | None, eval_path: Path, problems: list[Problem]) -> dict[str, Route] | None:
     if task_file is None:
-        problems.append(Problem(Location(str(eval_path)), "no task file found, so the imported lines name no engine "
-                                "or database and a .sql answer would run on an empty DuckDB",
-                                hint="pass --tasks spider2-lite.jsonl (or spider2-snow.jsonl)"))
+        problems.append(
+            Problem(
+                Location(str(eval_path)),
+                "no task file found, so the imported lines name no engine "
+                "or database and a .sql answer would run on an empty DuckDB",
+                hint="pass --tasks spider2-lite.jsonl (or spider2-snow.jsonl)",
+            )
+        )
         return None
     if not task_file.is_file():
         raise UsageError(f"--tasks {task_file}: no such file")
@@ -118,8 +137,14 @@ def _routes(task_file: Path | None, eval_path: Path, problems: list[Problem]) ->
 
 def _unused_sql_files(sql_dir: Path, sql_names: set[str], plans) -> list[Problem]:
     used = {plan.sql.name for plan in plans if plan.sql is not None}
-    return [Problem(Location(str(sql_dir / name)), f"{name} belongs to no imported instance; not imported",
-                    hint="name it <instance_id>.sql") for name in sorted(sql_names - used)]
+    return [
+        Problem(
+            Location(str(sql_dir / name)),
+            f"{name} belongs to no imported instance; not imported",
+            hint="name it <instance_id>.sql",
+        )
+        for name in sorted(sql_names - used)
+    ]
 
 
 def _source_paths(source: Path, eval_file: str | None) -> tuple[Path, Path]:
@@ -129,8 +154,9 @@ def _source_paths(source: Path, eval_file: str | None) -> tuple[Path, Path]:
     candidates = [eval_file] if eval_file else [n for n in EVAL_FILES if (source / n).is_file()]
     if len(candidates) != 1 or not (source / candidates[0]).is_file():
         found = "both" if len(candidates) > 1 else "neither"
-        raise UsageError(f"{source}: expected one of {list(EVAL_FILES)}, found {found}",
-                         hint="name it with --eval-file")
+        raise UsageError(
+            f"{source}: expected one of {list(EVAL_FILES)}, found {found}", hint="name it with --eval-file"
+        )
     return source / candidates[0], exec_dir
 
 
@@ -140,8 +166,9 @@ def gold_files_for(instance_id: str, names: set) -> list[str]:
     return sorted(n for n in names if pattern.match(n))
 
 
-def _plan(obj, where: Location, names: set, sql: Path | None, routes: dict[str, Route] | None,
-          problems: list) -> _Planned | None:
+def _plan(
+    obj, where: Location, names: set, sql: Path | None, routes: dict[str, Route] | None, problems: list
+) -> _Planned | None:
     iid = obj.get("instance_id") if isinstance(obj, dict) else None
     if not isinstance(iid, str) or not iid.strip():
         problems.append(Problem(where, "not an object with a text 'instance_id'"))
@@ -151,9 +178,15 @@ def _plan(obj, where: Location, names: set, sql: Path | None, routes: dict[str, 
         return None
     files = gold_files_for(iid, names)
     if not files:
-        problems.append(Problem(where, f"{iid}: no gold file in exec_result/ ({iid}.csv or {iid}_<letter>.csv); "
-                                f"the spec names {iid}.csv, which does not exist", iid,
-                                hint="add the file, or remove the instance"))
+        problems.append(
+            Problem(
+                where,
+                f"{iid}: no gold file in exec_result/ ({iid}.csv or {iid}_<letter>.csv); "
+                f"the spec names {iid}.csv, which does not exist",
+                iid,
+                hint="add the file, or remove the instance",
+            )
+        )
     parameters = lite_parameters(files or [f"{iid}.csv"], obj)
     spec = {"func": "table_match", "parameters": parameters}
     try:

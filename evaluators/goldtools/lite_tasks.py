@@ -54,7 +54,9 @@ def load_routes(task_file: Path, snow: bool, problems: list[Problem]) -> dict[st
             continue
         engine = engine_for(iid, snow)
         if engine is None:
-            problems.append(Problem(where, f"{iid}: no engine for this id (expected a bq, ga, local or sf prefix)", iid))
+            problems.append(
+                Problem(where, f"{iid}: no engine for this id (expected a bq, ga, local or sf prefix)", iid)
+            )
             continue
         db = obj.get("db_id", obj.get("db"))
         routes[iid] = Route(engine, str(db) if db is not None else None)

@@ -7,6 +7,7 @@ the cost grows with the number of variants, not its square.  Text answers go
 through `grading.grade_instance` itself.  A failure means
 no submission could ever pass that instance under some semantics.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -21,8 +22,9 @@ from evaluators.matching import registry, table_match
 from evaluators.tables.read import TableReader
 
 
-def self_check(gold: GoldInstance, spec, params: dict, gold_dir: Path, folder_files: dict,
-               reader: TableReader, max_bytes: int) -> tuple[list, list]:
+def self_check(
+    gold: GoldInstance, spec, params: dict, gold_dir: Path, folder_files: dict, reader: TableReader, max_bytes: int
+) -> tuple[list, list]:
     """(errors, warnings) for one checked spec; temporal specs and execution_match are not self-checked
     (their gold is SQL, which the lint does not run)."""
     info = registry.lookup(spec.func)
@@ -87,5 +89,7 @@ def _failures(answer: str, verdicts: dict) -> list[str]:
     for name, verdict in verdicts.items():
         if not verdict.passed:
             failing.setdefault((verdict.reason, verdict.detail), []).append(name)
-    return [f"graded as the answer to itself, {answer} fails under {', '.join(names)}: {reason}: {detail}"
-            for (reason, detail), names in failing.items()]
+    return [
+        f"graded as the answer to itself, {answer} fails under {', '.join(names)}: {reason}: {detail}"
+        for (reason, detail), names in failing.items()
+    ]

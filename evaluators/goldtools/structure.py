@@ -4,6 +4,7 @@ Each check returns messages (empty when fine).  Files are read through a
 `TableReader`, the graders' own, and the same reader is then used by the
 self-check, so each gold file is read once.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -45,13 +46,17 @@ def table_match_cols(golds: list, cols, found: list) -> list:
         return [[cols] for _ in golds]
     if is_flat(cols):
         if n > 1:
-            found.append(f"a flat condition_cols list with {n} gold files is read differently by the presets "
-                         "(spider2 pairs the k-th index with the k-th file, spider2-lite and strict repeat it "
-                         "for every file); write one list per file")
+            found.append(
+                f"a flat condition_cols list with {n} gold files is read differently by the presets "
+                "(spider2 pairs the k-th index with the k-th file, spider2-lite and strict repeat it "
+                "for every file); write one list per file"
+            )
         return [cols for _ in golds]
     if len(cols) != n:
-        found.append(f"{n} gold file(s) but {len(cols)} condition_cols lists: write one list per gold file, "
-                     f"in the order of 'gold'")
+        found.append(
+            f"{n} gold file(s) but {len(cols)} condition_cols lists: write one list per gold file, "
+            f"in the order of 'gold'"
+        )
     return [c or [] for c in cols] + [None] * max(0, n - len(cols))
 
 
@@ -60,8 +65,10 @@ def column_range(name: str, cols: list | None, width: int | None, found: list) -
         return  # unreadable: already reported
     bad = [i for i in cols or [] if not -width <= i < width]
     if bad:
-        found.append(f"condition_cols {bad} name column(s) that {name} lacks: it has {width} column(s), "
-                     f"numbered 0 to {width - 1}")
+        found.append(
+            f"condition_cols {bad} name column(s) that {name} lacks: it has {width} column(s), "
+            f"numbered 0 to {width - 1}"
+        )
 
 
 def check_table_match(params: dict, folder_files: dict, reader: TableReader, found: list) -> None:

@@ -14,6 +14,7 @@ An instance whose answer is BIRD-correct is then timed for VES (`time_efficiency
 and its LLMetric-Q is computed from the first attempt (`add_llmetric_q`).
 See docs/execution-metrics.md, "In the report".
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -63,11 +64,19 @@ def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
 
     bird = bird_ex(pred_rows, gold_rows)
     ordered = outermost_has_order_by(gold_sql, **_lexing(pred.backend))
-    strict_verdict = strict.compare(job.strict_csv(job.pred_reader, pred.csv_path),
-                                    job.strict_csv(job.gold_reader, gold.csv_path),
-                                    ignore_order=not ordered, tol=STRICT_TOL)
-    ctx.info.update(ex_bird=bird, ex_strict=strict_verdict.ok, gold_order_by=ordered,
-                    gold_query_csv=str(gold.csv_path), gold_query_seconds=gold.query_seconds)
+    strict_verdict = strict.compare(
+        job.strict_csv(job.pred_reader, pred.csv_path),
+        job.strict_csv(job.gold_reader, gold.csv_path),
+        ignore_order=not ordered,
+        tol=STRICT_TOL,
+    )
+    ctx.info.update(
+        ex_bird=bird,
+        ex_strict=strict_verdict.ok,
+        gold_order_by=ordered,
+        gold_query_csv=str(gold.csv_path),
+        gold_query_seconds=gold.query_seconds,
+    )
     ctx.timing = TimingJob(target, unwrap_fences(gold_sql), ctx.pred_sql or "", bird)
     return _verdicts(_bird_verdict(bird, pred_rows, gold_rows), _with_order_words(strict_verdict, ordered))
 
@@ -93,8 +102,9 @@ def _run_gold(ctx: SqlContext, target: GoldInstance, gold_sql: str):
         return result
     if result.reason in ENVIRONMENT_FAILURES:
         raise result.instance_error()
-    raise InstanceError("unreadable_gold", f"the gold query failed on {result.backend} ({result.reason}): "
-                        f"{result.detail}")
+    raise InstanceError(
+        "unreadable_gold", f"the gold query failed on {result.backend} ({result.reason}): {result.detail}"
+    )
 
 
 def _keep_rows_after_failure(ctx: SqlContext, target: GoldInstance, gold_sql: str) -> None:
@@ -123,8 +133,10 @@ def _bird_verdict(equal: bool, pred_rows: list, gold_rows: list) -> Verdict:
 def _set_difference(pred_rows: list, gold_rows: list) -> str:
     pred, gold = set(map(_frozen, pred_rows)), set(map(_frozen, gold_rows))
     width = lambda rows: len(rows[0]) if rows else 0  # noqa: E731
-    text = (f"gold has {len(gold)} distinct row(s) of {width(gold_rows)} column(s), the prediction "
-            f"{len(pred)} of {width(pred_rows)}")
+    text = (
+        f"gold has {len(gold)} distinct row(s) of {width(gold_rows)} column(s), the prediction "
+        f"{len(pred)} of {width(pred_rows)}"
+    )
     missing = next(iter(gold - pred), None)
     if missing is not None:
         text += f"; gold row {_short(missing)} is not among the predicted rows"
@@ -134,8 +146,7 @@ def _set_difference(pred_rows: list, gold_rows: list) -> str:
 
 
 def _with_order_words(verdict, ordered: bool) -> Verdict:
-    order = ("rows compared in order (the gold query's outermost query has ORDER BY)" if ordered
-             else "row order ignored")
+    order = "rows compared in order (the gold query's outermost query has ORDER BY)" if ordered else "row order ignored"
     return Verdict(float(verdict.ok), verdict.reason, f"strict table rule, {order}: {verdict.detail}")
 
 
@@ -155,6 +166,7 @@ def _frozen(value):
 
 # ------------------------------------------------------------------ LLMetric-Q
 
+
 def keep_llmetric_inputs(ctx: SqlContext, pred_rows: list, gold_rows: list, gold_sql: str) -> None:
     ctx.llmetric_inputs = {"pred_rows": pred_rows, "gold_rows": gold_rows, "gold_sql": unwrap_fences(gold_sql)}
 
@@ -170,10 +182,14 @@ def add_llmetric_q(ctx: SqlContext, strict_verdict: Verdict) -> None:
     try:
         from evaluators.rewards.similarity import llmetric_q
 
-        ctx.info["llmetric_q"] = llmetric_q(strict_verdict.passed, validity["valid"],
-                                            [_frozen(r) for r in inputs["pred_rows"]],
-                                            [_frozen(r) for r in inputs["gold_rows"]],
-                                            ctx.pred_sql, inputs["gold_sql"])
+        ctx.info["llmetric_q"] = llmetric_q(
+            strict_verdict.passed,
+            validity["valid"],
+            [_frozen(r) for r in inputs["pred_rows"]],
+            [_frozen(r) for r in inputs["gold_rows"]],
+            ctx.pred_sql,
+            inputs["gold_sql"],
+        )
     except (ImportError, ValueError) as exc:
         ctx.info.update(llmetric_q=None, llmetric_q_note=f"not computed: {exc}")
 
@@ -214,11 +230,14 @@ def csv_rows(path: Path) -> list[tuple]:
     from evaluators.execution.gold_cache import read_csv_frame
 
     frame = read_csv_frame(Path(path))
-    return [tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row)
-            for row in frame.itertuples(index=False, name=None)]
+    return [
+        tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row)
+        for row in frame.itertuples(index=False, name=None)
+    ]
 
 
 # ------------------------------------------------------------------ VES
+
 
 def time_efficiency(job: TimingJob | None, iterations: int, executor) -> dict | None:
     """The VES figures of one instance (metrics.ves.score_instance): gold and prediction run alternately
@@ -232,12 +251,18 @@ def time_efficiency(job: TimingJob | None, iterations: int, executor) -> dict | 
     gold_times: list[float] = []
     pred_times: list[float] = []
     for _ in range(iterations):  # alternating spreads warm caches and machine load over both queries
-        for run, sql, sink in ((executor.run_gold_query, job.gold_sql, gold_times),
-                               (executor.run_prediction, job.pred_sql, pred_times)):
+        for run, sql, sink in (
+            (executor.run_gold_query, job.gold_sql, gold_times),
+            (executor.run_prediction, job.pred_sql, pred_times),
+        ):
             result = run(job.gold, sql, collect="time")
             if not result.ok:
-                return {**score_instance(False).to_dict(), "correct": True, "iterations": iterations,
-                        "error": f"a timing run failed, VES counts 0 ({result.reason}: {result.detail})"}
+                return {
+                    **score_instance(False).to_dict(),
+                    "correct": True,
+                    "iterations": iterations,
+                    "error": f"a timing run failed, VES counts 0 ({result.reason}: {result.detail})",
+                }
             sink.append(result.query_seconds if result.query_seconds is not None else result.seconds)
     timed = TIMED if result.query_seconds is not None else "the whole request in the worker, connecting included"
     return {**score_instance(True, gold_times, pred_times).to_dict(), "iterations": iterations, "timed": timed}

@@ -3,6 +3,7 @@
 Every problem with one instance (a missing file, a bad spec, an unknown func)
 becomes that instance's reason; nothing here stops the run.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -32,7 +33,9 @@ NAMES = tuple(PRESETS)
 @dataclass(frozen=True)
 class Options:
     max_file_bytes: int = DEFAULT_MAX_BYTES
-    layout: str = "nested"  # or "flat": Spider2-lite's <id>.csv / <id>.sql beside each other (see loading/submissions.py)
+    layout: str = (
+        "nested"  # or "flat": Spider2-lite's <id>.csv / <id>.sql beside each other (see loading/submissions.py)
+    )
     attempt_score: str = "last"  # with `attempts`: the instance's score is its last attempt, or its "best"
     executor: Executor | None = None  # None: `grade` makes the CLI's default one
     execute_sql: bool = True  # False: SQL answers and temporal golds are not run (needs_execution)
@@ -51,21 +54,29 @@ class Graded:
     timing: object | None = None  # execution_match.TimingJob: what VES would time (not reported)
 
 
-def grade_instance(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
-                   options: Options = Options()) -> Graded:
+def grade_instance(
+    gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path, options: Options = Options()
+) -> Graded:
     if line is None or not line.attempts:
         one = _grade_one(gold, line, result_dir, gold_dir, options)
         return replace(one, info=_instance_info([one], 0, options), timing=None)
-    runs = [_grade_one(gold, replace(line, answer=answer, attempts=None), result_dir, gold_dir, options)
-            for answer in line.attempts]
+    runs = [
+        _grade_one(gold, replace(line, answer=answer, attempts=None), result_dir, gold_dir, options)
+        for answer in line.attempts
+    ]
     if options.attempt_score == "best":
         final = {name: max((r.verdicts[name] for r in runs), key=lambda v: v.score) for name in NAMES}
         # The execution info (and VES) follow the first attempt with the best official score.
         chosen = max(range(len(runs)), key=lambda k: runs[k].verdicts[NAMES[0]].score)
     else:
         final, chosen = runs[-1].verdicts, len(runs) - 1
-    return Graded(final, runs[-1].funcs, tuple(r.verdicts for r in runs), _instance_info(runs, chosen, options),
-                  tuple(r.info for r in runs))
+    return Graded(
+        final,
+        runs[-1].funcs,
+        tuple(r.verdicts for r in runs),
+        _instance_info(runs, chosen, options),
+        tuple(r.info for r in runs),
+    )
 
 
 def _instance_info(runs: list, chosen: int, options: Options) -> dict:
@@ -82,8 +93,9 @@ def _instance_info(runs: list, chosen: int, options: Options) -> dict:
     return info
 
 
-def _grade_one(gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path,
-               options: Options) -> Graded:
+def _grade_one(
+    gold: GoldInstance, line: SubmissionLine | None, result_dir: Path, gold_dir: Path, options: Options
+) -> Graded:
     funcs = tuple(s.func for s in gold.specs)
     ctx = SqlContext(gold, Path(gold_dir), options.executor, options.max_file_bytes)
     try:
@@ -134,8 +146,10 @@ def _with_trajectory(line: SubmissionLine, result_dir: Path, options: Options) -
     path = answer_path(result_dir, line.instance_id, named, options.layout == "flat")
     size = path.stat().st_size
     if size > options.max_file_bytes:
-        raise InstanceError("unreadable_prediction", f"{named}: {size:,} bytes, over the limit of "
-                            f"{options.max_file_bytes:,} (raise it with --max-file-mb)")
+        raise InstanceError(
+            "unreadable_prediction",
+            f"{named}: {size:,} bytes, over the limit of {options.max_file_bytes:,} (raise it with --max-file-mb)",
+        )
     try:
         messages = json.loads(path.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -170,8 +184,9 @@ def _reward_verdicts(func: str, line: SubmissionLine, params: dict) -> dict:
         score, detail = registry.grader(func)(line.answer, params, trajectory)
     except ValueError as exc:
         raise InstanceError("invalid_spec", str(exc)) from None
-    return same_for_all(NAMES, float(score), "match" if score >= 1 else "partial" if score > 0 else "value_mismatch",
-                        detail)
+    return same_for_all(
+        NAMES, float(score), "match" if score >= 1 else "partial" if score > 0 else "value_mismatch", detail
+    )
 
 
 def _duckdb_loader(options: Options):
@@ -185,16 +200,20 @@ def _duckdb_loader(options: Options):
 
 def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Options) -> dict:
     flat = options.layout == "flat"
-    job = table_match.TableJob(ctx.gold_root / ctx.gold.instance_id, ALL_PRESETS,
-                          TableReader("unreadable_prediction", options.max_file_bytes, _duckdb_loader(options)))
+    job = table_match.TableJob(
+        ctx.gold_root / ctx.gold.instance_id,
+        ALL_PRESETS,
+        TableReader("unreadable_prediction", options.max_file_bytes, _duckdb_loader(options)),
+    )
     if line.answer_type == "files":
         return _grade_file_list(line, checks.fitting_specs(line.answer_type, specs), result_dir, job, flat, ctx)
     sql = isinstance(line.answer, str) and line.answer.lower().endswith(".sql")
     usable = checks.fitting_specs(line.answer_type, specs, sql=sql)
     if sql:
         with unreadable_sql_is_invalid(ctx):
-            return _grade_sql_answer(line, usable, answer_path(result_dir, line.instance_id, line.answer, flat),
-                                     job, ctx)
+            return _grade_sql_answer(
+                line, usable, answer_path(result_dir, line.instance_id, line.answer, flat), job, ctx
+            )
     return _grade_table(usable, answer_path(result_dir, line.instance_id, line.answer, flat), job, ctx)
 
 
@@ -208,8 +227,10 @@ def _grade_table(usable, path: Path, job, ctx: SqlContext) -> dict:
     if not runs:
         raise InstanceError("answer_type_mismatch", "a single file answer needs a table_match or duckdb_match spec")
     # The suite keeps the last applicable spec's score; strict keeps the best.
-    return {p.name: (runs[-1][p.name] if p.official else max((r[p.name] for r in runs), key=lambda v: v.score))
-            for p in ALL_PRESETS}
+    return {
+        p.name: (runs[-1][p.name] if p.official else max((r[p.name] for r in runs), key=lambda v: v.score))
+        for p in ALL_PRESETS
+    }
 
 
 def _grade_sql_answer(line, specs, path: Path, job, ctx: SqlContext) -> dict:

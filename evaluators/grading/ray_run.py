@@ -5,6 +5,7 @@ with its own SQL worker pool; results come back in order.  The submission, gold 
 folders must be readable at the same paths on every node (a shared file system).  Ray is an
 extra (`pip install '.[ray]'`), imported only here.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -1,4 +1,5 @@
 """Grading a whole submission folder: load both jsonl files, grade each gold instance, build the report."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -14,8 +15,15 @@ from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 
 
-def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1, progress=None,
-          options: Options | None = None, ray_address: str | None = None) -> Report:
+def grade(
+    result_dir,
+    gold_dir,
+    semantics: str = "spider2",
+    jobs: int | str = 1,
+    progress=None,
+    options: Options | None = None,
+    ray_address: str | None = None,
+) -> Report:
     """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
 
     `jobs`: processes to grade in, or "auto" (see `resolve_jobs`).
@@ -41,8 +49,15 @@ def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1,
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded, strict=True)]
     unknown = sorted(set(submission.records) - set(gold.records))
     problems = [str(p) for p in gold.problems + submission.problems]
-    summary = build_summary(semantics, instances, len(submission.records), unknown, problems, list(PRESETS),
-                            ves_iterations=options.ves_iterations if options.executor is not None else 0)
+    summary = build_summary(
+        semantics,
+        instances,
+        len(submission.records),
+        unknown,
+        problems,
+        list(PRESETS),
+        ves_iterations=options.ves_iterations if options.executor is not None else 0,
+    )
     gold_errors = summary.gold_errors + tuple(str(p) for p in gold.problems)
     summary = replace(summary, provenance=provenance(gold_dir), gold_errors=gold_errors)
     return Report(summary, tuple(instances))
@@ -51,19 +66,32 @@ def grade(result_dir, gold_dir, semantics: str = "spider2", jobs: int | str = 1,
 def _instance_report(gold, line, result: Graded, semantics: str) -> InstanceReport:
     chosen, strict = result.verdicts[semantics], result.verdicts["strict"]
     return InstanceReport(
-        instance_id=gold.instance_id, funcs=result.funcs, answer_type=line.answer_type if line else None,
-        score=chosen.score, strict_score=strict.score, reason=chosen.reason, detail=chosen.detail,
-        strict_reason=strict.reason, strict_detail=strict.detail,
+        instance_id=gold.instance_id,
+        funcs=result.funcs,
+        answer_type=line.answer_type if line else None,
+        score=chosen.score,
+        strict_score=strict.score,
+        reason=chosen.reason,
+        detail=chosen.detail,
+        strict_reason=strict.reason,
+        strict_detail=strict.detail,
         scores={name: v.score for name, v in result.verdicts.items()},
-        location=str(line.location) if line else None, metadata=gold.metadata,
-        attempts=tuple(_attempt_entry(a, info, semantics)
-                       for a, info in zip(result.attempts, result.attempt_info or [{}] * len(result.attempts), strict=False)),
-        execution=dict(result.info))
+        location=str(line.location) if line else None,
+        metadata=gold.metadata,
+        attempts=tuple(
+            _attempt_entry(a, info, semantics)
+            for a, info in zip(result.attempts, result.attempt_info or [{}] * len(result.attempts), strict=False)
+        ),
+        execution=dict(result.info),
+    )
 
 
 def _attempt_entry(verdicts: dict, info: dict, semantics: str) -> dict:
-    entry = {"score": verdicts[semantics].score, "strict_score": verdicts["strict"].score,
-             "reason": verdicts[semantics].reason}
+    entry = {
+        "score": verdicts[semantics].score,
+        "strict_score": verdicts["strict"].score,
+        "reason": verdicts[semantics].reason,
+    }
     if info.get("validity"):  # a .sql attempt: does it compile on the instance's database (Valid@k)?
         entry.update(valid=info["validity"].get("valid"), validity=info["validity"].get("reason"))
     return entry
@@ -86,7 +114,7 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list
     import multiprocessing  # only parallel runs pay for importing it
 
     size = max(1, min(32, len(work) // (jobs * 4) or 1))
-    chunks = [work[i:i + size] for i in range(0, len(work), size)]
+    chunks = [work[i : i + size] for i in range(0, len(work), size)]
     out = []
     pool = multiprocessing.get_context("fork").Pool(jobs)
     try:
@@ -108,7 +136,7 @@ def _grade_on_ray(work, result_dir, gold_dir, options, address: str, progress) -
 
     bar = progress(len(work)) if callable(progress) else _Silent()
     size = max(1, min(32, len(work) // 64 or 1))
-    chunks = [(work[i:i + size], result_dir, gold_dir, options) for i in range(0, len(work), size)]
+    chunks = [(work[i : i + size], result_dir, gold_dir, options) for i in range(0, len(work), size)]
     out: list[Graded] = []
     for results in grade_chunks(chunks, address):
         out.extend(results)

@@ -4,6 +4,7 @@ Both go through `execution.Executor`; without one (the Python API's default) the
 reported as `needs_execution`, never scored silently.  What ran, where the gold came
 from and how many bytes it cost are collected in `info` for the report.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -41,16 +42,22 @@ def temporal_params(spec, params: dict, ctx: SqlContext) -> dict:
         return params
     becomes = registry.lookup(spec.func).temporal
     if becomes is None:
-        raise InstanceError("invalid_spec", f"a temporal spec needs {', '.join(registry.TEMPORAL_FUNCS)}, "
-                            f"not {spec.func}")
+        raise InstanceError(
+            "invalid_spec", f"a temporal spec needs {', '.join(registry.TEMPORAL_FUNCS)}, not {spec.func}"
+        )
     if ctx.executor is None:
         raise InstanceError("needs_execution", f"{spec.func} spec is temporal: its gold comes from running gold.sql")
     stored = params.get("gold") if becomes == "table" else None
     result = ctx.executor.temporal_gold(ctx.gold, ctx.gold_root, stored)
     if not result.ok:
         raise result.instance_error()
-    ctx.info.update(backend=result.backend, gold_source=result.source, gold_cached_at=result.cached_at,
-                    gold_drifted=result.drifted, gold_bytes_processed=result.bytes_processed)
+    ctx.info.update(
+        backend=result.backend,
+        gold_source=result.source,
+        gold_cached_at=result.cached_at,
+        gold_drifted=result.drifted,
+        gold_bytes_processed=result.bytes_processed,
+    )
     if becomes == "table":
         cols = params.get("condition_cols")
         if isinstance(params.get("gold"), list) and isinstance(cols, list) and cols and isinstance(cols[0], list):
@@ -62,8 +69,9 @@ def temporal_params(spec, params: dict, ctx: SqlContext) -> dict:
     return {**params, "gold": [str(value)] if becomes == "text" or isinstance(value, str) else [value]}
 
 
-def run_answer_sql(path: Path, ctx: SqlContext, collect: str = "csv", gold: GoldInstance | None = None,
-                   gold_sql: str | None = None):
+def run_answer_sql(
+    path: Path, ctx: SqlContext, collect: str = "csv", gold: GoldInstance | None = None, gold_sql: str | None = None
+):
     """Run a predicted `.sql` file; returns the ExecResult (its CSV lives in the output folder).
 
     First its validity is checked on the instance's local database (explain.py), and with the gold
@@ -79,8 +87,12 @@ def run_answer_sql(path: Path, ctx: SqlContext, collect: str = "csv", gold: Gold
     plans = {"pred": ctx.pred_sql, "gold": unwrap_fences(gold_sql)} if gold_sql else None
     ctx.info.update(inspect_sql(ctx.executor, target, ctx.pred_sql, plans))
     result = ctx.executor.run_prediction(target, sql, collect)
-    ctx.info.update(backend=result.backend, bytes_processed=result.bytes_processed, seconds=result.seconds,
-                    prediction_csv=str(result.csv_path) if result.csv_path else None)
+    ctx.info.update(
+        backend=result.backend,
+        bytes_processed=result.bytes_processed,
+        seconds=result.seconds,
+        prediction_csv=str(result.csv_path) if result.csv_path else None,
+    )
     _add_similarity(ctx.pred_sql, ctx, gold_sql)
     if not result.ok:
         raise result.instance_error()
@@ -119,6 +131,8 @@ def _add_similarity(pred_sql: str, ctx: SqlContext, gold_sql: str | None = None)
         gold_text = gold_sql if gold_sql is not None else gold_path.read_text(encoding="utf-8-sig")
         ctx.info["similarity"] = query_similarity(pred_sql, unwrap_fences(gold_text))
     except ImportError as exc:
-        ctx.info["similarity"] = {"error": str(exc) if "pip install" in str(exc) else f"{exc} (pip install '.[rewards]')"}
+        ctx.info["similarity"] = {
+            "error": str(exc) if "pip install" in str(exc) else f"{exc} (pip install '.[rewards]')"
+        }
     except (OSError, UnicodeDecodeError) as exc:
         ctx.info["similarity"] = {"error": f"gold.sql unreadable: {exc}"}

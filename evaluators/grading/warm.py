@@ -15,8 +15,10 @@ from evaluators.grading.jobs import resolve_jobs
 from evaluators.loading.checks import DUCKDB_SUFFIXES
 from evaluators.matching import registry
 
-WARM = {"duckdb": ("duckdb", "pandas", "evaluators.execution.backends.duckdb_backend"),
-        "sqlite": ("pandas", "evaluators.execution.backends.sqlite_backend")}
+WARM = {
+    "duckdb": ("duckdb", "pandas", "evaluators.execution.backends.duckdb_backend"),
+    "sqlite": ("pandas", "evaluators.execution.backends.sqlite_backend"),
+}
 
 
 def warm_for(work: list) -> None:

@@ -5,6 +5,7 @@ grading turns it into the instance's verdict, `validate` into a listed
 problem with a fix hint (`HINTS`).  Path safety lives in `paths.py` and table
 reading in `tables/read.py`; both are reused, not repeated, here.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,12 +18,11 @@ DUCKDB_SUFFIXES = (".duckdb", ".ddb", ".db")
 
 HINTS = {
     "invalid_answer": "answer_or_path is the text for 'answer', a relative path for 'file', a list of paths "
-                      "for 'files'",
+    "for 'files'",
     "unsafe_path": "give a path relative to the instance folder, without '..' and without symbolic links "
-                   "that lead out of it",
+    "that lead out of it",
     "missing_prediction": "put the file in the instance folder or correct answer_or_path",
-    "unreadable_prediction": "write a comma-separated UTF-8 CSV with a header row (or a DuckDB file for "
-                             "duckdb_match)",
+    "unreadable_prediction": "write a comma-separated UTF-8 CSV with a header row (or a DuckDB file for duckdb_match)",
     "answer_type_mismatch": "use answer_type 'answer' for text golds and 'file'/'files' for table golds",
     "table_not_found": "create every table the gold names, under the same name",
     "needs_execution": "grade it with a SQL backend, or submit the result table as a CSV",
@@ -33,8 +33,9 @@ def answer_shape(line) -> None:
     """The JSON type of `answer_or_path` fits the `answer_type`."""
     answer, kind = line.answer, line.answer_type
     if kind == "answer" and not isinstance(answer, str):
-        raise InstanceError("invalid_answer", f"answer_or_path must be text, got {type(answer).__name__}: "
-                            f"{str(answer)[:80]!r}")
+        raise InstanceError(
+            "invalid_answer", f"answer_or_path must be text, got {type(answer).__name__}: {str(answer)[:80]!r}"
+        )
     if kind == "file" and not (isinstance(answer, str) and answer.strip()):
         raise InstanceError("invalid_answer", f"answer_type 'file' needs a relative path, got {answer!r}"[:200])
     if kind == "files" and not (isinstance(answer, list) and answer):
@@ -46,11 +47,17 @@ def fitting_specs(answer_type: str, specs: list, sql: bool = False) -> list:
 
     A `.sql` file answer runs first, so table specs grade its result and text specs its first cell."""
     if sql:
-        usable = [(s, p) for s, p in specs if registry.gold_tables(s.func) == "csv" or registry.is_answer_func(s.func)
-                  or registry.is_sql_func(s.func)]
+        usable = [
+            (s, p)
+            for s, p in specs
+            if registry.gold_tables(s.func) == "csv" or registry.is_answer_func(s.func) or registry.is_sql_func(s.func)
+        ]
         if not usable:
-            raise InstanceError("answer_type_mismatch", "a .sql answer is graded by execution_match, table_match "
-                                f"or a text spec, not {sorted({s.func for s, _ in specs})}")
+            raise InstanceError(
+                "answer_type_mismatch",
+                "a .sql answer is graded by execution_match, table_match "
+                f"or a text spec, not {sorted({s.func for s, _ in specs})}",
+            )
         return usable
     text = answer_type == "answer"
     usable = [(s, p) for s, p in specs if registry.is_answer_func(s.func) == text and not registry.is_sql_func(s.func)]
@@ -59,10 +66,13 @@ def fitting_specs(answer_type: str, specs: list, sql: bool = False) -> list:
         if all(registry.is_sql_func(f) for f in funcs):
             raise InstanceError("answer_type_mismatch", f"{funcs} grade a .sql answer (a file answer ending in .sql)")
         if text:
-            raise InstanceError("answer_type_mismatch", "the answer is text but the gold has only "
-                                f"{funcs} specs, which grade files")
-        raise InstanceError("answer_type_mismatch", f"the answer is a {answer_type} but the gold has only "
-                            f"{funcs} specs, which grade text")
+            raise InstanceError(
+                "answer_type_mismatch", f"the answer is text but the gold has only {funcs} specs, which grade files"
+            )
+        raise InstanceError(
+            "answer_type_mismatch",
+            f"the answer is a {answer_type} but the gold has only {funcs} specs, which grade text",
+        )
     return usable
 
 
@@ -72,8 +82,9 @@ def check_size(path: Path, max_bytes: int, reason: str) -> None:
     except OSError as exc:
         raise InstanceError(reason, f"{path.name}: {exc.strerror or exc}") from None
     if size > max_bytes:
-        raise InstanceError(reason, f"{path.name} is {size:,} bytes, over the limit of {max_bytes:,} "
-                            "(raise it with --max-file-mb)")
+        raise InstanceError(
+            reason, f"{path.name} is {size:,} bytes, over the limit of {max_bytes:,} (raise it with --max-file-mb)"
+        )
 
 
 def read_sql_file(path: Path, max_bytes: int, reason: str = "unreadable_prediction") -> str:

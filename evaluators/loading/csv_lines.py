@@ -6,6 +6,7 @@ not UTF-8, rows whose field count differs from the header, and a header that
 looks split by another delimiter.  Whether a file is readable at all is still
 decided by the graders' own reader (`tables.read.TableReader`).
 """
+
 from __future__ import annotations
 
 import csv
@@ -45,8 +46,12 @@ def _encoding_problem(path: Path) -> CsvFinding | None:
             try:
                 raw.decode("utf-8")  # a newline byte never sits inside a multi-byte character
             except UnicodeDecodeError as exc:
-                return CsvFinding(number, f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1} is not UTF-8",
-                                  "save the file as UTF-8", error=True)
+                return CsvFinding(
+                    number,
+                    f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1} is not UTF-8",
+                    "save the file as UTF-8",
+                    error=True,
+                )
     return None
 
 
@@ -66,10 +71,16 @@ def _scan_rows(reader) -> list[CsvFinding]:
         elif len(row) < len(header):
             shorter.append((line, len(row)))
     if header is None or header_line is None:
-        return [CsvFinding(None, "empty file: no header row", "write a header row, even for an empty result",
-                           error=True)]
-    findings += _ragged(longer, len(header), header_line, "more",
-                        "pandas rejects such rows, or reads the first column as a row index and drops it")
+        return [
+            CsvFinding(None, "empty file: no header row", "write a header row, even for an empty result", error=True)
+        ]
+    findings += _ragged(
+        longer,
+        len(header),
+        header_line,
+        "more",
+        "pandas rejects such rows, or reads the first column as a row index and drops it",
+    )
     findings += _ragged(shorter, len(header), header_line, "fewer", "pandas fills the missing cells with NULL")
     return findings
 
@@ -79,16 +90,31 @@ def _delimiter_finding(header: list, line: int) -> list[CsvFinding]:
         return []
     for char, name in OTHER_DELIMITERS.items():
         if char in header[0]:
-            return [CsvFinding(line, f"the header is one column holding {name}s: is the file {name}-separated?",
-                               "the graders split on commas only; write a comma-separated file")]
+            return [
+                CsvFinding(
+                    line,
+                    f"the header is one column holding {name}s: is the file {name}-separated?",
+                    "the graders split on commas only; write a comma-separated file",
+                )
+            ]
     return []
 
 
 def _ragged(rows: list, width: int, header_line: int, word: str, effect: str) -> list[CsvFinding]:
-    findings = [CsvFinding(line, f"row has {count} fields, the header (line {header_line}) has {width}",
-                           f"rows with {word} fields than the header: {effect}")
-                for line, count in rows[:SHOWN_PER_KIND]]
+    findings = [
+        CsvFinding(
+            line,
+            f"row has {count} fields, the header (line {header_line}) has {width}",
+            f"rows with {word} fields than the header: {effect}",
+        )
+        for line, count in rows[:SHOWN_PER_KIND]
+    ]
     if len(rows) > SHOWN_PER_KIND:
-        findings.append(CsvFinding(rows[SHOWN_PER_KIND][0], f"... and {len(rows) - SHOWN_PER_KIND} more rows with "
-                                   f"{word} fields than the header", "fix them the same way"))
+        findings.append(
+            CsvFinding(
+                rows[SHOWN_PER_KIND][0],
+                f"... and {len(rows) - SHOWN_PER_KIND} more rows with {word} fields than the header",
+                "fix them the same way",
+            )
+        )
     return findings

@@ -3,6 +3,7 @@
 In the flat layout (Spider2-lite's `<id>.csv` / `<id>.sql` files side by side)
 the folder is `<result_dir>` itself and the path is just the file name.
 """
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@ Each line becomes one record or one `Problem` with its `file:line`; a bad line
 never stops the others from loading.  Only a file that cannot be opened or
 decoded at all raises `SpecError` (exit code 2).
 """
+
 from __future__ import annotations
 
 import json
@@ -82,8 +83,9 @@ def iter_json_lines(path: Path) -> Iterator[tuple[Location, Any, str | None]]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         bad_line = raw[: exc.start].count(b"\n") + 1
-        raise SpecError(f"not UTF-8 text (byte {exc.start})", Location(str(path), bad_line),
-                        hint="save the file as UTF-8") from None
+        raise SpecError(
+            f"not UTF-8 text (byte {exc.start})", Location(str(path), bad_line), hint="save the file as UTF-8"
+        ) from None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -159,8 +161,9 @@ def _submission_line(obj: dict, where: Location) -> SubmissionLine:
         raise ValueError("missing 'answer_or_path'")
     answer = obj.get("answer_or_path", attempts[-1] if attempts else None)
     extra = {k: v for k, v in obj.items() if k not in ("instance_id", "answer_type", "answer_or_path", "attempts")}
-    return SubmissionLine(obj["instance_id"], answer_type, answer, where,
-                          tuple(attempts) if attempts is not None else None, extra)
+    return SubmissionLine(
+        obj["instance_id"], answer_type, answer, where, tuple(attempts) if attempts is not None else None, extra
+    )
 
 
 def load_submission(result_dir: Path) -> Loaded:
@@ -189,7 +192,8 @@ def _load(path: Path, build, what: str) -> Loaded:
         if iid in records:
             # Spider2's scorers build a dict from the lines, so the last line wins; we do the same and say so.
             duplicates.setdefault(iid, []).append(records[iid].location)
-            problems.append(Problem(records[iid].location, f"duplicate instance_id {iid!r}: "
-                                    f"the later line {where.line} wins", iid))
+            problems.append(
+                Problem(records[iid].location, f"duplicate instance_id {iid!r}: the later line {where.line} wins", iid)
+            )
         records[iid] = record
     return Loaded(records, tuple(problems), duplicates)

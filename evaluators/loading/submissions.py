@@ -7,6 +7,7 @@ file.  A flat folder becomes the same `SubmissionLine` records, each a `file`
 answer whose path `paths.answer_path(..., flat=True)` resolves to
 `<result_dir>/<id>.<ext>`, so everything downstream is shared.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -46,15 +47,27 @@ def load_flat_submission(result_dir: Path) -> Loaded:
 def _flat_line(instance_id: str, by_suffix: dict, problems: list) -> SubmissionLine:
     path = by_suffix.get(".csv") or by_suffix[".sql"]
     if len(by_suffix) > 1:
-        problems.append(Problem(Location(str(by_suffix[".sql"])), f"both {instance_id}.csv and {instance_id}.sql "
-                                "exist; the CSV is graded", instance_id, hint="keep one answer per instance"))
+        problems.append(
+            Problem(
+                Location(str(by_suffix[".sql"])),
+                f"both {instance_id}.csv and {instance_id}.sql exist; the CSV is graded",
+                instance_id,
+                hint="keep one answer per instance",
+            )
+        )
     return SubmissionLine(instance_id, "file", path.name, Location(str(path)))
 
 
 def _ignored(path: Path) -> Problem:
     if path.name == SUBMISSION_FILE:
-        return Problem(Location(str(path)), f"{SUBMISSION_FILE} is ignored in the flat layout",
-                       hint="drop --layout flat to grade it (the nested layout)")
+        return Problem(
+            Location(str(path)),
+            f"{SUBMISSION_FILE} is ignored in the flat layout",
+            hint="drop --layout flat to grade it (the nested layout)",
+        )
     what = "folder" if path.is_dir() else "file"
-    return Problem(Location(str(path)), f"{what} ignored: the flat layout reads only <instance_id>.csv and "
-                   "<instance_id>.sql", hint="remove it or use the nested layout")
+    return Problem(
+        Location(str(path)),
+        f"{what} ignored: the flat layout reads only <instance_id>.csv and <instance_id>.sql",
+        hint="remove it or use the nested layout",
+    )

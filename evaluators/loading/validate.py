@@ -8,6 +8,7 @@ and gold instances left without an answer.  Warnings are legal but likely
 mistakes (ragged CSV rows, a header split by another delimiter); they are
 listed and do not fail the run.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -47,14 +48,19 @@ class Validation:
         out += [str(p) for p in missing[:SHOWN_MISSING]]
         if len(missing) > SHOWN_MISSING:
             rest = [p.instance_id for p in missing[SHOWN_MISSING:]]
-            out.append(f"{missing[0].location.path}: and {len(rest)} more gold instances without a submission: "
-                       + ", ".join(str(r) for r in rest))
+            out.append(
+                f"{missing[0].location.path}: and {len(rest)} more gold instances without a submission: "
+                + ", ".join(str(r) for r in rest)
+            )
         out += [f"warning: {p}" for p in self.warnings]
-        summary = (f"{self.lines} submission line(s) checked: {len(self.errors)} error(s), "
-                   f"{len(self.warnings)} warning(s)")
+        summary = (
+            f"{self.lines} submission line(s) checked: {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
+        )
         if self.with_gold:
-            summary += (f"; {len(self.unknown_ids)} instance id(s) not in the gold, "
-                        f"{len(self.missing_ids)} gold instance(s) without a submission")
+            summary += (
+                f"; {len(self.unknown_ids)} instance id(s) not in the gold, "
+                f"{len(self.missing_ids)} gold instance(s) without a submission"
+            )
         return "\n".join(out + [summary + (": ready to grade" if self.ok else "")]) + "\n"
 
 
@@ -80,10 +86,23 @@ def validate(result_dir, gold_dir=None, layout: str = "nested", max_file_bytes: 
         unknown, missing = _match_ids(submission.records, gold, found)
     for iid, line in submission.records.items():
         gold_instance = gold.get(iid) if gold is not None else None
-        check_line(line, gold_instance, result_dir, Path(gold_dir) if gold_dir else None,
-                   layout == "flat", max_file_bytes, found)
-    return Validation(len(submission.records), _in_file_order(found.errors), _in_file_order(found.warnings),
-                      unknown, missing, gold is not None)
+        check_line(
+            line,
+            gold_instance,
+            result_dir,
+            Path(gold_dir) if gold_dir else None,
+            layout == "flat",
+            max_file_bytes,
+            found,
+        )
+    return Validation(
+        len(submission.records),
+        _in_file_order(found.errors),
+        _in_file_order(found.warnings),
+        unknown,
+        missing,
+        gold is not None,
+    )
 
 
 LINE_HINTS = (
@@ -98,8 +117,10 @@ LINE_HINTS = (
 def _with_hint(problem: Problem) -> Problem:
     if problem.hint:
         return problem
-    hint = next((h for key, h in LINE_HINTS if key in problem.message), "one JSON object per line: instance_id, "
-                "answer_type, answer_or_path")
+    hint = next(
+        (h for key, h in LINE_HINTS if key in problem.message),
+        "one JSON object per line: instance_id, answer_type, answer_or_path",
+    )
     return replace(problem, hint=hint)
 
 
@@ -120,13 +141,26 @@ def _match_ids(records: dict, gold: dict, found: _Found) -> tuple[tuple, tuple]:
         hint = f"did you mean {close[0]!r}?" if close else "check the id, or remove the line"
         found.errors.append(Problem(records[iid].location, f"instance_id {iid!r} is not in the gold", iid, hint))
     for iid in missing:
-        found.errors.append(Problem(gold[iid].location, f"{MISSING} {iid!r} has no submission line (scored 0)",
-                                    iid, hint="add its answer, or accept a 0 for it"))
+        found.errors.append(
+            Problem(
+                gold[iid].location,
+                f"{MISSING} {iid!r} has no submission line (scored 0)",
+                iid,
+                hint="add its answer, or accept a 0 for it",
+            )
+        )
     return unknown, missing
 
 
-def check_line(line: SubmissionLine, gold: GoldInstance | None, result_dir: Path, gold_dir: Path | None,
-               flat: bool, max_file_bytes: int, found: _Found) -> None:
+def check_line(
+    line: SubmissionLine,
+    gold: GoldInstance | None,
+    result_dir: Path,
+    gold_dir: Path | None,
+    flat: bool,
+    max_file_bytes: int,
+    found: _Found,
+) -> None:
     """Everything grading would check for this line: its answer's shape, the gold's fit, its files."""
     try:
         usable = _usable_specs(line, gold)
@@ -144,8 +178,14 @@ def check_line(line: SubmissionLine, gold: GoldInstance | None, result_dir: Path
         except InstanceError as exc:
             found.errors.append(_problem(line, exc))
         except Exception as exc:  # a bug of ours must not hide the other problems; it is reported, not swallowed
-            found.errors.append(Problem(line.location, f"internal error while checking {relative!r:.100}: "
-                                        f"{type(exc).__name__}: {exc}", line.instance_id, "please report this"))
+            found.errors.append(
+                Problem(
+                    line.location,
+                    f"internal error while checking {relative!r:.100}: {type(exc).__name__}: {exc}",
+                    line.instance_id,
+                    "please report this",
+                )
+            )
 
 
 def _usable_specs(line: SubmissionLine, gold: GoldInstance | None) -> list:
@@ -187,8 +227,7 @@ def _check_csv(path: Path, reader: TableReader, found: _Found, iid: str) -> None
     reader.csv(path, low_memory=True)  # the spider2-lite preset reads with pandas' defaults
 
 
-def _check_duckdb(path: Path, reader: TableReader, line, usable: list, gold_dir: Path | None,
-                  found: _Found) -> None:
+def _check_duckdb(path: Path, reader: TableReader, line, usable: list, gold_dir: Path | None, found: _Found) -> None:
     tables = set(reader.duckdb_tables(path))
     for spec, params in usable:
         if registry.gold_tables(spec.func) != "duckdb":
@@ -196,8 +235,9 @@ def _check_duckdb(path: Path, reader: TableReader, line, usable: list, gold_dir:
         wanted = params["condition_tabs"] or _gold_tables(gold_dir / line.instance_id / params["gold"])
         lacking = [t for t in wanted if t not in tables]
         if lacking:
-            raise InstanceError("table_not_found", f"{path.name} lacks table(s) {lacking} named by the gold "
-                                f"(it has {sorted(tables)})")
+            raise InstanceError(
+                "table_not_found", f"{path.name} lacks table(s) {lacking} named by the gold (it has {sorted(tables)})"
+            )
 
 
 def _gold_tables(gold_path: Path) -> list:

@@ -5,6 +5,7 @@ numbers found by a pattern that knows no sign or exponent).  Strict: the same
 rules over a better reading of the text (Unicode NFKC, case folding and
 collapsed whitespace for strings; signs, exponents and `.5` for numbers).
 """
+
 from __future__ import annotations
 
 import re
@@ -42,8 +43,9 @@ def normalize_text(text: str) -> str:
 
 
 def string_strict(answer: str, gold, exclude=(), conj="or") -> Verdict:
-    ok, words = _contains(normalize_text(answer), [normalize_text(g) for g in _as_list(gold)],
-                          [normalize_text(e) for e in exclude], conj)
+    ok, words = _contains(
+        normalize_text(answer), [normalize_text(g) for g in _as_list(gold)], [normalize_text(e) for e in exclude], conj
+    )
     return Verdict(float(ok), "match" if ok else "value_mismatch", words)
 
 
@@ -63,19 +65,26 @@ def _strict_float(value) -> float:
     return float(text)
 
 
-def _numbers_verdict(found: list[float], golds: list[float], single: bool, percentage: bool,
-                     precision: int, conj: str, raw: list[str]) -> Verdict:
+def _numbers_verdict(
+    found: list[float], golds: list[float], single: bool, percentage: bool, precision: int, conj: str, raw: list[str]
+) -> Verdict:
     if single and len(found) != 1:
-        return Verdict(0.0, "value_mismatch" if found else "no_number",
-                       f"expected exactly one number in the answer, found {len(found)}: {raw[:5]!r}")
+        return Verdict(
+            0.0,
+            "value_mismatch" if found else "no_number",
+            f"expected exactly one number in the answer, found {len(found)}: {raw[:5]!r}",
+        )
     if percentage:
         golds = [y for x in golds for y in (x, x * 100)]
     close = [any(abs(n - g) <= 10 ** (-precision) for n in found) for g in golds]
     ok = any(close) if conj == "or" else all(close)
     if ok:
         return Verdict(1.0, "match", f"answer numbers {raw[:5]!r} match the gold within 1e-{precision}")
-    return Verdict(0.0, "value_mismatch", f"answer numbers {raw[:5]!r} do not match gold {golds[:5]!r} "
-                   f"within 1e-{precision} ({conj})")
+    return Verdict(
+        0.0,
+        "value_mismatch",
+        f"answer numbers {raw[:5]!r} do not match gold {golds[:5]!r} within 1e-{precision} ({conj})",
+    )
 
 
 def number_official(answer: str, gold, percentage=False, precision=4, conj="or") -> Verdict:
@@ -85,16 +94,16 @@ def number_official(answer: str, gold, percentage=False, precision=4, conj="or")
     if single and len(raw) != 1:
         return _numbers_verdict(raw, [], True, percentage, precision, conj, raw)
     found = [_official_float(n) for n in raw]
-    return _numbers_verdict(found, [_official_float(g) for g in _as_list(gold)], False, percentage,
-                            precision, conj, raw)
+    return _numbers_verdict(
+        found, [_official_float(g) for g in _as_list(gold)], False, percentage, precision, conj, raw
+    )
 
 
 def number_strict(answer: str, gold, percentage=False, precision=4, conj="or") -> Verdict:
     raw = [m for m in STRICT_NUMBER.findall(answer) if any(ch.isdigit() for ch in m)]
     single = not isinstance(gold, list) or len(gold) == 1
     found = [_strict_float(n) for n in raw]
-    return _numbers_verdict(found, [_strict_float(g) for g in _as_list(gold)], single, percentage,
-                            precision, conj, raw)
+    return _numbers_verdict(found, [_strict_float(g) for g in _as_list(gold)], single, percentage, precision, conj, raw)
 
 
 def string_verdicts(answer: str, params: dict) -> tuple:

@@ -9,6 +9,7 @@ module with its grading function and one entry here.
 A spec is checked against its func's schema before grading: an unknown func (with a "did you mean"), an
 unknown parameter or a wrong type becomes that instance's reason, never a crash.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -90,46 +91,102 @@ REWARDS = "evaluators.rewards.gold_funcs"
 FUNCS: dict[str, FuncInfo] = {
     f.name: f
     for f in (
-        FuncInfo("string_match", "answer", {
-            "gold": (_text_or_texts, REQUIRED, TEXT),
-            "exclude": (_texts, [], "a list of texts"),
-            "conj": (_conj, "or", "'or' or 'and'")}, f"{ANSWERS}:string_verdicts", temporal="text",
-            authorable=True),
-        FuncInfo("number_match", "answer", {
-            "gold": (_number_gold, REQUIRED, "a number, numeric text, or a list of them"),
-            "percentage": (_bool, False, "true or false"),
-            "precision": (_is_int, 4, "an integer"),
-            "conj": (_conj, "or", "'or' or 'and'")}, f"{ANSWERS}:number_verdicts", temporal="number",
-            authorable=True),
-        FuncInfo("table_match", "table", {
-            "gold": (_text_or_texts, REQUIRED, "a file name or a list of file names"),
-            "condition_cols": (_cols, [], "a list of column indices, or one list per gold file"),
-            "ignore_order": (_bool, False, "true or false")}, f"{TABLES}:table_match", ("gold",), "csv",
-            temporal="table", authorable=True),
-        FuncInfo("duckdb_match", "table", {
-            "gold": (lambda v: isinstance(v, str), REQUIRED, "a DuckDB file name"),
-            "condition_tabs": (lambda v: v is None or _texts(v), None, "a list of table names"),
-            "condition_cols": (_col_lists, None, "one list of column indices per table"),
-            "ignore_orders": (_bools, None, "one true/false per table")}, f"{TABLES}:duckdb_match", ("gold",),
-            "duckdb", authorable=True),
-        FuncInfo("tables_match", "table", {
-            "gold": (_texts, REQUIRED, "a list of file names"),
-            "condition_cols": (_col_lists, None, "one list of column indices per file"),
-            "ignore_orders": (_bools, None, "one true/false per file")}, f"{TABLES}:tables_match", ("gold",),
-            "csvs", authorable=True),
+        FuncInfo(
+            "string_match",
+            "answer",
+            {
+                "gold": (_text_or_texts, REQUIRED, TEXT),
+                "exclude": (_texts, [], "a list of texts"),
+                "conj": (_conj, "or", "'or' or 'and'"),
+            },
+            f"{ANSWERS}:string_verdicts",
+            temporal="text",
+            authorable=True,
+        ),
+        FuncInfo(
+            "number_match",
+            "answer",
+            {
+                "gold": (_number_gold, REQUIRED, "a number, numeric text, or a list of them"),
+                "percentage": (_bool, False, "true or false"),
+                "precision": (_is_int, 4, "an integer"),
+                "conj": (_conj, "or", "'or' or 'and'"),
+            },
+            f"{ANSWERS}:number_verdicts",
+            temporal="number",
+            authorable=True,
+        ),
+        FuncInfo(
+            "table_match",
+            "table",
+            {
+                "gold": (_text_or_texts, REQUIRED, "a file name or a list of file names"),
+                "condition_cols": (_cols, [], "a list of column indices, or one list per gold file"),
+                "ignore_order": (_bool, False, "true or false"),
+            },
+            f"{TABLES}:table_match",
+            ("gold",),
+            "csv",
+            temporal="table",
+            authorable=True,
+        ),
+        FuncInfo(
+            "duckdb_match",
+            "table",
+            {
+                "gold": (lambda v: isinstance(v, str), REQUIRED, "a DuckDB file name"),
+                "condition_tabs": (lambda v: v is None or _texts(v), None, "a list of table names"),
+                "condition_cols": (_col_lists, None, "one list of column indices per table"),
+                "ignore_orders": (_bools, None, "one true/false per table"),
+            },
+            f"{TABLES}:duckdb_match",
+            ("gold",),
+            "duckdb",
+            authorable=True,
+        ),
+        FuncInfo(
+            "tables_match",
+            "table",
+            {
+                "gold": (_texts, REQUIRED, "a list of file names"),
+                "condition_cols": (_col_lists, None, "one list of column indices per file"),
+                "ignore_orders": (_bools, None, "one true/false per file"),
+            },
+            f"{TABLES}:tables_match",
+            ("gold",),
+            "csvs",
+            authorable=True,
+        ),
         # Runs the predicted .sql and the gold query on one database; see grading/execution_match.py.
-        FuncInfo("execution_match", "sql", {
-            "gold_sql": (_file_name, "gold.sql", "the name of a .sql file in the gold folder"),
-            "db": (lambda v: v is None or (isinstance(v, str) and bool(v.strip())), None,
-                   "a database name (it overrides the gold line's db)")},
-            "evaluators.grading.execution_match:grade", ("gold_sql",)),
+        FuncInfo(
+            "execution_match",
+            "sql",
+            {
+                "gold_sql": (_file_name, "gold.sql", "the name of a .sql file in the gold folder"),
+                "db": (
+                    lambda v: v is None or (isinstance(v, str) and bool(v.strip())),
+                    None,
+                    "a database name (it overrides the gold line's db)",
+                ),
+            },
+            "evaluators.grading.execution_match:grade",
+            ("gold_sql",),
+        ),
         FuncInfo("qa_f1", "answer", {}, f"{REWARDS}:qa_f1", reward=True),
         FuncInfo("math_equal", "answer", {}, f"{REWARDS}:math_equal", reward=True, extra="rewards"),
         FuncInfo("qa_f1_tool", "answer", {}, f"{REWARDS}:qa_f1_tool", reward=True, trajectory=True),
-        FuncInfo("math_equal_tool", "answer", {}, f"{REWARDS}:math_equal_tool", reward=True, trajectory=True,
-                 extra="rewards"),
-        FuncInfo("scienceworld_reward", "answer", {}, f"{REWARDS}:scienceworld_reward", reward=True,
-                 trajectory=True, extra="scienceworld"),
+        FuncInfo(
+            "math_equal_tool", "answer", {}, f"{REWARDS}:math_equal_tool", reward=True, trajectory=True, extra="rewards"
+        ),
+        FuncInfo(
+            "scienceworld_reward",
+            "answer",
+            {},
+            f"{REWARDS}:scienceworld_reward",
+            reward=True,
+            trajectory=True,
+            extra="scienceworld",
+        ),
     )
 }
 TEMPORAL_FUNCS = tuple(name for name, info in FUNCS.items() if info.temporal)
@@ -147,8 +204,9 @@ def check_parameters(func: str, params: dict) -> dict:
     info = lookup(func)
     if info.reward:  # reward funcs validate their own parameters when they grade
         return dict(params)
-    problems = [f"unknown parameter {k!r} for {func} ({did_you_mean(k, info.params)})"
-                for k in params if k not in info.params]
+    problems = [
+        f"unknown parameter {k!r} for {func} ({did_you_mean(k, info.params)})" for k in params if k not in info.params
+    ]
     filled = {}
     for name, (check, default, words) in info.params.items():
         if name not in params:
@@ -193,4 +251,3 @@ def is_answer_func(func: str) -> bool:
 def is_sql_func(func: str) -> bool:
     """Funcs that grade only a .sql answer, by running it beside the gold query."""
     return func in FUNCS and FUNCS[func].answers == "sql"
-

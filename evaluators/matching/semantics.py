@@ -4,6 +4,7 @@ The three official presets reproduce the public Spider 2.0 scorers; they
 differ only in tolerance, in reading NULL as 0, and in how pandas is asked to
 read CSV files.  `strict` is this project's own rule (see `matching/strict/rule.py`).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -31,10 +32,20 @@ PRESETS: dict[str, Preset] = {
     for p in (
         Preset("spider2", 1e-2, description="Spider 2.0 evaluation suite as now published (tolerance 1e-2)"),
         Preset("spider2-2024", 1e-3, description="the suite's first release (tolerance 1e-3)"),
-        Preset("spider2-lite", 1e-2, null_as_zero=True, low_memory=True, repeat_flat_condition_cols=True,
-               description="Spider2-lite/snow scorer: NULL read as 0"),
-        Preset("strict", 1e-2, official=False,
-               description="typed cells, exact integers, NULL only equals NULL, whole rows, 1:1 columns"),
+        Preset(
+            "spider2-lite",
+            1e-2,
+            null_as_zero=True,
+            low_memory=True,
+            repeat_flat_condition_cols=True,
+            description="Spider2-lite/snow scorer: NULL read as 0",
+        ),
+        Preset(
+            "strict",
+            1e-2,
+            official=False,
+            description="typed cells, exact integers, NULL only equals NULL, whole rows, 1:1 columns",
+        ),
     )
 }
 OFFICIAL = tuple(name for name, p in PRESETS.items() if p.official)

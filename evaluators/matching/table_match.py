@@ -3,6 +3,7 @@
 Files are read once per way of reading and column views are shared between
 presets, so grading under all four semantics costs little more than one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -34,7 +35,9 @@ class TableJob:
 
     def __post_init__(self):
         if self.gold_reader is None:
-            self.gold_reader = TableReader("unreadable_gold", self.pred_reader.max_bytes, self.pred_reader.duckdb_loader)
+            self.gold_reader = TableReader(
+                "unreadable_gold", self.pred_reader.max_bytes, self.pred_reader.duckdb_loader
+            )
 
     def gold_path(self, name: str) -> Path:
         # One Path per name: every preset asks, and a Path keeps its string once made.
@@ -102,7 +105,9 @@ def table_match(job: TableJob, pred: Path, params: dict) -> dict:
     out = {}
     for preset in job.presets:
         if preset.official:
-            out[preset.name] = _guarded(lambda preset=preset: _official_table(job, preset, pred, golds, cond, params["ignore_order"]))
+            out[preset.name] = _guarded(
+                lambda preset=preset: _official_table(job, preset, pred, golds, cond, params["ignore_order"])
+            )
         else:
             out[preset.name] = _guarded(lambda: _strict_table(job, pred, golds, cond, params["ignore_order"]))
     return out
@@ -119,8 +124,14 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
         cols = per_gold[index]
         gold = job.gold_reader.csv(job.gold_path(name), preset.low_memory)
         selected = official.select_condition_cols(gold, cols, wrap_scalar=preset.repeat_flat_condition_cols)
-        verdict = official.compare(frame, selected, ignore_order=ignore_order, tol=preset.tol,
-                                   null_as_zero=preset.null_as_zero, views=job.views)
+        verdict = official.compare(
+            frame,
+            selected,
+            ignore_order=ignore_order,
+            tol=preset.tol,
+            null_as_zero=preset.null_as_zero,
+            views=job.views,
+        )
         if verdict.ok:
             return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
         failures.append((name, verdict))
@@ -180,8 +191,7 @@ def tables_match(job: TableJob, preds: list[Path], params: dict) -> dict:
 def _pairwise(job, preset, preds, golds, params) -> Verdict:
     n = len(golds)
     if len(preds) != n:
-        return Verdict(0.0, "file_count_mismatch",
-                       f"gold has {n} file(s), the answer lists {len(preds)}")
+        return Verdict(0.0, "file_count_mismatch", f"gold has {n} file(s), the answer lists {len(preds)}")
     orders = params["ignore_orders"] or [False] * n
     cols = params["condition_cols"] or [[] for _ in range(n)]
     if len(orders) != n or len(cols) != n:
@@ -198,15 +208,25 @@ def _one_pair(job, preset, pred, gold, cols, ignore_order) -> Verdict:
         # The suite reads these files with pandas' defaults, low_memory included, under every preset.
         frame, gold_frame = job.pred_reader.csv(pred, True), job.gold_reader.csv(gold, True)
         selected = official.select_condition_cols(gold_frame, cols, wrap_scalar=preset.repeat_flat_condition_cols)
-        v = official.compare(frame, selected, ignore_order=ignore_order, tol=preset.tol,
-                             null_as_zero=preset.null_as_zero, views=job.views)
+        v = official.compare(
+            frame,
+            selected,
+            ignore_order=ignore_order,
+            tol=preset.tol,
+            null_as_zero=preset.null_as_zero,
+            views=job.views,
+        )
     else:
         shown = _plain_match(job, pred, gold, cols, ignore_order)
         if shown:
             return Verdict(1.0, "match", shown)
         gold_cols = job.strict_csv(job.gold_reader, gold)
-        v = strict.compare(job.strict_csv(job.pred_reader, pred), [gold_cols[i] for i in cols] if cols else gold_cols,
-                           ignore_order=ignore_order, tol=STRICT_TOL)
+        v = strict.compare(
+            job.strict_csv(job.pred_reader, pred),
+            [gold_cols[i] for i in cols] if cols else gold_cols,
+            ignore_order=ignore_order,
+            tol=STRICT_TOL,
+        )
     return Verdict(float(v.ok), v.reason, v.detail)
 
 
@@ -224,8 +244,9 @@ def _duckdb_tables(job, preset, pred, gold, params) -> Verdict:
     orders = params["ignore_orders"] if params["ignore_orders"] is not None else [False] * n
     cols = params["condition_cols"] if params["condition_cols"] is not None else [[] for _ in range(n)]
     if len(orders) != n or len(cols) != n:
-        raise InstanceError("invalid_spec", f"{n} table(s) but {len(cols)} condition_cols and "
-                            f"{len(orders)} ignore_orders entries")
+        raise InstanceError(
+            "invalid_spec", f"{n} table(s) but {len(cols)} condition_cols and {len(orders)} ignore_orders entries"
+        )
     job.gold_reader.duckdb_prefetch(gold, tabs)
     job.pred_reader.duckdb_prefetch(pred, tabs)
     gold_frames = [job.gold_reader.duckdb_table(gold, t) for t in tabs]
@@ -244,8 +265,14 @@ def _duckdb_tables(job, preset, pred, gold, params) -> Verdict:
 def _duckdb_pair(job, preset, pred_key, pred_frame, gold_key, gold_frame, cols, ignore_order):
     if preset.official:
         selected = official.select_condition_cols(gold_frame, cols, wrap_scalar=False)
-        return official.compare(pred_frame, selected, ignore_order=ignore_order, tol=preset.tol,
-                                null_as_zero=preset.null_as_zero, views=job.views)
+        return official.compare(
+            pred_frame,
+            selected,
+            ignore_order=ignore_order,
+            tol=preset.tol,
+            null_as_zero=preset.null_as_zero,
+            views=job.views,
+        )
     gold_cols = job.strict_frame(gold_key, gold_frame)
     selected = [gold_cols[i] for i in cols] if cols else gold_cols
     return strict.compare(job.strict_frame(pred_key, pred_frame), selected, ignore_order=ignore_order, tol=STRICT_TOL)

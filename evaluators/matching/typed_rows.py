@@ -38,8 +38,11 @@ def strict_rows(gold: list[tuple], pred: list[tuple], ordered: bool, rel_tol: fl
     if len(gold) != len(pred):
         return Verdict(0.0, "row_count_mismatch", f"gold has {len(gold)} row(s), the prediction {len(pred)}")
     if gold_width != pred_width:
-        return Verdict(0.0, "column_not_found",
-                       f"gold has {gold_width} column(s), the prediction {pred_width} (an extra column is wrong)")
+        return Verdict(
+            0.0,
+            "column_not_found",
+            f"gold has {gold_width} column(s), the prediction {pred_width} (an extra column is wrong)",
+        )
     candidates = _candidates(gold, pred, gold_width, rel_tol)
     missing = next((i for i, c in enumerate(candidates) if not c), None)
     if missing is not None:
@@ -153,5 +156,7 @@ def _rows_equal(gold: list[tuple], pred: list[tuple], ordered: bool, rel_tol: fl
     if not ordered:
         gold = sorted(gold, key=lambda row: [_key(v) for v in row])
         pred = sorted(pred, key=lambda row: [_key(v) for v in row])
-    return all(len(a) == len(b) and all(values_equal(x, y, rel_tol) for x, y in zip(a, b, strict=True))
-               for a, b in zip(gold, pred, strict=True))
+    return all(
+        len(a) == len(b) and all(values_equal(x, y, rel_tol) for x, y in zip(a, b, strict=True))
+        for a, b in zip(gold, pred, strict=True)
+    )

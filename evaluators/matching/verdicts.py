@@ -1,6 +1,7 @@
 """The one verdict type every matcher returns (table rules, answers, rows, rewards): score, reason, detail.
 
 `mapping` is the strict table rule's column mapping, when it found one."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -87,7 +87,7 @@ def _tokens(sql: str, backslash_escapes: bool, hash_comments: bool) -> Iterator[
             yield _MARKS[kind]
         elif kind == "ORDER_BY":
             yield from ("ORDER", "BY")
-        elif sql[token.start:token.end + 1].upper() == token.text.upper():  # written as it reads: not quoted
+        elif sql[token.start : token.end + 1].upper() == token.text.upper():  # written as it reads: not quoted
             yield token.text.upper()
         else:
             yield _OTHER
@@ -126,9 +126,7 @@ def _closing(tokens: list[str]) -> int:
     return len(tokens) - 1
 
 
-def outermost_has_order_by(
-    sql: str, *, backslash_escapes: bool = False, hash_comments: bool = False
-) -> bool:
+def outermost_has_order_by(sql: str, *, backslash_escapes: bool = False, hash_comments: bool = False) -> bool:
     """Whether the outermost query of the (last) statement in ``sql`` has ORDER BY.
 
     ORDER BY inside parentheses (subqueries, CTE bodies, ``OVER (...)``,
@@ -136,9 +134,7 @@ def outermost_has_order_by(
     identifiers and comments is ignored.  ``backslash_escapes`` and
     ``hash_comments`` enable BigQuery/MySQL-style lexing.
     """
-    tokens = _strip_wrapping_parens(
-        _last_statement(list(_tokens(sql, backslash_escapes, hash_comments)))
-    )
+    tokens = _strip_wrapping_parens(_last_statement(list(_tokens(sql, backslash_escapes, hash_comments))))
     depth = 0
     previous = ""  # previous token at depth 0; a bracketed group counts as "(" + ")"
     for tok in tokens:

@@ -63,9 +63,7 @@ def sqlite_cost_from_details(details: Iterable[str]) -> int:
 
 def duckdb_cost_from_explain(text: str) -> int:
     """Sum of estimated cardinalities (``~N rows`` / ``EC: N``) in DuckDB EXPLAIN text."""
-    return sum(
-        int((tilde or ec).replace(",", "")) for tilde, ec in _CARDINALITY.findall(text)
-    )
+    return sum(int((tilde or ec).replace(",", "")) for tilde, ec in _CARDINALITY.findall(text))
 
 
 def _no_sql(engine: str, sql: str | None) -> PlanCost | None:

@@ -12,8 +12,9 @@ SEED = 20241
 RESAMPLES = 2000
 
 
-def bootstrap_ci(scores: list[float], level: float = 0.95, resamples: int = RESAMPLES,
-                 seed: int = SEED) -> tuple[float, float] | None:
+def bootstrap_ci(
+    scores: list[float], level: float = 0.95, resamples: int = RESAMPLES, seed: int = SEED
+) -> tuple[float, float] | None:
     """Percentile interval of the mean over instances resampled with replacement; None for no instances."""
     import numpy as np
 
@@ -26,8 +27,9 @@ def bootstrap_ci(scores: list[float], level: float = 0.95, resamples: int = RESA
     return float(low), float(high)
 
 
-def paired_bootstrap_ci(baseline: list[float], candidate: list[float], level: float = 0.95,
-                        resamples: int = RESAMPLES, seed: int = SEED) -> tuple[float, float] | None:
+def paired_bootstrap_ci(
+    baseline: list[float], candidate: list[float], level: float = 0.95, resamples: int = RESAMPLES, seed: int = SEED
+) -> tuple[float, float] | None:
     """Percentile interval of mean(candidate - baseline), instances resampled jointly."""
     if len(baseline) != len(candidate):
         raise ValueError("paired scores need the same instances")
@@ -44,4 +46,4 @@ def mcnemar_exact(fixed: int, broken: int) -> float:
     observed = probabilities[fixed]
     # scipy: sum the probabilities not greater than the observed one (with a relative tolerance of 1e-7)
     total = sum(p for p in probabilities if p <= observed * (1 + 1e-7))
-    return min(1.0, total / 2 ** n)
+    return min(1.0, total / 2**n)

@@ -34,9 +34,7 @@ SQLITE_ENGINES = ("sqlite", "sqlite3")
 DUCKDB_ENGINES = ("duckdb",)
 
 # Patterns over lower-cased SQLite and DuckDB messages; "." never crosses a line.
-_UNKNOWN_COLUMN = re.compile(
-    r"no such column|referenced column .* not found|does not have a column named"
-)
+_UNKNOWN_COLUMN = re.compile(r"no such column|referenced column .* not found|does not have a column named")
 _UNKNOWN_TABLE = re.compile(
     r"no such table|table with name .* does not exist|schema with name"
     r'|catalog "[^"]*" does not exist|referenced table .* not found'
@@ -144,7 +142,10 @@ def open_read_only(db_path: str | Path, engine: str) -> Iterator[Any]:
     elif engine in DUCKDB_ENGINES:
         import tempfile
 
-        with tempfile.TemporaryDirectory(prefix="spider-grade-") as spill, closing(open_duckdb(str(path), spill)) as con:
+        with (
+            tempfile.TemporaryDirectory(prefix="spider-grade-") as spill,
+            closing(open_duckdb(str(path), spill)) as con,
+        ):
             yield con
     else:
         raise ValueError(f"unsupported engine {engine!r}")

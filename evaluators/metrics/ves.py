@@ -113,9 +113,7 @@ def _cv(values: list[float]) -> float | None:
     return statistics.pstdev(values) / mean if mean > 0 else 0.0
 
 
-def score_instance(
-    correct: bool, gold_times: Sequence[float] = (), pred_times: Sequence[float] = ()
-) -> VesInstance:
+def score_instance(correct: bool, gold_times: Sequence[float] = (), pred_times: Sequence[float] = ()) -> VesInstance:
     """Score one instance.  A correct instance needs timings; a wrong one scores 0
     but its ratio is still reported when timings are given."""
     timed = len(gold_times) > 0 and len(pred_times) > 0
@@ -177,6 +175,7 @@ def time_alternately(
 
 
 # --- the official definitions, each under its own name ------------------------------------------------
+
 
 def official_clean_abnormal(values: Sequence[float]) -> list[float]:
     """BIRD's `clean_abnormal`: keep x with mean - 3σ < x < mean + 3σ (strict, population σ).

@@ -54,18 +54,28 @@ def compare_reports(baseline_path: Path, candidate_path: Path) -> Comparison:
     cand = {i["instance_id"]: i for i in candidate["instances"]}
     if set(base) != set(cand):
         only = sorted(set(base) ^ set(cand))
-        raise UsageError(f"the reports grade different instances ({len(only)} differ, e.g. {only[:3]})",
-                         hint="compare reports of the same gold")
+        raise UsageError(
+            f"the reports grade different instances ({len(only)} differ, e.g. {only[:3]})",
+            hint="compare reports of the same gold",
+        )
     ids = sorted(base)
     semantics = baseline["summary"]["semantics"]
     if candidate["summary"]["semantics"] != semantics:
-        raise UsageError(f"the baseline's score is under {semantics}, the candidate's under "
-                         f"{candidate['summary']['semantics']}", hint="grade both with the same --semantics")
-    data = {"semantics": semantics, "n": len(ids), "baseline_path": str(baseline_path),
-            "candidate_path": str(candidate_path), "resamples": RESAMPLES,
-            **_part([base[i]["score"] for i in ids], [cand[i]["score"] for i in ids], ids),
-            "strict": _part([base[i]["strict_score"] for i in ids], [cand[i]["strict_score"] for i in ids], ids),
-            "breakdowns": _breakdowns(ids, base, cand), "execution": _execution(baseline, candidate)}
+        raise UsageError(
+            f"the baseline's score is under {semantics}, the candidate's under {candidate['summary']['semantics']}",
+            hint="grade both with the same --semantics",
+        )
+    data = {
+        "semantics": semantics,
+        "n": len(ids),
+        "baseline_path": str(baseline_path),
+        "candidate_path": str(candidate_path),
+        "resamples": RESAMPLES,
+        **_part([base[i]["score"] for i in ids], [cand[i]["score"] for i in ids], ids),
+        "strict": _part([base[i]["strict_score"] for i in ids], [cand[i]["strict_score"] for i in ids], ids),
+        "breakdowns": _breakdowns(ids, base, cand),
+        "execution": _execution(baseline, candidate),
+    }
     return Comparison(data)
 
 
@@ -73,8 +83,11 @@ def _same_gold(baseline: dict, candidate: dict, baseline_path: Path, candidate_p
     left = (baseline["summary"].get("provenance") or {}).get("gold_digest")
     right = (candidate["summary"].get("provenance") or {}).get("gold_digest")
     if left and right and left != right:
-        raise UsageError(f"{baseline_path} and {candidate_path} were graded against different gold "
-                         f"(gold digests {left[:12]} and {right[:12]})", hint="grade both against the same gold folder")
+        raise UsageError(
+            f"{baseline_path} and {candidate_path} were graded against different gold "
+            f"(gold digests {left[:12]} and {right[:12]})",
+            hint="grade both against the same gold folder",
+        )
 
 
 def _part(baseline: list[float], candidate: list[float], ids: list[str]) -> dict:
@@ -83,18 +96,28 @@ def _part(baseline: list[float], candidate: list[float], ids: list[str]) -> dict
     n = len(ids) or 1
     base_score, cand_score = sum(baseline) / n, sum(candidate) / n
     ci = paired_bootstrap_ci(baseline, candidate)
-    return {"baseline": {"score": base_score}, "candidate": {"score": cand_score}, "delta": cand_score - base_score,
-            "delta_ci95": list(ci) if ci else None,
-            "mcnemar": {"b": len(broken), "c": len(fixed), "p_value": mcnemar_exact(len(fixed), len(broken))},
-            "fixed": fixed, "broken": broken}
+    return {
+        "baseline": {"score": base_score},
+        "candidate": {"score": cand_score},
+        "delta": cand_score - base_score,
+        "delta_ci95": list(ci) if ci else None,
+        "mcnemar": {"b": len(broken), "c": len(fixed), "p_value": mcnemar_exact(len(fixed), len(broken))},
+        "fixed": fixed,
+        "broken": broken,
+    }
 
 
 def _breakdowns(ids: list[str], base: dict, cand: dict) -> dict:
     groups: dict = {}
     for iid in ids:
         keys = {"func": "+".join(base[iid].get("funcs") or []) or "?"}
-        keys.update({k: str(v) for k, v in (base[iid].get("metadata") or {}).items()
-                     if isinstance(v, (str, int, bool)) and k not in ("question", "instruction")})
+        keys.update(
+            {
+                k: str(v)
+                for k, v in (base[iid].get("metadata") or {}).items()
+                if isinstance(v, (str, int, bool)) and k not in ("question", "instruction")
+            }
+        )
         for key, label in keys.items():
             groups.setdefault(key, {}).setdefault(label, []).append(iid)
     out: dict = {}
@@ -116,7 +139,9 @@ def _execution(baseline: dict, candidate: dict) -> dict:
     right = candidate["summary"].get("execution_metrics") or {}
     out = {k: {"baseline": left.get(k), "candidate": right.get(k)} for k in keys if k in left or k in right}
     for label, report in (("baseline", baseline), ("candidate", candidate)):
-        times = [i["execution"].get("seconds") for i in report["instances"] if (i.get("execution") or {}).get("seconds")]
+        times = [
+            i["execution"].get("seconds") for i in report["instances"] if (i.get("execution") or {}).get("seconds")
+        ]
         if times:
             out.setdefault("mean_seconds", {})[label] = sum(times) / len(times)
     return out
@@ -125,22 +150,32 @@ def _execution(baseline: dict, candidate: dict) -> dict:
 def comparison_text(data: dict) -> str:
     def row(name: str, part: dict) -> str:
         low, high = part["delta_ci95"] or (0.0, 0.0)
-        return (f"  {name:<14}{100 * part['baseline']['score']:>10.2f}{100 * part['candidate']['score']:>11.2f}"
-                f"{100 * part['delta']:>+9.2f}   [{100 * low:+.2f}, {100 * high:+.2f}]"
-                f"{part['mcnemar']['p_value']:>11.4g}   {len(part['fixed'])}/{len(part['broken'])}")
+        return (
+            f"  {name:<14}{100 * part['baseline']['score']:>10.2f}{100 * part['candidate']['score']:>11.2f}"
+            f"{100 * part['delta']:>+9.2f}   [{100 * low:+.2f}, {100 * high:+.2f}]"
+            f"{part['mcnemar']['p_value']:>11.4g}   {len(part['fixed'])}/{len(part['broken'])}"
+        )
 
-    lines = [f"Baseline vs Candidate ({data['n']} instances; Δ in points, paired bootstrap 95% interval, "
-             "McNemar exact p)", "",
-             f"  {'':<14}{'Baseline':>10}{'Candidate':>11}{'Δ':>9}   {'95% interval':<18}{'p':>7}   fixed/broken",
-             row(data["semantics"], data), row("strict", data["strict"])]
+    lines = [
+        f"Baseline vs Candidate ({data['n']} instances; Δ in points, paired bootstrap 95% interval, McNemar exact p)",
+        "",
+        f"  {'':<14}{'Baseline':>10}{'Candidate':>11}{'Δ':>9}   {'95% interval':<18}{'p':>7}   fixed/broken",
+        row(data["semantics"], data),
+        row("strict", data["strict"]),
+    ]
     for key, groups in data["breakdowns"].items():
         lines += ["", f"  by {key}:"]
         for label, g in groups.items():
-            lines.append(f"    {label[:36]:<38}{g['n']:>5}  {100 * g['baseline']:>7.2f}  {100 * g['candidate']:>7.2f}"
-                         f"  {100 * g['delta']:>+7.2f}")
+            lines.append(
+                f"    {label[:36]:<38}{g['n']:>5}  {100 * g['baseline']:>7.2f}  {100 * g['candidate']:>7.2f}"
+                f"  {100 * g['delta']:>+7.2f}"
+            )
     if data["execution"]:
-        lines += ["", "  execution: " + ", ".join(
-            f"{k} {v.get('baseline')} -> {v.get('candidate')}" for k, v in data["execution"].items())]
+        lines += [
+            "",
+            "  execution: "
+            + ", ".join(f"{k} {v.get('baseline')} -> {v.get('candidate')}" for k, v in data["execution"].items()),
+        ]
     for name, ids in (("fixed (0 -> 1)", data["fixed"]), ("broken (1 -> 0)", data["broken"])):
         if ids:
             lines += ["", f"  {name}: " + ", ".join(ids[:20]) + (f" ... (+{len(ids) - 20})" if len(ids) > 20 else "")]

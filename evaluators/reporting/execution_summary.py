@@ -4,6 +4,7 @@ Figures are computed from the instance reports (`InstanceReport.execution` and t
 `attempts` entries), with the pure functions of `evaluators.metrics`; see
 docs/execution-metrics.md, "In the report", for what each figure is taken over.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -12,12 +13,20 @@ from typing import Any
 
 from evaluators.matching import registry
 
-TIMING_NOTE = ("VES timings are machine-dependent: {how}, {n} alternating run(s) of gold and prediction per "
-               "BIRD-correct answer (BIRD uses 100); compare VES only between runs on the same machine")
+TIMING_NOTE = (
+    "VES timings are machine-dependent: {how}, {n} alternating run(s) of gold and prediction per "
+    "BIRD-correct answer (BIRD uses 100); compare VES only between runs on the same machine"
+)
 VES_OFF_NOTE = "VES not measured (--ves-iterations 0, or SQL was not executed)"
 # R-VES rewards (metrics.ves.rves_reward) and the time ratios that earn them; 0 is a wrong or untimed answer.
-RVES_BUCKETS = {1.25: "ratio >= 2", 1.0: "1 <= ratio < 2", 0.75: "0.5 <= ratio < 1", 0.5: "0.25 <= ratio < 0.5",
-                0.25: "ratio < 0.25", 0.0: "wrong or not timed"}
+RVES_BUCKETS = {
+    1.25: "ratio >= 2",
+    1.0: "1 <= ratio < 2",
+    0.75: "0.5 <= ratio < 1",
+    0.5: "0.25 <= ratio < 0.5",
+    0.25: "ratio < 0.25",
+    0.0: "wrong or not timed",
+}
 
 
 def execution_metrics(instances: list, ves_iterations: int) -> dict | None:
@@ -28,16 +37,19 @@ def execution_metrics(instances: list, ves_iterations: int) -> dict | None:
 
 # ------------------------------------------------------------------ EX and VES
 
+
 def _ex_and_ves(instances: list, iterations: int) -> dict:
     """Over every gold instance with an execution_match spec: a missing or failed answer counts 0, as in BIRD."""
     matched = [i for i in instances if any(registry.is_sql_func(f) for f in i.funcs)]
     if not matched:
         return {}
     n = len(matched)
-    out = {"execution_match_instances": n,
-           "ex_bird": sum(i.execution.get("ex_bird") is True for i in matched) / n,
-           "ex_strict": sum(i.execution.get("ex_strict") is True for i in matched) / n,
-           "ves_iterations": iterations}
+    out = {
+        "execution_match_instances": n,
+        "ex_bird": sum(i.execution.get("ex_bird") is True for i in matched) / n,
+        "ex_strict": sum(i.execution.get("ex_strict") is True for i in matched) / n,
+        "ves_iterations": iterations,
+    }
     if iterations <= 0:
         return {**out, "ves": None, "r_ves": None, "timing_note": VES_OFF_NOTE}
     from evaluators.metrics.ves import aggregate_ves  # the metrics load only for reports that have such figures
@@ -45,13 +57,22 @@ def _ex_and_ves(instances: list, iterations: int) -> dict:
     scored = [_ves_instance(i.execution.get("ves")) for i in matched]
     summary = aggregate_ves(scored)
     ratios = [s.ratio for s in scored if s.correct and s.ratio is not None]
-    how = next((i.execution["ves"]["timed"] for i in matched if (i.execution.get("ves") or {}).get("timed")),
-               "nothing was timed")
-    return {**out, "ves": summary.ves, "r_ves": summary.rves, "ves_correct": summary.n_correct,
-            "median_ratio": summary.median_ratio, "ratio_min": min(ratios, default=None),
-            "ratio_max": max(ratios, default=None),
-            "ratio_stdev": statistics.pstdev(ratios) if len(ratios) > 1 else None,
-            "r_ves_buckets": _buckets(scored), "timing_note": TIMING_NOTE.format(how=how, n=iterations)}
+    how = next(
+        (i.execution["ves"]["timed"] for i in matched if (i.execution.get("ves") or {}).get("timed")),
+        "nothing was timed",
+    )
+    return {
+        **out,
+        "ves": summary.ves,
+        "r_ves": summary.rves,
+        "ves_correct": summary.n_correct,
+        "median_ratio": summary.median_ratio,
+        "ratio_min": min(ratios, default=None),
+        "ratio_max": max(ratios, default=None),
+        "ratio_stdev": statistics.pstdev(ratios) if len(ratios) > 1 else None,
+        "r_ves_buckets": _buckets(scored),
+        "timing_note": TIMING_NOTE.format(how=how, n=iterations),
+    }
 
 
 def _ves_instance(ves: dict | None):
@@ -71,6 +92,7 @@ def _buckets(scored: list) -> dict:
 
 
 # ------------------------------------------------------------------ validity
+
 
 def validity_runs(instances: list) -> dict:
     """{instance_id: [ValidityResult per attempt]} for instances with at least one checked .sql attempt.
@@ -97,9 +119,13 @@ def _validity_overall(instances: list) -> dict:
     from evaluators.metrics.validity import summarize_validity
 
     summary = summarize_validity(runs)
-    return {"valid_at_1": summary.valid_at_1, "valid_at_k": summary.valid_at_k,
-            "validity_instances": summary.n_instances, "validity_undetermined_at_k": summary.n_undetermined_at_k,
-            "first_attempt_validity": summary.first_attempt_reasons}
+    return {
+        "valid_at_1": summary.valid_at_1,
+        "valid_at_k": summary.valid_at_k,
+        "validity_instances": summary.n_instances,
+        "validity_undetermined_at_k": summary.n_undetermined_at_k,
+        "first_attempt_validity": summary.first_attempt_reasons,
+    }
 
 
 def validity_section(instances: list, groups: dict) -> dict | None:
@@ -121,6 +147,7 @@ def validity_section(instances: list, groups: dict) -> dict | None:
 
 # ------------------------------------------------------------------ LLMetric-Q
 
+
 def _llmetric(instances: list) -> dict:
     """Mean over the instances where it was computed (a .sql answer, a gold query, a checked validity)."""
     values = [i.execution["llmetric_q"] for i in instances if isinstance(i.execution.get("llmetric_q"), float)]
@@ -131,24 +158,34 @@ def _llmetric(instances: list) -> dict:
 
 # ------------------------------------------------------------------ text
 
+
 def render_lines(m: dict | None) -> list[str]:
     if not m:
         return []
     lines = []
     if "ex_bird" in m:
-        lines.append(f"  Execution match ({m['execution_match_instances']} instance(s)): EX (BIRD sets of rows, "
-                     f"the official presets) {m['ex_bird']:.2%}  strict {m['ex_strict']:.2%}")
+        lines.append(
+            f"  Execution match ({m['execution_match_instances']} instance(s)): EX (BIRD sets of rows, "
+            f"the official presets) {m['ex_bird']:.2%}  strict {m['ex_strict']:.2%}"
+        )
         if m.get("ves") is not None:
-            spread = ("" if m["median_ratio"] is None else f"; time ratio gold/pred median {m['median_ratio']:.3g}, "
-                      f"range {m['ratio_min']:.3g}-{m['ratio_max']:.3g}")
+            spread = (
+                ""
+                if m["median_ratio"] is None
+                else f"; time ratio gold/pred median {m['median_ratio']:.3g}, "
+                f"range {m['ratio_min']:.3g}-{m['ratio_max']:.3g}"
+            )
             lines.append(f"    VES {m['ves']:.2f}  R-VES {m['r_ves']:.2f}  ({m['ves_correct']} correct{spread})")
         lines.append(f"    {m['timing_note']}")
     if "valid_at_1" in m:
-        lines.append(f"  Validity of .sql answers ({m['validity_instances']} instance(s), compiled with EXPLAIN): "
-                     f"{valid_at_k_text(m['valid_at_k'])}")
+        lines.append(
+            f"  Validity of .sql answers ({m['validity_instances']} instance(s), compiled with EXPLAIN): "
+            f"{valid_at_k_text(m['valid_at_k'])}"
+        )
     if "llmetric_q" in m:
-        lines.append(f"  LLMetric-Q {m['llmetric_q']:.3f} (mean over {m['llmetric_q_instances']} instance(s), "
-                     "first attempt)")
+        lines.append(
+            f"  LLMetric-Q {m['llmetric_q']:.3f} (mean over {m['llmetric_q_instances']} instance(s), first attempt)"
+        )
     return lines
 
 

@@ -46,5 +46,11 @@ def breakdown_bars(report) -> dict[str, list[Bar]]:
 
 def _bar(label: str, items: list) -> Bar:
     scores, stricts = [i.score for i in items], [i.strict_score for i in items]
-    return Bar(label, len(items), sum(scores) / len(items), bootstrap_ci(scores), sum(stricts) / len(items),
-               bootstrap_ci(stricts))
+    return Bar(
+        label,
+        len(items),
+        sum(scores) / len(items),
+        bootstrap_ci(scores),
+        sum(stricts) / len(items),
+        bootstrap_ci(stricts),
+    )

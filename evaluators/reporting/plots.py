@@ -3,6 +3,7 @@
 Honest axes: every panel runs from 0 to 100 %, every bar carries its denominator and its bootstrap 95 %
 interval as an error bar, and bars are horizontal with the figure as tall as its rows, so 40 labels of a
 breakdown never overlap."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -43,7 +44,7 @@ def report_figure(report):
     s = report.summary
     panels = [("semantics", semantics_bars(report), False)]
     breakdowns = breakdown_bars(report)
-    for key in ["func", *[k for k in breakdowns if k != "func"]][:MAX_PANELS - 1]:
+    for key in ["func", *[k for k in breakdowns if k != "func"]][: MAX_PANELS - 1]:
         if key in breakdowns:
             panels.append((f"by {key}", breakdowns[key], True))
     rows = [len(bars) * (2 if paired else 1) for _, bars, paired in panels]
@@ -64,10 +65,19 @@ def _panel(ax, title: str, bars: list[Bar], paired: bool, semantics: str) -> Non
         series.append(("strict", [b.strict for b in bars], [b.strict_ci for b in bars], "#C44E52", 0.2))
     for name, values, cis, color, shift in series:
         ys = [p + shift for p in positions]
-        errors = [[100 * (v - (ci or (v, v))[0]) for v, ci in zip(values, cis, strict=True)],
-                  [100 * ((ci or (v, v))[1] - v) for v, ci in zip(values, cis, strict=True)]]
-        ax.barh(ys, [100 * v for v in values], height=height, color=color, label=name, xerr=errors,
-                error_kw={"elinewidth": 0.8, "capsize": 2})
+        errors = [
+            [100 * (v - (ci or (v, v))[0]) for v, ci in zip(values, cis, strict=True)],
+            [100 * ((ci or (v, v))[1] - v) for v, ci in zip(values, cis, strict=True)],
+        ]
+        ax.barh(
+            ys,
+            [100 * v for v in values],
+            height=height,
+            color=color,
+            label=name,
+            xerr=errors,
+            error_kw={"elinewidth": 0.8, "capsize": 2},
+        )
     ax.set_yticks(positions, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)

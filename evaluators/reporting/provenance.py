@@ -21,10 +21,15 @@ HASH_LIMIT = 64 * 1024 * 1024
 
 def provenance(gold_dir: Path | None, argv: list[str] | None = None) -> dict:
     hashes = gold_hashes(Path(gold_dir)) if gold_dir is not None else {}
-    return {"project_version": _version("spider-grade"), "command": shlex.join(argv if argv is not None else sys.argv),
-            "utc_time": datetime.now(UTC).isoformat(timespec="seconds"), "python": platform.python_version(),
-            "libraries": {name: _version(name) for name in LIBRARIES}, "gold_sha256": hashes,
-            "gold_digest": digest(hashes)}
+    return {
+        "project_version": _version("spider-grade"),
+        "command": shlex.join(argv if argv is not None else sys.argv),
+        "utc_time": datetime.now(UTC).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "libraries": {name: _version(name) for name in LIBRARIES},
+        "gold_sha256": hashes,
+        "gold_digest": digest(hashes),
+    }
 
 
 def _version(name: str) -> str | None:

@@ -1,4 +1,5 @@
 """Report objects: frozen dataclasses rendered to text, JSON and CSV, written atomically."""
+
 from __future__ import annotations
 
 import csv
@@ -78,7 +79,9 @@ class Summary:
     reasons: dict
     attempts: dict | None = None  # attempt metrics (Pass@1, Pass@k, refinement gain, Valid@k) when lines carry attempts
     bytes_processed: int = 0  # BigQuery bytes over all predicted and gold queries
-    execution_metrics: dict | None = None  # EX (BIRD, strict), VES, R-VES, Valid@k, LLMetric-Q (reporting/execution_summary.py)
+    execution_metrics: dict | None = (
+        None  # EX (BIRD, strict), VES, R-VES, Valid@k, LLMetric-Q (reporting/execution_summary.py)
+    )
     score_ci95: tuple | None = None  # bootstrap 95 % interval of `score` (instances resampled, seeded)
     strict_score_ci95: tuple | None = None
     graded_score: float | None = None  # mean over graded instances only (Spider2-lite's "Final score")
@@ -93,15 +96,19 @@ class Report:
     instances: tuple
 
     def to_dict(self) -> dict:
-        return {"version": REPORT_VERSION, "summary": asdict(self.summary),
-                "instances": [_plain(i) for i in self.instances]}
+        return {
+            "version": REPORT_VERSION,
+            "summary": asdict(self.summary),
+            "instances": [_plain(i) for i in self.instances],
+        }
 
     def to_json(self) -> str:
         """The report as JSON: the summary indented, then one instance per line (grep- and diff-friendly,
         and written by the C encoder: indenting hundreds of instances costs more than grading small ones)."""
         data = self.to_dict()
-        head = json.dumps({"version": data["version"], "summary": data["summary"]}, indent=2, ensure_ascii=False,
-                          default=str)
+        head = json.dumps(
+            {"version": data["version"], "summary": data["summary"]}, indent=2, ensure_ascii=False, default=str
+        )
         lines = [json.dumps(i, ensure_ascii=False, default=str) for i in data["instances"]]
         instances = "[\n    " + ",\n    ".join(lines) + "\n  ]" if lines else "[]"
         return f'{head[:-2]},\n  "instances": {instances}\n}}'
@@ -110,14 +117,45 @@ class Report:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         names = sorted(self.summary.scores)
-        keys = sorted({k for i in self.instances for k, v in i.metadata.items() if isinstance(v, (str, int, float, bool))
-                       and k not in ("question", "instruction")})
-        writer.writerow(["instance_id", "funcs", "answer_type", "score", "strict_score", "reason", "detail",
-                         "strict_reason", "strict_detail"] + [f"score_{n}" for n in names] + keys)
+        keys = sorted(
+            {
+                k
+                for i in self.instances
+                for k, v in i.metadata.items()
+                if isinstance(v, (str, int, float, bool)) and k not in ("question", "instruction")
+            }
+        )
+        writer.writerow(
+            [
+                "instance_id",
+                "funcs",
+                "answer_type",
+                "score",
+                "strict_score",
+                "reason",
+                "detail",
+                "strict_reason",
+                "strict_detail",
+            ]
+            + [f"score_{n}" for n in names]
+            + keys
+        )
         for i in self.instances:
-            writer.writerow([i.instance_id, "+".join(i.funcs), i.answer_type or "", i.score, i.strict_score,
-                             i.reason, i.detail, i.strict_reason, i.strict_detail] + [i.scores.get(n, "") for n in names]
-                            + [i.metadata.get(k, "") for k in keys])
+            writer.writerow(
+                [
+                    i.instance_id,
+                    "+".join(i.funcs),
+                    i.answer_type or "",
+                    i.score,
+                    i.strict_score,
+                    i.reason,
+                    i.detail,
+                    i.strict_reason,
+                    i.strict_detail,
+                ]
+                + [i.scores.get(n, "") for n in names]
+                + [i.metadata.get(k, "") for k in keys]
+            )
         return buffer.getvalue()
 
     def to_text(self, width: int = 100) -> str:
@@ -148,8 +186,15 @@ def _plain(value):
     return value
 
 
-def build_summary(semantics: str, instances: list[InstanceReport], submitted: int, unknown: list,
-                  problems: list, names, ves_iterations: int = 0) -> Summary:
+def build_summary(
+    semantics: str,
+    instances: list[InstanceReport],
+    submitted: int,
+    unknown: list,
+    problems: list,
+    names,
+    ves_iterations: int = 0,
+) -> Summary:
     n = len(instances)
 
     def mean(values) -> float:
@@ -157,17 +202,24 @@ def build_summary(semantics: str, instances: list[InstanceReport], submitted: in
 
     graded = [i for i in instances if i.reason != "missing_prediction" or i.answer_type is not None]
     return Summary(
-        semantics=semantics, gold_instances=n, submitted=submitted, graded=len(graded),
-        score=mean([i.score for i in instances]), strict_score=mean([i.strict_score for i in instances]),
+        semantics=semantics,
+        gold_instances=n,
+        submitted=submitted,
+        graded=len(graded),
+        score=mean([i.score for i in instances]),
+        strict_score=mean([i.strict_score for i in instances]),
         scores={name: mean([i.scores.get(name, 0.0) for i in instances]) for name in names},
         missing=tuple(i.instance_id for i in instances if i.answer_type is None),
-        unknown_submitted=tuple(unknown), problems=tuple(problems),
+        unknown_submitted=tuple(unknown),
+        problems=tuple(problems),
         breakdowns=_breakdowns(instances),
         likely_false_positives=tuple(i.instance_id for i in instances if i.score >= 1 > i.strict_score),
         reasons=dict(sorted(_count(i.reason for i in instances).items())),
         attempts=attempt_summary(instances),
-        bytes_processed=sum((i.execution.get("bytes_processed") or 0) + (i.execution.get("gold_bytes_processed") or 0)
-                            for i in instances),
+        bytes_processed=sum(
+            (i.execution.get("bytes_processed") or 0) + (i.execution.get("gold_bytes_processed") or 0)
+            for i in instances
+        ),
         execution_metrics=execution_metrics(instances, ves_iterations),
         **_intervals(instances, graded),
         gold_errors=tuple(i.instance_id for i in instances if i.reason in GOLD_ERROR_REASONS),
@@ -180,9 +232,12 @@ def _intervals(instances: list[InstanceReport], graded: list[InstanceReport]) ->
     def mean(values):
         return sum(values) / len(values) if values else None
 
-    return {"score_ci95": bootstrap_ci([i.score for i in instances]),
-            "strict_score_ci95": bootstrap_ci([i.strict_score for i in instances]),
-            "graded_score": mean([i.score for i in graded]), "strict_graded_score": mean([i.strict_score for i in graded])}
+    return {
+        "score_ci95": bootstrap_ci([i.score for i in instances]),
+        "strict_score_ci95": bootstrap_ci([i.strict_score for i in instances]),
+        "graded_score": mean([i.score for i in graded]),
+        "strict_graded_score": mean([i.strict_score for i in graded]),
+    }
 
 
 def attempt_summary(instances: list[InstanceReport]) -> dict | None:
@@ -233,24 +288,34 @@ def _breakdowns(instances: list[InstanceReport]) -> dict:
     for key, buckets in groups.items():
         if key != "func" and len(buckets) > 50:
             continue  # free text, not a category
-        out[key] = {label: {"n": len(items), "score": sum(x.score for x in items) / len(items),
-                            "strict_score": sum(x.strict_score for x in items) / len(items)}
-                    for label, items in sorted(buckets.items())}
+        out[key] = {
+            label: {
+                "n": len(items),
+                "score": sum(x.score for x in items) / len(items),
+                "strict_score": sum(x.strict_score for x in items) / len(items),
+            }
+            for label, items in sorted(buckets.items())
+        }
     return out
 
 
 def render_text(report: Report, width: int = 100) -> str:
     s = report.summary
-    lines = [f"Graded {s.graded} of {s.gold_instances} gold instances ({s.submitted} submitted lines, "
-             f"{len(s.missing)} missing, {len(s.unknown_submitted)} not in the gold)", ""]
+    lines = [
+        f"Graded {s.graded} of {s.gold_instances} gold instances ({s.submitted} submitted lines, "
+        f"{len(s.missing)} missing, {len(s.unknown_submitted)} not in the gold)",
+        "",
+    ]
     lines.append(f"  {'semantics':<16}{'score':>10}{'passed':>10}")
     for name, value in s.scores.items():
         mark = " <- score" if name == s.semantics else (" <- strict_score" if name == "strict" else "")
         lines.append(f"  {name:<16}{value:>10.2%}{round(value * s.gold_instances):>10}{mark}")
     if s.score_ci95 and s.strict_score_ci95:
-        lines.append(f"  score {s.score:.2%} (95% CI {s.score_ci95[0]:.2%}-{s.score_ci95[1]:.2%}), strict "
-                     f"{s.strict_score:.2%} (95% CI {s.strict_score_ci95[0]:.2%}-{s.strict_score_ci95[1]:.2%}); "
-                     f"over the {s.graded} graded: {s.graded_score or 0:.2%} / {s.strict_graded_score or 0:.2%}")
+        lines.append(
+            f"  score {s.score:.2%} (95% CI {s.score_ci95[0]:.2%}-{s.score_ci95[1]:.2%}), strict "
+            f"{s.strict_score:.2%} (95% CI {s.strict_score_ci95[0]:.2%}-{s.strict_score_ci95[1]:.2%}); "
+            f"over the {s.graded} graded: {s.graded_score or 0:.2%} / {s.strict_graded_score or 0:.2%}"
+        )
     if s.semantics == "spider2-lite":
         lines += _lite_headline(report)
     for key, buckets in s.breakdowns.items():
@@ -265,15 +330,22 @@ def render_text(report: Report, width: int = 100) -> str:
     ran = [i for i in report.instances if i.execution.get("backend")]
     if ran:
         sources = _count(i.execution.get("gold_source") for i in ran if i.execution.get("gold_source"))
-        lines += ["", f"  SQL executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
-                  f"{s.bytes_processed:,} bytes processed"]
+        lines += [
+            "",
+            f"  SQL executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
+            f"{s.bytes_processed:,} bytes processed",
+        ]
     if s.likely_false_positives:
-        lines += ["", f"  Likely false positives ({len(s.likely_false_positives)}: {s.semantics} passes, strict fails):"]
+        lines += [
+            "",
+            f"  Likely false positives ({len(s.likely_false_positives)}: {s.semantics} passes, strict fails):",
+        ]
         lines += [f"    {i}" for i in s.likely_false_positives[:20]]
         if len(s.likely_false_positives) > 20:
             lines.append(f"    ... and {len(s.likely_false_positives) - 20} more (see the JSON report)")
-    failed = [i for i in report.instances if i.score < 1 and i.answer_type is not None
-              and i.reason not in GOLD_ERROR_REASONS]
+    failed = [
+        i for i in report.instances if i.score < 1 and i.answer_type is not None and i.reason not in GOLD_ERROR_REASONS
+    ]
     if failed:
         lines += ["", f"  Failed ({len(failed)}; reason and detail):"]
         lines += [f"    {i.instance_id}: {i.reason}: {_one_line(i.detail)}"[:width] for i in failed[:20]]
@@ -283,8 +355,9 @@ def render_text(report: Report, width: int = 100) -> str:
         lines += ["", f"  Gold errors ({len(s.gold_errors)}; the gold's problems, not the model's):"]
         by_id = {i.instance_id: i for i in report.instances}
         lines += [f"    {g}: {by_id[g].reason}: {_one_line(by_id[g].detail)}"[:width] for g in s.gold_errors[:20]]
-    extras = sorted({hint for i in report.instances
-                     if i.reason == "missing_extra" and (hint := _pip_hint(i.detail)) is not None})
+    extras = sorted(
+        {hint for i in report.instances if i.reason == "missing_extra" and (hint := _pip_hint(i.detail)) is not None}
+    )
     if extras:
         count = sum(i.reason == "missing_extra" for i in report.instances)
         lines += ["", f"  {count} instance(s) need an optional extra that is not installed: " + "; ".join(extras)]
@@ -301,9 +374,12 @@ def _lite_headline(report: Report) -> list[str]:
     correct = sum(i.score for i in report.instances)
     graded = s.graded or 1
     total = s.gold_instances or 1
-    return ["", "  As Spider2-lite's evaluate.py prints it:",
-            f"    Final score: {correct / graded:.4f}, Correct examples: {correct:g}, Total examples: {s.graded}",
-            f"    Real score: {correct / total:.4f}, Correct examples: {correct:g}, Total examples: {s.gold_instances}"]
+    return [
+        "",
+        "  As Spider2-lite's evaluate.py prints it:",
+        f"    Final score: {correct / graded:.4f}, Correct examples: {correct:g}, Total examples: {s.graded}",
+        f"    Real score: {correct / total:.4f}, Correct examples: {correct:g}, Total examples: {s.gold_instances}",
+    ]
 
 
 def _one_line(text: str) -> str:
@@ -324,9 +400,11 @@ def _attempt_lines(attempts: dict) -> list[str]:
         m = section["overall"]
         passk = ", ".join(f"pass@{k} {v:.2%}" for k, v in m["pass_at_k"].items())
         recovery = "n/a" if m["recovery_rate"] is None else f"{m['recovery_rate']:.2%}"
-        lines.append(f"    {label:<7} Pass@1 {m['pass_at_1']:.2%}  Pass@final {m['pass_at_final']:.2%}  "
-                     f"gain {m['refinement_gain']:+.2%}  recovery {recovery}  regressions {m['n_regressions']}"
-                     + (f"  ({passk})" if passk else ""))
+        lines.append(
+            f"    {label:<7} Pass@1 {m['pass_at_1']:.2%}  Pass@final {m['pass_at_final']:.2%}  "
+            f"gain {m['refinement_gain']:+.2%}  recovery {recovery}  regressions {m['n_regressions']}"
+            + (f"  ({passk})" if passk else "")
+        )
     return lines
 
 

@@ -30,23 +30,32 @@ def svg_bars(title: str, bars: list[Bar], paired: bool, first: str = "score") ->
     """Horizontal bars on a fixed 0-100 % axis, the denominator in each label, whiskers for the interval."""
     row, left, width = (34 if paired else 22), 230, 360
     height = 30 + row * len(bars) + 24
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 70}" height="{height}" role="img" '
-             f'aria-label="{escape(title)}"><text x="0" y="14" font-size="13" font-weight="bold">{escape(title)}</text>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 70}" height="{height}" role="img" '
+        f'aria-label="{escape(title)}"><text x="0" y="14" font-size="13" font-weight="bold">{escape(title)}</text>'
+    ]
     for tick in range(0, 101, 20):
         x = left + width * tick / 100
-        parts.append(f'<line x1="{x}" y1="22" x2="{x}" y2="{height - 20}" stroke="#e5e5e5"/>'
-                     f'<text x="{x}" y="{height - 6}" font-size="10" text-anchor="middle">{tick}%</text>')
+        parts.append(
+            f'<line x1="{x}" y1="22" x2="{x}" y2="{height - 20}" stroke="#e5e5e5"/>'
+            f'<text x="{x}" y="{height - 6}" font-size="10" text-anchor="middle">{tick}%</text>'
+        )
     for k, bar in enumerate(bars):
         y = 26 + k * row
-        parts.append(f'<text x="{left - 6}" y="{y + 12}" font-size="11" text-anchor="end">{escape(bar.label[:34])} '
-                     f'(n={bar.n})</text>')
-        series = [(bar.score, bar.score_ci, "#4C72B0", first)] + ([(bar.strict, bar.strict_ci, "#C44E52", "strict")]
-                                                                  if paired else [])
+        parts.append(
+            f'<text x="{left - 6}" y="{y + 12}" font-size="11" text-anchor="end">{escape(bar.label[:34])} '
+            f"(n={bar.n})</text>"
+        )
+        series = [(bar.score, bar.score_ci, "#4C72B0", first)] + (
+            [(bar.strict, bar.strict_ci, "#C44E52", "strict")] if paired else []
+        )
         for j, (value, ci, color, name) in enumerate(series):
             top = y + j * 15
-            parts.append(f'<rect x="{left}" y="{top}" width="{width * value:.1f}" height="13" fill="{color}">'
-                         f'<title>{escape(name)} {percent(value)} {interval(ci)} n={bar.n}</title></rect>'
-                         f'<text x="{left + width * value + 4:.1f}" y="{top + 11}" font-size="10">{percent(value)}</text>')
+            parts.append(
+                f'<rect x="{left}" y="{top}" width="{width * value:.1f}" height="13" fill="{color}">'
+                f"<title>{escape(name)} {percent(value)} {interval(ci)} n={bar.n}</title></rect>"
+                f'<text x="{left + width * value + 4:.1f}" y="{top + 11}" font-size="10">{percent(value)}</text>'
+            )
             if ci:
                 x0, x1 = left + width * ci[0], left + width * ci[1]
                 parts.append(f'<line x1="{x0:.1f}" y1="{top + 6.5}" x2="{x1:.1f}" y2="{top + 6.5}" stroke="#222"/>')
@@ -75,6 +84,8 @@ def report_svg(report) -> str:
     for d, h in zip(drawn, heights, strict=True):
         parts.append(f'<g transform="translate(0,{top})">{d}</g>')
         top += h + 16
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{max(widths)}" height="{top}" '
-            f'font-family="sans-serif" role="img" aria-label="{escape(caption)}"><rect width="100%" height="100%" '
-            f'fill="white"/><text x="0" y="16" font-size="14">{escape(caption)}</text>{"".join(parts)}</svg>\n')
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{max(widths)}" height="{top}" '
+        f'font-family="sans-serif" role="img" aria-label="{escape(caption)}"><rect width="100%" height="100%" '
+        f'fill="white"/><text x="0" y="16" font-size="14">{escape(caption)}</text>{"".join(parts)}</svg>\n'
+    )

@@ -45,13 +45,9 @@ def answer_list(answer: object, name: str = "answer") -> list[str]:
             raise ValueError(f"{name} must not be an empty list")
         for i, item in enumerate(items):
             if not isinstance(item, str):
-                raise ValueError(
-                    f"{name}[{i}] must be a string, got {type(item).__name__}"
-                )
+                raise ValueError(f"{name}[{i}] must be a string, got {type(item).__name__}")
         return items
-    raise ValueError(
-        f"{name} must be a string or a list of strings, got {type(answer).__name__}"
-    )
+    raise ValueError(f"{name} must be a string or a list of strings, got {type(answer).__name__}")
 
 
 def require_str(value: object, name: str) -> str:

@@ -14,6 +14,7 @@ them across calls; each is used by one thread at a time and reset between uses. 
 has a time limit: past it the replay stops at the next step, and a step that hangs past the
 limit has its environment closed from a watchdog (which ends the blocked call) and replaced.
 """
+
 from __future__ import annotations
 
 import queue
@@ -79,8 +80,9 @@ class EnvironmentPool:
     def _free_place(self) -> None:
         self._idle.put(None)  # a place without an environment: the next acquire starts the replacement
 
-    def replay(self, task: str, variation: int, actions: Sequence[str], timeout_s: float = 120.0,
-               max_steps: int | None = None) -> Replay:
+    def replay(
+        self, task: str, variation: int, actions: Sequence[str], timeout_s: float = 120.0, max_steps: int | None = None
+    ) -> Replay:
         environment = self.acquire()
         try:
             outcome = replay(environment, task, variation, actions, timeout_s, max_steps)
@@ -105,8 +107,14 @@ DEFAULT_STEP_LIMIT = 100  # ScienceWorld's own envStepLimit; a longer trajectory
 WATCHDOG_GRACE_S = 5.0  # how long past its time limit a step may hang before its environment is closed
 
 
-def replay(environment: Environment, task: str, variation: int, actions: Sequence[str], timeout_s: float,
-           max_steps: int | None = None) -> Replay:
+def replay(
+    environment: Environment,
+    task: str,
+    variation: int,
+    actions: Sequence[str],
+    timeout_s: float,
+    max_steps: int | None = None,
+) -> Replay:
     """Reset, take the actions until the environment says done, return its final score."""
     limit = max_steps or max(DEFAULT_STEP_LIMIT, len(actions) + 1)
     deadline = time.monotonic() + timeout_s

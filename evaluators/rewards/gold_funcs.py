@@ -36,9 +36,7 @@ def _validate(func: str, params: object, allowed: frozenset[str]) -> dict:
         raise ValueError(f"{func}: parameters must be a mapping, got {type(params).__name__}")
     unknown = sorted(set(params) - allowed)
     if unknown:
-        raise ValueError(
-            f"{func}: unknown parameter {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
-        )
+        raise ValueError(f"{func}: unknown parameter {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
     if "gold" not in params:
         raise ValueError(f"{func}: missing required parameter 'gold'")
     options: dict[str, Any] = {"gold": answer_list(params["gold"], name=f"{func}: parameter 'gold'")}
@@ -46,8 +44,7 @@ def _validate(func: str, params: object, allowed: frozenset[str]) -> dict:
         flag = params.get("percent_equals_fraction", False)
         if not isinstance(flag, bool):
             raise ValueError(
-                f"{func}: parameter 'percent_equals_fraction' must be true or false, "
-                f"got {type(flag).__name__}"
+                f"{func}: parameter 'percent_equals_fraction' must be true or false, got {type(flag).__name__}"
             )
         options["percent_equals_fraction"] = flag
     return options
@@ -147,8 +144,10 @@ def scienceworld_reward(answer: str, params: dict, trajectory: list | None) -> t
         raise ValueError(f"scienceworld_reward: parameters must be a mapping, got {type(params).__name__}")
     unknown = sorted(set(params) - _SCIENCEWORLD_PARAMS)
     if unknown:
-        raise ValueError(f"scienceworld_reward: unknown parameter {unknown[0]!r} "
-                         f"(allowed: {', '.join(sorted(_SCIENCEWORLD_PARAMS))})")
+        raise ValueError(
+            f"scienceworld_reward: unknown parameter {unknown[0]!r} "
+            f"(allowed: {', '.join(sorted(_SCIENCEWORLD_PARAMS))})"
+        )
     task, variation = params.get("task"), params.get("variation", 0)
     if not isinstance(task, str) or not task:
         raise ValueError("scienceworld_reward: parameter 'task' must be a ScienceWorld task name")
@@ -160,6 +159,7 @@ def scienceworld_reward(answer: str, params: dict, trajectory: list | None) -> t
     replay = scienceworld_replay(task, variation, actions, float(params.get("timeout_s", DEFAULT_TIMEOUT_S)))
     state = "done" if replay.done else "not done"
     note = f"; {replay.error}" if replay.error else ""
-    return replay.reward, (f"ScienceWorld {task} variation {variation}: reward {replay.reward:.2f} after "
-                           f"{replay.steps} of {len(actions)} actions ({state}){note}")
-
+    return replay.reward, (
+        f"ScienceWorld {task} variation {variation}: reward {replay.reward:.2f} after "
+        f"{replay.steps} of {len(actions)} actions ({state}){note}"
+    )

@@ -128,8 +128,10 @@ def matching_gold(
             return gold  # identical text needs no parsing (and covers words)
         gold_readings = _parse(gold_text, percent_equals_fraction)
         # math_verify.verify is not symmetric: the gold must come first.
-        if gold_readings and pred_readings and math_verify.verify(
-            gold_readings, pred_readings, timeout_seconds=_timeout()
+        if (
+            gold_readings
+            and pred_readings
+            and math_verify.verify(gold_readings, pred_readings, timeout_seconds=_timeout())
         ):
             return gold
     return None
@@ -142,9 +144,7 @@ def math_equal(
     percent_equals_fraction: bool = False,
 ) -> bool:
     """True when the prediction equals any acceptable gold answer."""
-    found = matching_gold(
-        prediction, answer, percent_equals_fraction=percent_equals_fraction
-    )
+    found = matching_gold(prediction, answer, percent_equals_fraction=percent_equals_fraction)
     return found is not None
 
 
@@ -160,7 +160,5 @@ def math_equal_reward(
     ``trajectory`` is accepted (and ignored) for a uniform reward signature.
     """
     del trajectory  # uniform signature; plain equality does not use tool use
-    equal = math_equal(
-        final_response, answer, percent_equals_fraction=percent_equals_fraction
-    )
+    equal = math_equal(final_response, answer, percent_equals_fraction=percent_equals_fraction)
     return 1.0 if equal else 0.0

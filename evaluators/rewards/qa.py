@@ -37,9 +37,7 @@ def _score_one(prediction: str, gold: str) -> dict[str, float]:
     """F1, precision, recall and EM of one prediction against one gold."""
     pred_norm, gold_norm = normalize_answer(prediction), normalize_answer(gold)
     em = float(pred_norm == gold_norm)
-    if pred_norm != gold_norm and (
-        pred_norm in _CATEGORICAL or gold_norm in _CATEGORICAL
-    ):
+    if pred_norm != gold_norm and (pred_norm in _CATEGORICAL or gold_norm in _CATEGORICAL):
         return {"f1": 0.0, "em": 0.0, "precision": 0.0, "recall": 0.0}
     pred_tokens, gold_tokens = pred_norm.split(), gold_norm.split()
     if not pred_tokens or not gold_tokens:

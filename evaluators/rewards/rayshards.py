@@ -5,6 +5,7 @@ Used by `verl.compute_score_batch` when a Ray instance is running in this proces
 Items that share a (database, gold SQL) go to the same actor, so each gold runs once per batch
 on one actor and stays in that actor's cache for the next batches.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -59,11 +60,19 @@ def spread_batch(data_sources: list, solution_strs: list, ground_truths: list, e
     parts: list[list[int]] = [[] for _ in workers]
     for index, (truth, info) in enumerate(zip(ground_truths, extra_infos, strict=True)):
         parts[shard_of(truth, info, len(workers))].append(index)
-    pending = [(indexes, workers[n].score.remote([data_sources[i] for i in indexes],
-                                                [solution_strs[i] for i in indexes],
-                                                [ground_truths[i] for i in indexes],
-                                                [extra_infos[i] for i in indexes]))
-               for n, indexes in enumerate(parts) if indexes]
+    pending = [
+        (
+            indexes,
+            workers[n].score.remote(
+                [data_sources[i] for i in indexes],
+                [solution_strs[i] for i in indexes],
+                [ground_truths[i] for i in indexes],
+                [extra_infos[i] for i in indexes],
+            ),
+        )
+        for n, indexes in enumerate(parts)
+        if indexes
+    ]
     results: list = [None] * len(solution_strs)
     for indexes, ref in pending:
         for index, value in zip(indexes, ray.get(ref), strict=True):

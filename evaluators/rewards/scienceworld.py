@@ -9,6 +9,7 @@ default) is raised to fit a longer trajectory.  The score is read the way `env.s
 it (`round(100 * getScore())`, done on completion, on a negative score or past the step limit),
 without the list of valid actions `env.step` also builds every step, which is most of its time.
 """
+
 from __future__ import annotations
 
 import os
@@ -87,13 +88,15 @@ def close_pool() -> None:
             _pool = None
 
 
-def scienceworld_replay(task_name: str, variation: int, actions: Sequence[str],
-                        timeout_s: float = DEFAULT_TIMEOUT_S) -> Replay:
+def scienceworld_replay(
+    task_name: str, variation: int, actions: Sequence[str], timeout_s: float = DEFAULT_TIMEOUT_S
+) -> Replay:
     return pool().replay(task_name, variation, [str(a) for a in actions], timeout_s)
 
 
-def scienceworld_reward(task_name: str, variation: int, actions: Sequence[str],
-                        timeout_s: float = DEFAULT_TIMEOUT_S) -> float:
+def scienceworld_reward(
+    task_name: str, variation: int, actions: Sequence[str], timeout_s: float = DEFAULT_TIMEOUT_S
+) -> float:
     """ScienceWorld's final score of the trajectory, as max(0, score) / 100."""
     return scienceworld_replay(task_name, variation, actions, timeout_s).reward
 

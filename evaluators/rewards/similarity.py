@@ -33,7 +33,7 @@ def sql_tokens(sql: str) -> list[str]:
         return text.lower().split()
     out = []
     for token in tokens:
-        written = text[token.start:token.end + 1]
+        written = text[token.start : token.end + 1]
         if written.lower() != token.text.lower():  # quoted: data, or a case-sensitive name
             out.append(written)
         else:

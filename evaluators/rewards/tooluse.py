@@ -35,10 +35,7 @@ def count_tool_messages(trajectory: Sequence | None) -> int:
     if trajectory is None:
         return 0
     if isinstance(trajectory, (str, bytes)) or not isinstance(trajectory, Sequence):
-        raise ValueError(
-            "trajectory must be a list of messages, got "
-            f"{type(trajectory).__name__}"
-        )
+        raise ValueError(f"trajectory must be a list of messages, got {type(trajectory).__name__}")
     return sum(1 for message in trajectory if _role(message) == TOOL_ROLE)
 
 
@@ -73,7 +70,5 @@ def math_equal_tool_reward(
     answer_list(answer)
     if count_tool_messages(trajectory) == 0:
         return 0.0
-    equal = math_equal(
-        final_response, answer, percent_equals_fraction=percent_equals_fraction
-    )
+    equal = math_equal(final_response, answer, percent_equals_fraction=percent_equals_fraction)
     return 1.0 if equal else TOOL_USED_WRONG_ANSWER

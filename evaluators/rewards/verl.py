@@ -10,6 +10,7 @@ with writes refused, a timeout that stops the query) and scores 1.0 when its row
 gold's as sets (BIRD EX).  "qa" and "math"/"gsm8k" use the answer rewards of this package, with
 AgentFly's tool-use variants when `extra_info` carries a "trajectory".  See docs/rl.md.
 """
+
 from __future__ import annotations
 
 import atexit

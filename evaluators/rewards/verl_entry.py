@@ -3,6 +3,7 @@
 verl loads that file by its path, outside any package, so it must import with absolute names;
 this one re-exports the package's functions (evaluators/rewards/verl.py).
 """
+
 from evaluators.rewards.verl import compute_score, compute_score_batch
 
 __all__ = ["compute_score", "compute_score_batch"]

@@ -7,6 +7,7 @@ thousands of small tables the difference is a good part of the grading time.
 Entries live exactly as long as their frame (a weak reference removes them),
 so an id is never confused with a later frame's.
 """
+
 from __future__ import annotations
 
 import weakref
@@ -51,6 +52,7 @@ def _entry(frame: pd.DataFrame) -> list:
     if hit is not None and hit[0]() is frame:
         return hit
     names = [str(c) for c in frame.columns.tolist()]
+
     def forget(ref: weakref.ref, key: int = key) -> None:
         _forget(key, ref)
 

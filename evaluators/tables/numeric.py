@@ -1,4 +1,5 @@
 """Vectorised numeric helpers shared by the official and strict rules."""
+
 from __future__ import annotations
 
 import numpy as np

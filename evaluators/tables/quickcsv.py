@@ -6,6 +6,7 @@ None ("let pandas read it") for anything whose pandas reading it cannot vouch
 for: the rules below were each checked against pandas 3 by experiment, and
 tests/test_quickcsv.py compares the two readings over corpora and random texts.
 """
+
 from __future__ import annotations
 
 import csv
@@ -20,14 +21,34 @@ from pandas.arrays import ArrowStringArray
 
 # pandas' documented default NA strings (`read_csv`'s `na_values`); each is confirmed below with read_csv
 # itself, so a pandas that drops one is followed.  Only public pandas API is used in this module.
-NA_CANDIDATES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-                 "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+NA_CANDIDATES = (
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+)
 
 
 def _default_na() -> frozenset:
     text = "a,b\n" + "".join(f'"{token}",x\n' for token in NA_CANDIDATES)
     frame = pd.read_csv(io.StringIO(text))
     return frozenset(token for token, missing in zip(NA_CANDIDATES, frame["a"].isna(), strict=False) if missing)
+
 
 # Measured over the corpus files: Python reads a 100-byte file in 0.2 ms to pandas'
 # 0.9 ms, and falls behind at about 7 KiB, where pandas' per-byte speed wins.
@@ -153,12 +174,12 @@ def _column(fields: tuple[str, ...]) -> np.ndarray | pd.api.extensions.Extension
 
 
 def _beyond_int64(field: str) -> bool:
-    return bool(INT_COLUMN.fullmatch(field)) and not -2 ** 63 <= int(field) < 2 ** 63
+    return bool(INT_COLUMN.fullmatch(field)) and not -(2**63) <= int(field) < 2**63
 
 
 def _ints(fields: tuple[str, ...], present: Sequence[str]) -> np.ndarray | None:
     numbers = list(map(int, present))
-    if min(numbers) < -2 ** 63 or max(numbers) >= 2 ** 63:
+    if min(numbers) < -(2**63) or max(numbers) >= 2**63:
         return None  # pandas turns to uint64, object or text (even leaving 'NA' as text)
     values = np.array(numbers, dtype=np.int64)
     if len(present) == len(fields):

@@ -7,6 +7,7 @@ strict rule types cells from the same frame and goes back to the text only
 for columns where pandas' types hide it (booleans, huge or infinite floats).
 Small files skip pandas: `quickcsv` gives the same frame in a fraction of the time.
 """
+
 from __future__ import annotations
 
 import io
@@ -26,7 +27,7 @@ from evaluators.tables import quickcsv
 from evaluators.tables.frames import column_arrays, columns_of, to_objects
 from evaluators.tables.row_pairing import arrow_strings
 
-DEFAULT_MAX_BYTES = 2 * 1024 ** 3
+DEFAULT_MAX_BYTES = 2 * 1024**3
 # Endings for which pandas decompresses the file before reading it (compression="infer").
 COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
 
@@ -50,8 +51,10 @@ class TableReader:
         except OSError as exc:
             raise InstanceError(self.reason, f"{path.name}: {exc.strerror or exc}") from None
         if size > self.max_bytes:
-            raise InstanceError(self.reason, f"{path.name} is {size:,} bytes, over the limit of "
-                                f"{self.max_bytes:,} (raise it with --max-file-mb)")
+            raise InstanceError(
+                self.reason,
+                f"{path.name} is {size:,} bytes, over the limit of {self.max_bytes:,} (raise it with --max-file-mb)",
+            )
 
     def csv(self, path: Path, low_memory: bool) -> pd.DataFrame:
         key = (str(path), low_memory)
@@ -77,8 +80,7 @@ class TableReader:
     def csv_text(self, path: Path, columns: list[int]) -> pd.DataFrame:
         key = (str(path), tuple(columns))
         if key not in self._texts:
-            self._texts[key] = _read(path, self.reason, self.max_bytes, dtype=object, usecols=columns,
-                                     low_memory=False)
+            self._texts[key] = _read(path, self.reason, self.max_bytes, dtype=object, usecols=columns, low_memory=False)
         return self._texts[key]
 
     def duckdb_tables(self, path: Path) -> list[str]:
@@ -189,8 +191,9 @@ def _decompressed(path: Path, limit: int, reason: str):
                 raise InstanceError(reason, f"{path.name}: a zip answer holds exactly one file, not {len(members)}")
             raw = archive.open(members[0])
         else:
-            raise InstanceError(reason, f"{path.name}: {name.rsplit('.', 1)[-1]} compression is not read "
-                                "(use .gz, .bz2, .xz or .zip)")
+            raise InstanceError(
+                reason, f"{path.name}: {name.rsplit('.', 1)[-1]} compression is not read (use .gz, .bz2, .xz or .zip)"
+            )
     except (OSError, zipfile.BadZipFile, lzma.LZMAError) as exc:
         raise InstanceError(reason, f"{path.name}: {_first_line(exc)}") from None
     return io.BufferedReader(_Limited(raw, limit))
@@ -202,8 +205,11 @@ def _read(path: Path, reason: str, max_bytes: int = DEFAULT_MAX_BYTES, **options
         try:
             return _read_frame(stream, path, reason, **options)
         except _TooLarge as exc:
-            raise InstanceError(reason, f"{path.name} decompresses to more than {max_bytes:,} bytes (stopped at "
-                                f"{exc.count:,}; raise the limit with --max-file-mb)") from None
+            raise InstanceError(
+                reason,
+                f"{path.name} decompresses to more than {max_bytes:,} bytes (stopped at "
+                f"{exc.count:,}; raise the limit with --max-file-mb)",
+            ) from None
         finally:
             stream.close()
     return _read_frame(path, path, reason, **options)

@@ -11,6 +11,7 @@ sends the comparison to the slower exact path.  Cells are compared directly
 (strings as strings), which costs one gather and one pass per column instead
 of a hash table over every distinct value.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -57,8 +58,12 @@ _RECENT: dict[tuple, list[np.ndarray]] = {}
 
 def _look(keys: list[np.ndarray]) -> tuple:
     """What a list of keys looks like: enough to tell the keys of two different tables apart."""
-    return tuple((len(k), k.dtype.kind, float(k.sum()), float(k[0]), float(k[-1]))
-                 if len(k) and k.dtype.kind in "iuf" else (len(k), id(k)) for k in keys)
+    return tuple(
+        (len(k), k.dtype.kind, float(k.sum()), float(k[0]), float(k[-1]))
+        if len(k) and k.dtype.kind in "iuf"
+        else (len(k), id(k))
+        for k in keys
+    )
 
 
 def _row_pairings(golds: list[np.ndarray], pred_keys: list[np.ndarray]) -> list[np.ndarray]:
@@ -90,9 +95,14 @@ class _Sorts:
 
     def partners(self, ranked: np.ndarray) -> list[int]:
         """The predicted keys holding exactly the sorted values `ranked`."""
-        return [j for j, p in enumerate(self.keys)
-                if len(p) == len(ranked) and p.min() == ranked[0] and p.max() == ranked[-1]
-                and np.array_equal(p[self.order(j)], ranked)]
+        return [
+            j
+            for j, p in enumerate(self.keys)
+            if len(p) == len(ranked)
+            and p.min() == ranked[0]
+            and p.max() == ranked[-1]
+            and np.array_equal(p[self.order(j)], ranked)
+        ]
 
 
 def _pairing(gold_order: np.ndarray, pred_order: np.ndarray) -> np.ndarray:
@@ -136,8 +146,8 @@ def _ties_ordered(first: np.ndarray, order: np.ndarray, second: np.ndarray) -> n
     run_start = tied[0]
     for k, t in enumerate(tied):  # t: position t and t + 1 hold equal values
         if k + 1 == len(tied) or tied[k + 1] != t + 1:
-            run = order[run_start:t + 2]
-            order[run_start:t + 2] = run[np.argsort(second[run], kind="stable")]
+            run = order[run_start : t + 2]
+            order[run_start : t + 2] = run[np.argsort(second[run], kind="stable")]
             if k + 1 < len(tied):
                 run_start = tied[k + 1]
     return order

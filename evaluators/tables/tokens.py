@@ -7,6 +7,7 @@ when a comparison cannot be settled by aligning the rows, see `row_pairing.py`)
 and in bulk: all columns waiting for codes are encoded together, each space
 (strings, each timestamp type) through one dictionary of known values.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,8 +33,9 @@ class Vocabulary:
         if len(uniques) <= SMALL_BATCH:
             known = self._known
             size = len(known)
-            found = np.fromiter((known.setdefault(v, len(known)) for v in uniques.tolist()), dtype=np.int64,
-                                count=len(uniques))
+            found = np.fromiter(
+                (known.setdefault(v, len(known)) for v in uniques.tolist()), dtype=np.int64, count=len(uniques)
+            )
             if len(known) != size:
                 self._index = None
             return found
@@ -67,8 +69,9 @@ def _small_codes(values) -> tuple[np.ndarray, np.ndarray]:
     """local_codes for a short column, in Python: NULL (None or NaN) gets -1."""
     cells = values.to_pylist() if isinstance(values, (pa.Array, pa.ChunkedArray)) else values.tolist()
     seen: dict = {}
-    codes = np.fromiter((-1 if v is None or v != v else seen.setdefault(v, len(seen)) for v in cells),
-                        dtype=np.int64, count=len(cells))
+    codes = np.fromiter(
+        (-1 if v is None or v != v else seen.setdefault(v, len(seen)) for v in cells), dtype=np.int64, count=len(cells)
+    )
     return codes, np.array(list(seen), dtype=object) if seen else np.zeros(0, dtype=object)
 
 
@@ -100,8 +103,10 @@ class TokenSpace:
             if item.codes is None:
                 by_space.setdefault(item.space, []).append(item)
         for space, group in by_space.items():
-            local = [(_small_codes if len(item.token_values()) <= SMALL_BATCH else local_codes)(item.token_values())
-                     for item in group]
+            local = [
+                (_small_codes if len(item.token_values()) <= SMALL_BATCH else local_codes)(item.token_values())
+                for item in group
+            ]
             vocabulary = self._vocabularies.setdefault(space, Vocabulary(_dtype_of(space)))
             joined = np.concatenate([u for _, u in local]) if local else np.zeros(0)
             if _dtype_of(space) is np.int64 and joined.dtype == object:
@@ -110,7 +115,7 @@ class TokenSpace:
             known = vocabulary.codes(np.asarray(batch_uniques))[batch_codes]
             start = 0
             for item, (codes, uniques) in zip(group, local, strict=False):
-                mapping = np.append(known[start:start + len(uniques)], -1)  # -1 stays -1 (NULL)
+                mapping = np.append(known[start : start + len(uniques)], -1)  # -1 stays -1 (NULL)
                 item.codes = mapping[codes]
                 start += len(uniques)
 

@@ -65,24 +65,38 @@ def _gold_line(path: Path, number: int, line: str, problems: list[Problem]) -> G
 
 
 def read_predictions(path: Path) -> list[list[Prediction]]:
-    return [[Prediction(line.split("\t")[0].strip(), Location(str(path), n)) for n, line in session]
-            for session in _sessions(path)]
+    return [
+        [Prediction(line.split("\t")[0].strip(), Location(str(path), n)) for n, line in session]
+        for session in _sessions(path)
+    ]
 
 
-def pair(golds: list[list[GoldQuery | None]], preds: list[list[Prediction]], pred_file: Path,
-         problems: list[Problem]) -> list[tuple[GoldQuery | None, Prediction | None]]:
+def pair(
+    golds: list[list[GoldQuery | None]], preds: list[list[Prediction]], pred_file: Path, problems: list[Problem]
+) -> list[tuple[GoldQuery | None, Prediction | None]]:
     """(gold, prediction) for every gold line, as the scorer pairs them; unpaired gold lines get None."""
     if len(golds) != len(preds):
-        problems.append(Problem(Location(str(pred_file)), f"{len(preds)} session(s) of predictions for {len(golds)} "
-                                "gold session(s): the official scorer stops here (a blank line starts a session); "
-                                "graded line by line instead", hint="remove blank lines, or write every prediction"))
+        problems.append(
+            Problem(
+                Location(str(pred_file)),
+                f"{len(preds)} session(s) of predictions for {len(golds)} "
+                "gold session(s): the official scorer stops here (a blank line starts a session); "
+                "graded line by line instead",
+                hint="remove blank lines, or write every prediction",
+            )
+        )
         golds, preds = [[g for s in golds for g in s]], [[p for s in preds for p in s]]
     pairs: list[tuple[GoldQuery | None, Prediction | None]] = []
     for number, (gold_session, pred_session) in enumerate(zip(golds, preds, strict=True), 1):
         if len(gold_session) != len(pred_session):
-            problems.append(Problem(Location(str(pred_file)), f"session {number}: {len(pred_session)} prediction(s) "
-                                    f"for {len(gold_session)} gold line(s); the scorer compares the first "
-                                    f"{min(len(gold_session), len(pred_session))} only"))
+            problems.append(
+                Problem(
+                    Location(str(pred_file)),
+                    f"session {number}: {len(pred_session)} prediction(s) "
+                    f"for {len(gold_session)} gold line(s); the scorer compares the first "
+                    f"{min(len(gold_session), len(pred_session))} only",
+                )
+            )
         pairs += [(g, pred_session[i] if i < len(pred_session) else None) for i, g in enumerate(gold_session)]
     return pairs
 

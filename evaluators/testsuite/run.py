@@ -40,16 +40,24 @@ class _Runner:
         return self.cache[key]
 
 
-def grade_test_suite(gold_file: Path, pred_file: Path, db_dir: Path, work_dir: Path, keep_distinct: bool = False,
-                     timeout_s: float = TIMEOUT_S, jobs: int = 1) -> Report:
+def grade_test_suite(
+    gold_file: Path,
+    pred_file: Path,
+    db_dir: Path,
+    work_dir: Path,
+    keep_distinct: bool = False,
+    timeout_s: float = TIMEOUT_S,
+    jobs: int = 1,
+) -> Report:
     problems: list[Problem] = []
     preds = read_predictions(Path(pred_file))
     pairs = pair(read_gold(Path(gold_file), problems), preds, Path(pred_file), problems)
     config = ExecConfig(output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore")
     runner = _Runner(config)
     items = [(i, gold, pred) for i, (gold, pred) in enumerate(pairs)]
-    instances = run_parallel(lambda item: _grade(item[0], item[1], item[2], Path(db_dir), runner, keep_distinct),
-                             items, jobs)
+    instances = run_parallel(
+        lambda item: _grade(item[0], item[1], item[2], Path(db_dir), runner, keep_distinct), items, jobs
+    )
     submitted = sum(len(session) for session in preds)
     return Report(build_summary(SEMANTICS, instances, submitted, [], problems, NAMES), tuple(instances))
 
@@ -60,8 +68,9 @@ def official_accuracy(report: Report) -> tuple[float, int]:
     return (sum(i.score for i in compared) / len(compared) if compared else 0.0), len(compared)
 
 
-def _grade(index: int, gold: GoldQuery | None, pred: Prediction | None, db_dir: Path, runner: _Runner,
-           keep_distinct: bool) -> InstanceReport:
+def _grade(
+    index: int, gold: GoldQuery | None, pred: Prediction | None, db_dir: Path, runner: _Runner, keep_distinct: bool
+) -> InstanceReport:
     if gold is None:
         both = _both(Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)"))
         return _instance(index, None, pred, both, {})
@@ -81,8 +90,9 @@ def _both(verdict: Verdict) -> dict:
     return {name: verdict for name in NAMES}
 
 
-def _official(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner,
-              keep_distinct: bool) -> tuple[Verdict, dict]:
+def _official(
+    gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner, keep_distinct: bool
+) -> tuple[Verdict, dict]:
     gold_sql = rules.prepare(gold.sql, keep_distinct)
     pred_sql = rules.prepare(rules.replace_value(pred.sql), keep_distinct)
     ordered = rules.order_matters(gold_sql)
@@ -90,8 +100,11 @@ def _official(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _
     for database in variants:
         gold_result = runner.rows(database, rules.replace_cur_year(gold_sql), "gold")
         if not gold_result.ok:
-            return Verdict(0.0, "unreadable_gold", f"the gold query failed on {database.name} "
-                           f"({gold_result.reason}): {gold_result.detail}"), info
+            return Verdict(
+                0.0,
+                "unreadable_gold",
+                f"the gold query failed on {database.name} ({gold_result.reason}): {gold_result.detail}",
+            ), info
         pred_result = runner.rows(database, rules.replace_cur_year(pred_sql), "pred")
         if not pred_result.ok:
             return Verdict(0.0, pred_result.reason, f"on {database.name}: {pred_result.detail}"), info
@@ -120,13 +133,24 @@ def _strict(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Ru
     return Verdict(1.0, "match", f"typed rows equal on all {len(variants)} database(s)")
 
 
-def _instance(index: int, gold: GoldQuery | None, pred: Prediction | None, verdicts: dict,
-              info: dict) -> InstanceReport:
+def _instance(
+    index: int, gold: GoldQuery | None, pred: Prediction | None, verdicts: dict, info: dict
+) -> InstanceReport:
     official, strict = verdicts[SEMANTICS], verdicts["strict"]
     metadata = {"db_id": gold.db_id} if gold else {}
     location = str(pred.location) if pred else (str(gold.location) if gold else None)
     return InstanceReport(
-        instance_id=str(index), funcs=("test_suite",), answer_type="sql" if pred else None, score=official.score,
-        strict_score=strict.score, reason=official.reason, detail=official.detail, strict_reason=strict.reason,
-        strict_detail=strict.detail, scores={SEMANTICS: official.score, "strict": strict.score}, location=location,
-        metadata=metadata, execution=info)
+        instance_id=str(index),
+        funcs=("test_suite",),
+        answer_type="sql" if pred else None,
+        score=official.score,
+        strict_score=strict.score,
+        reason=official.reason,
+        detail=official.detail,
+        strict_reason=strict.reason,
+        strict_detail=strict.detail,
+        scores={SEMANTICS: official.score, "strict": strict.score},
+        location=location,
+        metadata=metadata,
+        execution=info,
+    )

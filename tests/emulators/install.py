@@ -82,16 +82,34 @@ BIGQUERY = EmulatorSpec(
         "numpy==2.4.6",
     ),
     constraints=(
-        "alembic==1.20.1", "annotated-doc==0.0.7", "annotated-types==0.8.0",
-        "anyio==4.16.0", "asgiref==3.13.0", "certifi==2026.10.18", "cffi==2.1.1",
-        "charset-normalizer==3.5.2", "click==8.5.1", "cryptography==50.0.2",
-        "fastapi==0.165.0", "fastavro==1.13.1", "google-api-core==2.44.0",
-        "google-auth==2.62.2", "google-cloud-bigquery-storage==2.43.0",
-        "googleapis-common-protos==1.76.0", "grpcio==1.85.1",
-        "grpcio-health-checking==1.80.1", "grpcio-status==1.85.1",
-        "grpcio-tools==1.80.1", "h11==0.16.0", "httpcore==1.0.9",
-        "httptools==0.9.0", "httpx==0.28.1", "idna==3.20", "Mako==1.4.3",
-        "MarkupSafe==3.0.4", "opentelemetry-api==1.45.2",
+        "alembic==1.20.1",
+        "annotated-doc==0.0.7",
+        "annotated-types==0.8.0",
+        "anyio==4.16.0",
+        "asgiref==3.13.0",
+        "certifi==2026.10.18",
+        "cffi==2.1.1",
+        "charset-normalizer==3.5.2",
+        "click==8.5.1",
+        "cryptography==50.0.2",
+        "fastapi==0.165.0",
+        "fastavro==1.13.1",
+        "google-api-core==2.44.0",
+        "google-auth==2.62.2",
+        "google-cloud-bigquery-storage==2.43.0",
+        "googleapis-common-protos==1.76.0",
+        "grpcio==1.85.1",
+        "grpcio-health-checking==1.80.1",
+        "grpcio-status==1.85.1",
+        "grpcio-tools==1.80.1",
+        "h11==0.16.0",
+        "httpcore==1.0.9",
+        "httptools==0.9.0",
+        "httpx==0.28.1",
+        "idna==3.20",
+        "Mako==1.4.3",
+        "MarkupSafe==3.0.4",
+        "opentelemetry-api==1.45.2",
         "opentelemetry-exporter-http-transport==0.66b2",
         "opentelemetry-exporter-otlp==1.45.2",
         "opentelemetry-exporter-otlp-common==0.66b2",
@@ -102,18 +120,39 @@ BIGQUERY = EmulatorSpec(
         "opentelemetry-instrumentation-asgi==0.66b2",
         "opentelemetry-instrumentation-fastapi==0.66b2",
         "opentelemetry-instrumentation-grpc==0.66b2",
-        "opentelemetry-proto==1.45.2", "opentelemetry-sdk==1.45.2",
+        "opentelemetry-proto==1.45.2",
+        "opentelemetry-sdk==1.45.2",
         "opentelemetry-semantic-conventions==0.66b2",
-        "opentelemetry-util-http==0.66b2", "orjson==3.13.0", "packaging==26.3",
-        "prometheus-client==0.26.0", "proto-plus==1.29.0", "protobuf==6.33.6",
-        "pyarrow==26.0.1", "pyasn1==0.6.5", "pyasn1-modules==0.4.2",
-        "pycparser==3.12", "pydantic==2.14.3", "pydantic-settings==2.16.3",
-        "pydantic-core==2.50.4", "PyJWT==2.15.1", "python-dotenv==1.2.4",
-        "pytz==2026.6", "PyYAML==6.0.3", "requests==2.34.2", "SQLAlchemy==2.1.9",
-        "sqlglot==30.11.0", "starlette==1.10.0", "structlog==26.1.0",
-        "typing-inspection==0.4.5", "typing-extensions==4.16.0",
-        "urllib3==2.8.0", "uvicorn==0.54.0", "uvloop==0.23.0",
-        "watchfiles==1.3.0", "websockets==17.4", "wrapt==2.5.2",
+        "opentelemetry-util-http==0.66b2",
+        "orjson==3.13.0",
+        "packaging==26.3",
+        "prometheus-client==0.26.0",
+        "proto-plus==1.29.0",
+        "protobuf==6.33.6",
+        "pyarrow==26.0.1",
+        "pyasn1==0.6.5",
+        "pyasn1-modules==0.4.2",
+        "pycparser==3.12",
+        "pydantic==2.14.3",
+        "pydantic-settings==2.16.3",
+        "pydantic-core==2.50.4",
+        "PyJWT==2.15.1",
+        "python-dotenv==1.2.4",
+        "pytz==2026.6",
+        "PyYAML==6.0.3",
+        "requests==2.34.2",
+        "SQLAlchemy==2.1.9",
+        "sqlglot==30.11.0",
+        "starlette==1.10.0",
+        "structlog==26.1.0",
+        "typing-inspection==0.4.5",
+        "typing-extensions==4.16.0",
+        "urllib3==2.8.0",
+        "uvicorn==0.54.0",
+        "uvloop==0.23.0",
+        "watchfiles==1.3.0",
+        "websockets==17.4",
+        "wrapt==2.5.2",
     ),
 )
 
@@ -127,16 +166,38 @@ SNOWFLAKE = EmulatorSpec(
         "snowflake-connector-python==4.8.1",
     ),
     constraints=(
-        "anyio==4.16.0", "asn1crypto==1.5.1", "boto3==1.44.5", "botocore==1.44.5",
-        "certifi==2026.10.18", "cffi==2.1.1", "charset-normalizer==3.5.2",
-        "click==8.5.1", "cryptography==50.0.2", "duckdb==2.0.0",
-        "filelock==4.2.11", "h11==0.16.0", "idna==3.20", "jmespath==1.1.0",
-        "packaging==26.3", "platformdirs==4.14.7", "pyarrow==26.0.1",
-        "pycparser==3.12", "PyJWT==2.15.1", "pyOpenSSL==26.4.0",
-        "python-dateutil==2.9.0.post0", "pytz==2026.6", "requests==2.34.2",
-        "s3transfer==0.19.3", "six==1.17.0", "sortedcontainers==2.4.0",
-        "sqlglot==30.22.0", "starlette==1.10.0", "tomlkit==0.15.2",
-        "typing-extensions==4.16.0", "urllib3==2.8.0", "uvicorn==0.54.0",
+        "anyio==4.16.0",
+        "asn1crypto==1.5.1",
+        "boto3==1.44.5",
+        "botocore==1.44.5",
+        "certifi==2026.10.18",
+        "cffi==2.1.1",
+        "charset-normalizer==3.5.2",
+        "click==8.5.1",
+        "cryptography==50.0.2",
+        "duckdb==2.0.0",
+        "filelock==4.2.11",
+        "h11==0.16.0",
+        "idna==3.20",
+        "jmespath==1.1.0",
+        "packaging==26.3",
+        "platformdirs==4.14.7",
+        "pyarrow==26.0.1",
+        "pycparser==3.12",
+        "PyJWT==2.15.1",
+        "pyOpenSSL==26.4.0",
+        "python-dateutil==2.9.0.post0",
+        "pytz==2026.6",
+        "requests==2.34.2",
+        "s3transfer==0.19.3",
+        "six==1.17.0",
+        "sortedcontainers==2.4.0",
+        "sqlglot==30.22.0",
+        "starlette==1.10.0",
+        "tomlkit==0.15.2",
+        "typing-extensions==4.16.0",
+        "urllib3==2.8.0",
+        "uvicorn==0.54.0",
     ),
 )
 
@@ -212,14 +273,11 @@ def _run_logged(cmd: list[str], log_path: Path, env: dict[str, str] | None = Non
     with open(log_path, "a") as log_file:
         log_file.write(f"\n$ {' '.join(cmd)}\n")
         log_file.flush()
-        result = subprocess.run(
-            cmd, stdout=subprocess.PIPE, stderr=log_file, text=True, env=env, check=False
-        )
+        result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=log_file, text=True, env=env, check=False)
         log_file.write(result.stdout)
     if result.returncode != 0:
         raise InstallError(
-            f"command failed ({result.returncode}): {' '.join(cmd)}\n"
-            f"--- tail of {log_path} ---\n{_log_tail(log_path)}"
+            f"command failed ({result.returncode}): {' '.join(cmd)}\n--- tail of {log_path} ---\n{_log_tail(log_path)}"
         )
     return result.stdout
 
@@ -228,8 +286,7 @@ def _base_python() -> str:
     """Interpreter used to create the venvs (the one running this script)."""
     if sys.version_info < MIN_PYTHON:
         raise InstallError(
-            f"Python >= {MIN_PYTHON[0]}.{MIN_PYTHON[1]} needed for the emulators, "
-            f"running {sys.version.split()[0]}"
+            f"Python >= {MIN_PYTHON[0]}.{MIN_PYTHON[1]} needed for the emulators, running {sys.version.split()[0]}"
         )
     return sys.executable
 
@@ -242,17 +299,24 @@ def _pip_install(spec: EmulatorSpec, log_path: Path) -> None:
         constraints = Path(tmp) / "constraints.txt"
         constraints.write_text("\n".join(spec.constraints) + "\n")
         _run_logged(
-            [str(spec.python), "-m", "pip", "install", "--disable-pip-version-check",
-             "--no-input", "-c", str(constraints), *spec.requirements],
+            [
+                str(spec.python),
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "-c",
+                str(constraints),
+                *spec.requirements,
+            ],
             log_path,
         )
 
 
 def _place_spatial_extension(log_path: Path) -> list[str]:
     env = {**os.environ, "HOME": str(DUCKDB_HOME)}
-    out = _run_logged(
-        [str(BIGQUERY.python), "-c", _PLACE_SPATIAL, str(DUCKDB_HOME)], log_path, env=env
-    )
+    out = _run_logged([str(BIGQUERY.python), "-c", _PLACE_SPATIAL, str(DUCKDB_HOME)], log_path, env=env)
     return [out.strip().splitlines()[-1]]
 
 
@@ -269,8 +333,12 @@ def _build(spec: EmulatorSpec) -> None:
     if spec is BIGQUERY:
         log(f"bigquery: placing DuckDB spatial extension under {DUCKDB_HOME.relative_to(REPO_ROOT)}")
         extra_files = _place_spatial_extension(log_path)
-    marker = {"fingerprint": spec.fingerprint(), "requirements": list(spec.requirements),
-              "extra_files": extra_files, "installed_at": time.time()}
+    marker = {
+        "fingerprint": spec.fingerprint(),
+        "requirements": list(spec.requirements),
+        "extra_files": extra_files,
+        "installed_at": time.time(),
+    }
     _marker_path(spec).write_text(json.dumps(marker, indent=2))
 
 
@@ -290,8 +358,9 @@ def ensure_installed(name: str, force: bool = False) -> EmulatorSpec:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("names", nargs="*", metavar="NAME",
-                        help=f"emulators to install: {', '.join(SPECS)} (default: all)")
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"emulators to install: {', '.join(SPECS)} (default: all)"
+    )
     parser.add_argument("--force", action="store_true", help="rebuild even if installed")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(SPECS))

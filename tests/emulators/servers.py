@@ -272,10 +272,21 @@ class BigQueryEmulator(_EmulatorProcess):
 
     def _command(self) -> list[str]:
         return [
-            str(self.spec.server_bin), "start",
-            "--rest-host", HOST, "--rest-port", str(self.port),
-            "--grpc-host", HOST, "--grpc-port", str(self.grpc_port),
-            "--project", self.project, "--ephemeral", "--log-format", "console",
+            str(self.spec.server_bin),
+            "start",
+            "--rest-host",
+            HOST,
+            "--rest-port",
+            str(self.port),
+            "--grpc-host",
+            HOST,
+            "--grpc-port",
+            str(self.grpc_port),
+            "--project",
+            self.project,
+            "--ephemeral",
+            "--log-format",
+            "console",
         ]
 
     def _env(self) -> dict[str, str]:

@@ -5,6 +5,7 @@
 `canonical_name` maps the gold's `type` ("Bigquery", "Snowflake", "DuckDB", "SQLite", "PostgreSQL", "MySQL", any case)
 to a registry name.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -19,8 +20,15 @@ REGISTRY = {
     "mysql": ("mysql_backend", "MySQLBackend"),
 }
 LOCAL = ("duckdb", "sqlite")  # engines whose database is a file under --db-dir
-_ALIASES = {"sqlite3": "sqlite", "bq": "bigquery", "big query": "bigquery", "duck db": "duckdb",
-            "postgresql": "postgres", "pg": "postgres", "mariadb": "mysql"}
+_ALIASES = {
+    "sqlite3": "sqlite",
+    "bq": "bigquery",
+    "big query": "bigquery",
+    "duck db": "duckdb",
+    "postgresql": "postgres",
+    "pg": "postgres",
+    "mariadb": "mysql",
+}
 
 
 def canonical_name(name: str | None) -> str | None:

@@ -6,6 +6,7 @@ and, after killing a worker, `cancel` (in a fresh worker) for engines that keep
 running a query once the client is gone.  Drivers are imported inside these
 methods, never at module import.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -20,15 +21,37 @@ from evaluators.errors import MissingExtra
 from evaluators.execution.row_files import encode, rows_path, write_rows
 
 # Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
-REASONS = ("ok", "exec_error", "timeout", "cost_limit", "credentials_missing", "network_error", "missing_extra",
-           "no_database")
+REASONS = (
+    "ok",
+    "exec_error",
+    "timeout",
+    "cost_limit",
+    "credentials_missing",
+    "network_error",
+    "missing_extra",
+    "no_database",
+)
 # What a run keeps: the result CSV; the CSV and the typed rows beside it (rowfile.py); or only the
 # time of executing and fetching every row (VES timing runs, which write nothing).
 COLLECT = ("csv", "rows", "time", "inline")  # inline: typed rows come back in the result itself, no file
 REDACTED = "[redacted]"
-CREDENTIAL_VARIABLES = ("GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "SNOWFLAKE_", "MYSQL_", "PGHOST", "PGHOSTADDR", "PGPORT",
-                        "PGUSER", "PGPASSWORD", "PGDATABASE", "PGPASSFILE", "PGSERVICE", "PGSERVICEFILE", "PGSSLMODE",
-                        "PGCONNECT_TIMEOUT")  # names, or prefixes ending in "_"
+CREDENTIAL_VARIABLES = (
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "CLOUDSDK_CONFIG",
+    "SNOWFLAKE_",
+    "MYSQL_",
+    "PGHOST",
+    "PGHOSTADDR",
+    "PGPORT",
+    "PGUSER",
+    "PGPASSWORD",
+    "PGDATABASE",
+    "PGPASSFILE",
+    "PGSERVICE",
+    "PGSERVICEFILE",
+    "PGSSLMODE",
+    "PGCONNECT_TIMEOUT",
+)  # names, or prefixes ending in "_"
 _SECRET_WORDS = ("password", "passcode", "passphrase", "secret", "private_key", "token", "key", "pwd")
 _PEM_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S)
 
@@ -70,8 +93,11 @@ class Request:
 
 def credential_environment() -> dict:
     """The credential variables of this process, for a request."""
-    return {k: v for k, v in os.environ.items()
-            if any(k == name or (name.endswith("_") and k.startswith(name)) for name in CREDENTIAL_VARIABLES)}
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if any(k == name or (name.endswith("_") and k.startswith(name)) for name in CREDENTIAL_VARIABLES)
+    }
 
 
 class Backend:
@@ -148,8 +174,16 @@ def _expanded(secrets) -> set:
     for secret in secrets or ():
         if not isinstance(secret, str) or not secret:
             continue
-        out.update({secret, json.dumps(secret)[1:-1], repr(secret)[1:-1], quote(secret, safe=""), quote(secret),
-                    quote_plus(secret)})
+        out.update(
+            {
+                secret,
+                json.dumps(secret)[1:-1],
+                repr(secret)[1:-1],
+                quote(secret, safe=""),
+                quote(secret),
+                quote_plus(secret),
+            }
+        )
         out.update(line.strip() for line in secret.splitlines() if len(line.strip()) >= 8)
         out.update(_base64_forms(secret.encode("utf-8")))
     return {s for s in out if s}
@@ -176,8 +210,11 @@ def secret_values(mapping: dict | None) -> list[str]:
         name = str(key).lower()
         if isinstance(value, dict):
             found += secret_values(value)
-        elif (isinstance(value, str) and any(w in name for w in _SECRET_WORDS)
-              and not name.endswith(("_uri", "_url", "_id_hint"))):
+        elif (
+            isinstance(value, str)
+            and any(w in name for w in _SECRET_WORDS)
+            and not name.endswith(("_uri", "_url", "_id_hint"))
+        ):
             found.append(value)
     return found
 
@@ -190,8 +227,9 @@ def read_json_file(path: Path) -> dict | None:
         return None
     except (OSError, ValueError) as exc:
         # The message names the file and the problem, never its content.
-        raise QueryFailed("credentials_missing", f"{Path(path).name} cannot be read as JSON "
-                          f"({type(exc).__name__})") from None
+        raise QueryFailed(
+            "credentials_missing", f"{Path(path).name} cannot be read as JSON ({type(exc).__name__})"
+        ) from None
     if not isinstance(data, dict):
         raise QueryFailed("credentials_missing", f"{Path(path).name} must hold a JSON object")
     return data
@@ -243,8 +281,14 @@ def save_frame(frame, out_csv: str, bytes_processed: int | None = None) -> Outco
     return Outcome(first, int(frame.shape[0]), int(frame.shape[1]), bytes_processed)
 
 
-def keep_result(request: Request, frame_of, columns: list | None = None, rows: list | None = None,
-                bytes_processed: int | None = None, query_seconds: float | None = None) -> Outcome:
+def keep_result(
+    request: Request,
+    frame_of,
+    columns: list | None = None,
+    rows: list | None = None,
+    bytes_processed: int | None = None,
+    query_seconds: float | None = None,
+) -> Outcome:
     """Keep what `request.collect` asks for.  `frame_of()` builds the result frame (only when a CSV is
     written); `rows` are the driver's Python rows, read from the frame when a driver gives none."""
     if request.collect == "time":
@@ -255,8 +299,14 @@ def keep_result(request: Request, frame_of, columns: list | None = None, rows: l
             columns, rows = [str(c) for c in frame.columns], _frame_rows(frame)
         encoded = [[encode(v) for v in row] for row in rows]
         first = json_safe(rows[0][0]) if rows and columns else None
-        return Outcome(first, len(rows), len(columns or ()), bytes_processed, query_seconds,
-                       {"columns": [str(c) for c in columns or []], "rows": encoded})
+        return Outcome(
+            first,
+            len(rows),
+            len(columns or ()),
+            bytes_processed,
+            query_seconds,
+            {"columns": [str(c) for c in columns or []], "rows": encoded},
+        )
     frame = frame_of()
     outcome = replace(save_frame(frame, request.out_csv, bytes_processed), query_seconds=query_seconds)
     if request.collect == "rows":
@@ -268,8 +318,9 @@ def keep_result(request: Request, frame_of, columns: list | None = None, rows: l
 
 def _frame_rows(frame) -> list[tuple]:
     """Rows of a driver's frame, its missing values (NaN, NA, NaT) read as NULL."""
-    return [tuple(None if _is_scalar_missing(v) else v for v in row)
-            for row in frame.itertuples(index=False, name=None)]
+    return [
+        tuple(None if _is_scalar_missing(v) else v for v in row) for row in frame.itertuples(index=False, name=None)
+    ]
 
 
 def _is_scalar_missing(value) -> bool:

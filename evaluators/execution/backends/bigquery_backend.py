@@ -12,6 +12,7 @@ Timeout: the job id is chosen here and sent to the parent before the job is subm
 at the deadline this worker cancels the job, and if it is stuck the parent kills it and
 cancels the job by id from a fresh worker.
 """
+
 from __future__ import annotations
 
 import re
@@ -67,8 +68,12 @@ class BigQueryBackend(Backend):
             estimate = _dry_run(bigquery, client, request)
             cap = int(request.setting("max_bytes_billed", 10 * 1024**3))
             if estimate > cap:
-                raise QueryFailed("cost_limit", f"the dry run estimates {estimate:,} bytes, over the cap of "
-                                  f"{cap:,} (raise it with --max-bytes-billed)", bytes_processed=0)
+                raise QueryFailed(
+                    "cost_limit",
+                    f"the dry run estimates {estimate:,} bytes, over the cap of "
+                    f"{cap:,} (raise it with --max-bytes-billed)",
+                    bytes_processed=0,
+                )
             return _run_job(bigquery, client, request, notify, cap, deadline)
         except QueryFailed:
             raise
@@ -78,8 +83,9 @@ class BigQueryBackend(Backend):
     def cancel(self, request: Request, handle: dict) -> str:
         bigquery = import_driver("google.cloud.bigquery", "google-cloud-bigquery", "bigquery")
         client = _client(bigquery, request)
-        job = client.cancel_job(handle["job_id"], project=handle.get("project"), location=handle.get("location"),
-                                timeout=request.timeout_s)
+        job = client.cancel_job(
+            handle["job_id"], project=handle.get("project"), location=handle.get("location"), timeout=request.timeout_s
+        )
         return f"cancel sent for job {handle['job_id']} (state now {job.state})"
 
 
@@ -91,8 +97,11 @@ def _client(bigquery, request: Request):
     credentials, project = _credentials(request)
     project = request.setting("bigquery_project") or project or _project_of(request.db_ref)
     if not project:
-        raise QueryFailed("credentials_missing", "no BigQuery project: give it in the credentials, "
-                          "with --bigquery-project, or as 'project.dataset' in the gold's db")
+        raise QueryFailed(
+            "credentials_missing",
+            "no BigQuery project: give it in the credentials, "
+            "with --bigquery-project, or as 'project.dataset' in the gold's db",
+        )
     endpoint = request.setting("bigquery_endpoint")
     options = {"api_endpoint": endpoint} if endpoint else None
     return bigquery.Client(project=project, credentials=credentials, client_options=options)
@@ -113,15 +122,19 @@ def _credentials(request: Request):
             return _environment_credentials(str(adc))
     except (ValueError, KeyError) as exc:
         # The message of a broken key may quote it; say only which file is wrong.
-        raise QueryFailed("credentials_missing", f"the BigQuery credentials are not a valid key "
-                          f"({type(exc).__name__})") from None
+        raise QueryFailed(
+            "credentials_missing", f"the BigQuery credentials are not a valid key ({type(exc).__name__})"
+        ) from None
     if request.setting("bigquery_endpoint"):
         from google.auth.credentials import AnonymousCredentials
 
         return AnonymousCredentials(), None
-    raise QueryFailed("credentials_missing", f"no BigQuery credentials: put a service-account key in "
-                      f"{CREDENTIAL_FILE} under the credentials folder, set {ENV_CREDENTIALS}, or run "
-                      "`gcloud auth application-default login`")
+    raise QueryFailed(
+        "credentials_missing",
+        f"no BigQuery credentials: put a service-account key in "
+        f"{CREDENTIAL_FILE} under the credentials folder, set {ENV_CREDENTIALS}, or run "
+        "`gcloud auth application-default login`",
+    )
 
 
 def _fetch_token(client, request: Request) -> None:
@@ -144,12 +157,15 @@ def _fetch_token(client, request: Request) -> None:
     try:
         credentials.refresh(bounded)
     except auth_errors.TransportError as exc:
-        raise QueryFailed("network_error", f"cannot reach the BigQuery token endpoint {token_uri}: "
-                          f"{first_line(exc)}") from None
+        raise QueryFailed(
+            "network_error", f"cannot reach the BigQuery token endpoint {token_uri}: {first_line(exc)}"
+        ) from None
     except auth_errors.RefreshError as exc:
         transient = getattr(exc, "retryable", False) or "connect" in str(exc).lower()
-        raise QueryFailed("network_error" if transient else "credentials_missing",
-                          f"the BigQuery token endpoint {token_uri} did not give a token: {first_line(exc)}") from None
+        raise QueryFailed(
+            "network_error" if transient else "credentials_missing",
+            f"the BigQuery token endpoint {token_uri} did not give a token: {first_line(exc)}",
+        ) from None
 
 
 def _gcloud_adc_file(request: Request) -> Path | None:
@@ -185,8 +201,9 @@ def _job_config(bigquery, client, request: Request, **options):
 
 
 def _dry_run(bigquery, client, request: Request) -> int:
-    job = client.query(request.sql, job_config=_job_config(bigquery, client, request, dry_run=True,
-                                                            use_query_cache=False))
+    job = client.query(
+        request.sql, job_config=_job_config(bigquery, client, request, dry_run=True, use_query_cache=False)
+    )
     allowed = QUERY_TYPES if request.trusted else UNTRUSTED_TYPES
     # An empty statement type (the emulator gives none) is not a confirmation of anything for a prediction.
     if (job.statement_type or not request.trusted) and job.statement_type not in allowed:
@@ -199,8 +216,12 @@ def _run_job(bigquery, client, request: Request, notify, cap: int, deadline: flo
     # The parent learns the id before the job exists, so it can cancel even if this process hangs.
     notify({"event": "handle", "job_id": job_id, "project": client.project, "location": client.location})
     # job_retry=None: a job cannot be retried under the same id (and a retry would run the query again).
-    job = client.query(request.sql, job_config=_job_config(bigquery, client, request, maximum_bytes_billed=cap),
-                       job_id=job_id, job_retry=None)
+    job = client.query(
+        request.sql,
+        job_config=_job_config(bigquery, client, request, maximum_bytes_billed=cap),
+        job_id=job_id,
+        job_retry=None,
+    )
     try:
         rows = job.result(timeout=max(0.1, deadline - time.monotonic()))
     except TimeoutError:  # concurrent.futures.TimeoutError is TimeoutError since Python 3.11

@@ -5,6 +5,7 @@ or reach the network, so external access is switched off and the configuration
 locked before the SQL runs.  The timeout interrupts the query from a timer thread
 (`con.interrupt()`); the parent kills the worker if that ever fails.
 """
+
 from __future__ import annotations
 
 import threading
@@ -97,7 +98,9 @@ def read_tables(request: Request, tables: list[str] | None, notify) -> dict:
             try:
                 frame = con.execute(f"SELECT * FROM {quoted}").fetchdf()
             except duckdb.InterruptException:
-                raise QueryFailed("timeout", f"reading table {table!r} interrupted after {request.timeout_s:g} s") from None
+                raise QueryFailed(
+                    "timeout", f"reading table {table!r} interrupted after {request.timeout_s:g} s"
+                ) from None
             except duckdb.Error as exc:
                 errors[table] = first_line(exc)
                 continue

@@ -33,8 +33,9 @@ class MySQLBackend(Backend):
     cancels_on_kill = True
 
     def secrets(self, request: Request) -> list[str]:
-        return dsn_secrets(request.setting("mysql_dsn")) + [v for k, v in request.environment.items()
-                                                              if k == "MYSQL_PWD" and v]
+        return dsn_secrets(request.setting("mysql_dsn")) + [
+            v for k, v in request.environment.items() if k == "MYSQL_PWD" and v
+        ]
 
     def run(self, request: Request, notify) -> Outcome:
         pymysql = import_driver("pymysql", "PyMySQL", "mysql")
@@ -82,8 +83,12 @@ def _set_timeout(pymysql, cursor, timeout_s: float) -> None:
 def _connect(pymysql, request: Request):
     """A connection from the URL DSN, the MYSQL_* variables and the client option file (~/.my.cnf)."""
     env = {k: v for k, v in request.environment.items() if k in MYSQL_VARIABLES and v}
-    options: dict = {"host": env.get("MYSQL_HOST"), "user": env.get("MYSQL_USER"), "password": env.get("MYSQL_PWD"),
-                     "unix_socket": env.get("MYSQL_UNIX_PORT")}
+    options: dict = {
+        "host": env.get("MYSQL_HOST"),
+        "user": env.get("MYSQL_USER"),
+        "password": env.get("MYSQL_PWD"),
+        "unix_socket": env.get("MYSQL_UNIX_PORT"),
+    }
     if env.get("MYSQL_TCP_PORT"):
         options["port"] = int(env["MYSQL_TCP_PORT"])
     parts = url_parts(request.setting("mysql_dsn"))

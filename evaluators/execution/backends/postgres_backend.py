@@ -32,8 +32,9 @@ class PostgresBackend(Backend):
     cancels_on_kill = True
 
     def secrets(self, request: Request) -> list[str]:
-        return dsn_secrets(request.setting("postgres_dsn")) + [v for k, v in request.environment.items()
-                                                                 if k == "PGPASSWORD" and v]
+        return dsn_secrets(request.setting("postgres_dsn")) + [
+            v for k, v in request.environment.items() if k == "PGPASSWORD" and v
+        ]
 
     def run(self, request: Request, notify) -> Outcome:
         psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")

@@ -11,8 +11,19 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-PG_VARIABLES = ("PGHOST", "PGHOSTADDR", "PGPORT", "PGUSER", "PGPASSWORD", "PGDATABASE", "PGPASSFILE", "PGSERVICE",
-                "PGSERVICEFILE", "PGSSLMODE", "PGCONNECT_TIMEOUT")
+PG_VARIABLES = (
+    "PGHOST",
+    "PGHOSTADDR",
+    "PGPORT",
+    "PGUSER",
+    "PGPASSWORD",
+    "PGDATABASE",
+    "PGPASSFILE",
+    "PGSERVICE",
+    "PGSERVICEFILE",
+    "PGSSLMODE",
+    "PGCONNECT_TIMEOUT",
+)
 MYSQL_VARIABLES = ("MYSQL_HOST", "MYSQL_TCP_PORT", "MYSQL_UNIX_PORT", "MYSQL_USER", "MYSQL_PWD")
 
 
@@ -21,8 +32,13 @@ def url_parts(dsn: str | None) -> dict:
     if not dsn or "://" not in dsn:
         return {}
     parts = urlsplit(dsn)
-    found = {"host": parts.hostname, "port": parts.port, "user": unquote(parts.username or "") or None,
-             "password": unquote(parts.password or "") or None, "database": unquote(parts.path.lstrip("/")) or None}
+    found = {
+        "host": parts.hostname,
+        "port": parts.port,
+        "user": unquote(parts.username or "") or None,
+        "password": unquote(parts.password or "") or None,
+        "database": unquote(parts.path.lstrip("/")) or None,
+    }
     found.update(dict(parse_qsl(parts.query)))
     return {k: v for k, v in found.items() if v is not None}
 

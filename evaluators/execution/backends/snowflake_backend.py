@@ -10,6 +10,7 @@ the statement.  The query is submitted asynchronously and its id sent to the par
 deadline this worker cancels it (SYSTEM$CANCEL_QUERY), and if the worker is stuck the parent
 kills it and cancels the query by id from a fresh worker.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,9 +31,15 @@ from evaluators.execution.backends.base import (
 )
 
 CREDENTIAL_FILE = "snowflake_credential.json"
-_ENV = {"user": "SNOWFLAKE_USER", "password": "SNOWFLAKE_PASSWORD", "account": "SNOWFLAKE_ACCOUNT",
-        "warehouse": "SNOWFLAKE_WAREHOUSE", "role": "SNOWFLAKE_ROLE", "database": "SNOWFLAKE_DATABASE",
-        "schema": "SNOWFLAKE_SCHEMA"}
+_ENV = {
+    "user": "SNOWFLAKE_USER",
+    "password": "SNOWFLAKE_PASSWORD",
+    "account": "SNOWFLAKE_ACCOUNT",
+    "warehouse": "SNOWFLAKE_WAREHOUSE",
+    "role": "SNOWFLAKE_ROLE",
+    "database": "SNOWFLAKE_DATABASE",
+    "schema": "SNOWFLAKE_SCHEMA",
+}
 _REQUIRED_ENV = ("user", "password", "account")
 _TIMEOUT_ERRNOS = {604, 630}  # "SQL execution canceled", "statement reached its statement timeout"
 _POLL_S = (0.05, 0.5)  # first and longest wait between status checks
@@ -48,7 +55,6 @@ class SnowflakeBackend(Backend):
             return secret_values(_credentials(request))
         except QueryFailed:
             return []
-
 
     def run(self, request: Request, notify) -> Outcome:
         connector = import_driver("snowflake.connector", "snowflake-connector-python", "snowflake")
@@ -85,8 +91,10 @@ def _credentials(request: Request) -> dict:
     found = {key: request.env(var) for key, var in _ENV.items() if request.env(var)}
     missing = [_ENV[key] for key in _REQUIRED_ENV if key not in found]
     if missing:
-        raise QueryFailed("credentials_missing", f"no Snowflake credentials: put {CREDENTIAL_FILE} under the "
-                          f"credentials folder or set {', '.join(missing)}")
+        raise QueryFailed(
+            "credentials_missing",
+            f"no Snowflake credentials: put {CREDENTIAL_FILE} under the credentials folder or set {', '.join(missing)}",
+        )
     return found
 
 

@@ -2,6 +2,7 @@
 
 The timeout is a progress handler that aborts the running statement inside SQLite itself.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -110,8 +111,12 @@ def official_pair(request: Request, gold_sql: str, notify) -> dict:
             con.rollback()
             con.close()
     finally:
-        for leftover in (copy, copy.with_name(copy.name + "-journal"), copy.with_name(copy.name + "-wal"),
-                         copy.with_name(copy.name + "-shm")):
+        for leftover in (
+            copy,
+            copy.with_name(copy.name + "-journal"),
+            copy.with_name(copy.name + "-wal"),
+            copy.with_name(copy.name + "-shm"),
+        ):
             leftover.unlink(missing_ok=True)
 
 

@@ -15,6 +15,7 @@ stores each column in one of three forms:
   codes are made only when needed (`tokens.py`);
 - `lit`: anything else, kept as the Python list for the literal rule.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from evaluators.tables.tokens import TokenSpace
 NAN_CODE, NONE_CODE, NAT_CODE, ZERO_CODE, NA_CODE = -1, -2, -3, -4, -5
 SHORT = 1000  # columns up to this long are sorted by Python rather than by numpy's string ranking
 MASKED = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)} | {"boolean"}
-WHOLE_FLOAT_LIMIT = 2 ** 53  # below this a whole float prints as its int plus ".0", never in exponent form
+WHOLE_FLOAT_LIMIT = 2**53  # below this a whole float prints as its int plus ".0", never in exponent form
 OBJECT = np.dtype(object)
 
 
@@ -134,8 +135,14 @@ class Column:
     def whole_floats(self) -> bool:
         """num, float: no NULL, and every value whole, not -0.0 and below WHOLE_FLOAT_LIMIT."""
         values = self.exact
-        return bool(self.key_type == "float" and len(values) and not self.null_count and not self.negative_zeros
-                    and np.abs(values).max() < WHOLE_FLOAT_LIMIT and (values == np.trunc(values)).all())
+        return bool(
+            self.key_type == "float"
+            and len(values)
+            and not self.null_count
+            and not self.negative_zeros
+            and np.abs(values).max() < WHOLE_FLOAT_LIMIT
+            and (values == np.trunc(values)).all()
+        )
 
     @cached_property
     def scorer_sorted(self) -> list | None:
@@ -254,8 +261,9 @@ def num_column(name: str, values: np.ndarray, null_as_zero: bool, null=None, nul
     num = values.astype(np.float64, copy=False)
     if null.any():
         num = np.where(null, 0.0 if null_as_zero else np.nan, num)
-    return Column(name, "num", len(values), null_as_zero, num=num, exact=values, null=null, key_type=key_type,
-                  null_text=null_text)
+    return Column(
+        name, "num", len(values), null_as_zero, num=num, exact=values, null=null, key_type=key_type, null_text=null_text
+    )
 
 
 def _masked_column(name: str, series: pd.Series, null_as_zero: bool) -> Column:

@@ -1,4 +1,5 @@
 """The scorers' per-cell loop, for columns of unusual Python objects, and words about a miss."""
+
 from __future__ import annotations
 
 import math
@@ -44,12 +45,19 @@ def describe_miss(g: Column, pred_cols: list[Column], ignore_order: bool, tol: f
         same_len = [p for p in same_len if p.kind == g.kind]  # a number never equals a string: look among likes
     if not same_len:
         lengths = sorted({p.n for p in pred_cols})
-        return f"{head}: the prediction has {lengths[0] if lengths else 0} row(s)" if len(lengths) <= 1 \
+        return (
+            f"{head}: the prediction has {lengths[0] if lengths else 0} row(s)"
+            if len(lengths) <= 1
             else f"{head}: predicted lengths {lengths}"
+        )
     scored = [(_agreement(g, p, ignore_order, tol), i, p) for i, p in enumerate(same_len)]
     share, _, best = max(scored, key=lambda t: (t[0][0], -t[1]))
-    where = f"; first difference at {'sorted ' if ignore_order else ''}row {share[1]}: " \
-            f"gold {share[2]!r} vs predicted {share[3]!r}" if share[1] is not None else ""
+    where = (
+        f"; first difference at {'sorted ' if ignore_order else ''}row {share[1]}: "
+        f"gold {share[2]!r} vs predicted {share[3]!r}"
+        if share[1] is not None
+        else ""
+    )
     return f"{head}; closest is {best.name!r} ({share[0]:.0%} of cells agree){where}"
 
 
@@ -57,7 +65,9 @@ def _agreement(g: Column, p: Column, ignore_order: bool, tol: float):
     if g.kind == p.kind == "num":
         return _number_agreement(g, p, ignore_order, tol)
     a, b = _display_values(g, ignore_order), _display_values(p, ignore_order)
-    same = np.array([_cell_equal(x, y, tol) for x, y in zip(a[:_WORDS_CELLS], b[:_WORDS_CELLS], strict=False)], dtype=bool)
+    same = np.array(
+        [_cell_equal(x, y, tol) for x, y in zip(a[:_WORDS_CELLS], b[:_WORDS_CELLS], strict=False)], dtype=bool
+    )
     return _summary(same, a, b)
 
 

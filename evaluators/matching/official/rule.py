@@ -18,6 +18,7 @@ sort, once per column and vectorised (`views.Column.official_order`).
 Presets grading the same files share views, row pairings and proofs of
 identity (identical with NULL kept as NULL stays identical with NULL as 0).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -66,8 +67,9 @@ def _positions(cols: list, width: int) -> tuple:
     return tuple(int(i) for i in pd.Series(np.arange(width)).iloc[cols])
 
 
-def compare(pred: pd.DataFrame, gold, *, ignore_order: bool, tol: float, null_as_zero: bool = False,
-            views=None) -> Verdict:
+def compare(
+    pred: pd.DataFrame, gold, *, ignore_order: bool, tol: float, null_as_zero: bool = False, views=None
+) -> Verdict:
     """Does `pred` pass the official rule against the (already restricted) `gold`?"""
     if isinstance(gold, pd.Series):
         return _series_quirk(gold)
@@ -95,8 +97,11 @@ def _all_found(gold_cols) -> Verdict:
 def _series_quirk(gold: pd.Series) -> Verdict:
     if len(gold) == 0:
         return Verdict(1.0, "match", "scalar condition_cols on an empty gold: nothing to compare")
-    return Verdict(0.0, "invalid_spec", "condition_cols is a single number, not a list: the suite fails "
-                   "every comparison for such a spec")
+    return Verdict(
+        0.0,
+        "invalid_spec",
+        "condition_cols is a single number, not a list: the suite fails every comparison for such a spec",
+    )
 
 
 def _failure_reason(g: Column, pred_cols: list[Column]) -> str:
@@ -134,8 +139,9 @@ class ViewCache:
     def tiny_match(self, pred: pd.DataFrame, gold, ignore_order: bool, tol: float, null_as_zero: bool) -> bool:
         """A match shown by the scorers' own loop on small plain tables.  False when the loop does not
         apply or finds a miss: the views then reach the same verdict and describe it."""
-        frame, positions = (gold.frame, gold.positions) if isinstance(gold, Selection) else \
-            (gold, tuple(range(gold.shape[1])))
+        frame, positions = (
+            (gold.frame, gold.positions) if isinstance(gold, Selection) else (gold, tuple(range(gold.shape[1])))
+        )
         if not small_tables.fits(len(frame), len(positions), len(pred), pred.shape[1]):
             return False
         gold_vectors = self._vectors(frame, positions, null_as_zero, ignore_order)
@@ -176,8 +182,12 @@ class ViewCache:
 
     def proven(self, g: Column, pred: pd.DataFrame, ignore_order: bool) -> bool:
         """Has g been shown identical to a column of pred?  Shown without NULL-as-zero, it holds with it too."""
-        return (g.key, id(pred), ignore_order, False) in self._proven or \
-            (g.key, id(pred), ignore_order, g.null_as_zero) in self._proven
+        return (g.key, id(pred), ignore_order, False) in self._proven or (
+            g.key,
+            id(pred),
+            ignore_order,
+            g.null_as_zero,
+        ) in self._proven
 
     def prove(self, g: Column, pred: pd.DataFrame, ignore_order: bool) -> None:
         self._proven.add((g.key, id(pred), ignore_order, g.null_as_zero))
@@ -187,9 +197,13 @@ class ViewCache:
         if key not in self._pairings:
             gold_cols, pred_cols = self.columns(gold, null_as_zero), self.columns(pred, null_as_zero)
             pairings = row_pairing.row_pairings(_keys(gold_cols), _keys(pred_cols))
-            self._pairings[key] = row_pairing.best_pairing(pairings, lambda: [
-                [partial(_cells_identical, g, p) for p in _likely_partners(g, pred_cols)]
-                for g in gold_cols[:row_pairing.JUDGES]])
+            self._pairings[key] = row_pairing.best_pairing(
+                pairings,
+                lambda: [
+                    [partial(_cells_identical, g, p) for p in _likely_partners(g, pred_cols)]
+                    for g in gold_cols[: row_pairing.JUDGES]
+                ],
+            )
         return self._pairings[key]
 
 
@@ -229,10 +243,15 @@ def _cells_identical(g: Column, p: Column, g_rows, p_rows) -> bool:
         if g.null_count and not g.null_as_zero and g.null_text != p.null_text:
             return False
         return row_pairing.same_cells(row_pairing.take(g.exact, g_rows), row_pairing.take(p.exact, p_rows), null)
-    if not g.null_as_zero and g.null_count and \
-            not np.array_equal(row_pairing.take(g.base.flavour, g_rows), row_pairing.take(p.base.flavour, p_rows)):
+    if (
+        not g.null_as_zero
+        and g.null_count
+        and not np.array_equal(row_pairing.take(g.base.flavour, g_rows), row_pairing.take(p.base.flavour, p_rows))
+    ):
         return False
-    return row_pairing.same_cells(row_pairing.take(g.base.values, g_rows), row_pairing.take(p.base.values, p_rows), null)
+    return row_pairing.same_cells(
+        row_pairing.take(g.base.values, g_rows), row_pairing.take(p.base.values, p_rows), null
+    )
 
 
 def _candidates(g: Column, pred_cols: list[Column], ignore_order: bool):
@@ -287,8 +306,12 @@ def _vectors_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool
 
 def _mixed_datetimes(g: Column, p: Column) -> bool:
     """Timestamps of two time zones: equal instants print differently, so only the literal rule knows."""
-    return g.kind == p.kind == "tok" and g.base.space != p.base.space and \
-        isinstance(g.base.space, tuple) and isinstance(p.base.space, tuple)
+    return (
+        g.kind == p.kind == "tok"
+        and g.base.space != p.base.space
+        and isinstance(g.base.space, tuple)
+        and isinstance(p.base.space, tuple)
+    )
 
 
 def _tokens_match(g: Column, p: Column, ignore_order: bool) -> bool:

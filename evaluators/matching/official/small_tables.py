@@ -9,6 +9,7 @@ NaN-string columns) take this path; their Python values are known exactly.
 Each vector is sorted once rather than once per pair: the sort is
 deterministic, so the lists compared are the ones the scorers compare.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,8 +38,10 @@ def python_lists(frame: pd.DataFrame, positions: tuple) -> list | None:
     if not all(_plain(d) for d in dtypes):
         return None
     common = common_numeric(dtypes)
-    return [(a.astype(common, copy=False) if common is not None else a).tolist() if isinstance(a, np.ndarray)
-            else _texts(a) for a in chosen]
+    return [
+        (a.astype(common, copy=False) if common is not None else a).tolist() if isinstance(a, np.ndarray) else _texts(a)
+        for a in chosen
+    ]
 
 
 def _texts(array) -> list:
@@ -72,8 +75,7 @@ def has_null(lists: list) -> bool:
 
 def all_found(gold: list, pred: list, tol: float) -> bool:
     """Does every gold vector equal some predicted vector (both already in the order compared)?"""
-    return all(g is not None and any(p is not None and literal_match(g, p, False, tol) for p in pred)
-               for g in gold)
+    return all(g is not None and any(p is not None and literal_match(g, p, False, tol) for p in pred) for g in gold)
 
 
 def all_found_exactly(gold: list, pred: list) -> bool:

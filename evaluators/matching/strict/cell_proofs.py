@@ -6,6 +6,7 @@ typing), then typed cells compared by the strict rule.  Cheap necessary
 conditions (`signatures_agree`) and a probe of a few rows reject most wrong
 pairs before whole columns are compared.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -86,10 +87,16 @@ def cells_agree(g: StrictColumn, p: StrictColumn, g_rows, p_rows, tol: float) ->
     if not (same | with_float).all():
         return False
     ints = same & (gc == INT)
-    if ints.any() and not np.array_equal(row_pairing.take(g.ival, g_rows)[ints], row_pairing.take(p.ival, p_rows)[ints]):
+    if ints.any() and not np.array_equal(
+        row_pairing.take(g.ival, g_rows)[ints], row_pairing.take(p.ival, p_rows)[ints]
+    ):
         return False
-    if with_float.any() and not isclose(row_pairing.take(g.num, g_rows)[with_float],
-                                        row_pairing.take(p.num, p_rows)[with_float], tol).all():
+    if (
+        with_float.any()
+        and not isclose(
+            row_pairing.take(g.num, g_rows)[with_float], row_pairing.take(p.num, p_rows)[with_float], tol
+        ).all()
+    ):
         return False
     texts = same & ((gc == TEXT) | (gc == BIGINT))
     return not texts.any() or _texts_agree(g, p, g_rows, p_rows, texts)
@@ -97,8 +104,9 @@ def cells_agree(g: StrictColumn, p: StrictColumn, g_rows, p_rows, tol: float) ->
 
 def _texts_agree(g: StrictColumn, p: StrictColumn, g_rows, p_rows, mask: np.ndarray) -> bool:
     """TEXT (and BIGINT) cells under `mask` equal: compared directly when both hold one kind of text."""
-    simple = len(g.texts) == len(p.texts) == 1 and g.texts[0].space == p.texts[0].space and \
-        not g.bigints and not p.bigints
+    simple = (
+        len(g.texts) == len(p.texts) == 1 and g.texts[0].space == p.texts[0].space and not g.bigints and not p.bigints
+    )
     if not simple:
         return bool(np.array_equal(row_pairing.take(g.code, g_rows)[mask], row_pairing.take(p.code, p_rows)[mask]))
     a, b = row_pairing.take(g.texts[0].values, g_rows), row_pairing.take(p.texts[0].values, p_rows)

@@ -12,6 +12,7 @@ text column is typed only when first needed: its raw texts are kept, and two
 identical texts are equal cells whatever their type, which often settles a
 comparison without typing (`cell_proofs.py`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,7 +26,7 @@ import pyarrow.compute as pc
 from evaluators.tables.tokens import TokenSpace
 
 NULL, INT, BIGINT, FLOAT, TEXT = 0, 1, 2, 3, 4
-INT64_SAFE = 2 ** 53  # beyond this a float64 column may have lost integer digits
+INT64_SAFE = 2**53  # beyond this a float64 column may have lost integer digits
 
 
 def floats_tell_their_text(values: np.ndarray) -> bool:
@@ -33,6 +34,8 @@ def floats_tell_their_text(values: np.ndarray) -> bool:
     Otherwise pandas may have hidden the text ('inf' or 'Infinity', lost integer digits)."""
     present = values[~np.isnan(values)]
     return not len(present) or bool(np.abs(present).max() < INT64_SAFE)
+
+
 _CLASS_SALT = np.uint64(0xD6E8FEB86659FD93)
 OBJECT_SPACE = "obj"  # TEXT from engine objects other than strings, keyed by type and repr
 
@@ -95,8 +98,17 @@ class RawText:
 class StrictColumn:
     """A column of typed cells; a CSV text column may be typed only when first needed (`raw` stays)."""
 
-    def __init__(self, name: str, cells: Cells | None = None, *, typer=None, raw: RawText | None = None,
-                 tokens: TokenTable | None = None, source=None, n: int | None = None):
+    def __init__(
+        self,
+        name: str,
+        cells: Cells | None = None,
+        *,
+        typer=None,
+        raw: RawText | None = None,
+        tokens: TokenTable | None = None,
+        source=None,
+        n: int | None = None,
+    ):
         self.name, self.raw, self.tokens, self.source = name, raw, tokens, source
         self._cells, self._typer = cells, typer
         if cells is not None:
@@ -175,15 +187,20 @@ class StrictColumn:
 
     @cached_property
     def fingerprint(self) -> bytes:
-        return hashlib.blake2b(b"".join(a.tobytes() for a in (self.cls, self.ival, self.code, self.num)),
-                               digest_size=16).digest()
+        return hashlib.blake2b(
+            b"".join(a.tobytes() for a in (self.cls, self.ival, self.code, self.num)), digest_size=16
+        ).digest()
 
     @cached_property
     def profile(self):
         """What any one-to-one partner must share: class counts, sorted tokens, sorted numbers."""
         numeric = (self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)
-        return (int((self.cls == NULL).sum()), int(numeric.sum()),
-                np.sort(self.code[self.cls == TEXT]), np.sort(self.num[numeric]))
+        return (
+            int((self.cls == NULL).sum()),
+            int(numeric.sum()),
+            np.sort(self.code[self.cls == TEXT]),
+            np.sort(self.num[numeric]),
+        )
 
     @cached_property
     def uniform(self) -> int | None:

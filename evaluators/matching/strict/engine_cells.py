@@ -5,6 +5,7 @@ TEXT; any other value (timestamp, boolean, date, ...) is TEXT compared by
 type and value.  NULL is None, NaN, NaT or pd.NA.  Whole columns of one
 numpy or nullable dtype are typed in bulk; object columns cell by cell.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -83,14 +84,17 @@ def from_objects(name: str, values: np.ndarray, tokens: TokenTable) -> StrictCol
         elif isinstance(v, bool) or not isinstance(v, (int, float)) and not _is_decimal(v):
             cls[i], objects[i] = TEXT, object_key(v)
         elif isinstance(v, int):
-            if -(2 ** 63) <= v < 2 ** 63:
+            if -(2**63) <= v < 2**63:
                 cls[i], num[i], ival[i] = INT, float(v), v
             else:
                 cls[i], num[i], bigints[i] = BIGINT, _float(v), v
         else:
             cls[i], num[i] = FLOAT, float(v)
-    parts = tuple(TextPart(space, keys) for space, keys in (("str", strings), (OBJECT_SPACE, objects))
-                  if any(k is not None for k in keys))
+    parts = tuple(
+        TextPart(space, keys)
+        for space, keys in (("str", strings), (OBJECT_SPACE, objects))
+        if any(k is not None for k in keys)
+    )
     for part in parts:
         tokens.register(part)
     return column(name, cls, num, ival, texts=parts, bigints=bigints or None, tokens=tokens, source=values)

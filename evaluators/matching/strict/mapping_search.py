@@ -7,6 +7,7 @@ branches early.  Hashes only prune: a complete mapping is accepted after an
 exact check of the rows (sorted by their exact cells, or matched within
 groups when tolerance is involved).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -12,6 +12,7 @@ None is NULL.  A text never equals a number here, though "1" and 1 may be
 equal strict cells, so anything not shown equal goes to the full rule, which
 decides it and explains a miss.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -68,6 +69,10 @@ def matching_columns(gold: list[list], pred: list[list], ignore_order: bool) -> 
             return None
         free.remove(j)
         mapping.append(j)
-    if ignore_order and len(gold) > 1 and Counter(zip(*gold, strict=False)) != Counter(zip(*(pred[j] for j in mapping), strict=False)):
+    if (
+        ignore_order
+        and len(gold) > 1
+        and Counter(zip(*gold, strict=False)) != Counter(zip(*(pred[j] for j in mapping), strict=False))
+    ):
         return None  # columns agree one by one, but not as whole rows
     return mapping

@@ -15,6 +15,7 @@ assigned one at a time and any partial mapping whose projected rows already
 disagree is dropped, so equal-looking columns never lead to trying all
 permutations.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,8 +50,9 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
     if gold and n_gold != n_pred:
         return Verdict(0.0, "row_count_mismatch", f"gold has {n_gold} row(s), prediction has {n_pred}")
     if len(pred) < len(gold):
-        return Verdict(0.0, "column_not_found",
-                             f"gold needs {len(gold)} distinct column(s), prediction has {len(pred)}")
+        return Verdict(
+            0.0, "column_not_found", f"gold needs {len(gold)} distinct column(s), prediction has {len(pred)}"
+        )
     rows = _pairing(gold, pred, tol) if ignore_order else None
     mapping = _greedy(gold, pred, rows, tol)
     paired = None
@@ -72,16 +74,22 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
         return Verdict(1.0, "match", _mapping_words(gold, pred, found), found)
     if search.budget <= 0:
         return Verdict(0.0, "mapping_search_exhausted", f"gave up after {SEARCH_BUDGET} partial column mappings")
-    return Verdict(0.0, "value_mismatch", "every column has a partner with the same values, but no mapping "
-                         "keeps the rows whole: values are right column by column but scrambled across rows")
+    return Verdict(
+        0.0,
+        "value_mismatch",
+        "every column has a partner with the same values, but no mapping "
+        "keeps the rows whole: values are right column by column but scrambled across rows",
+    )
 
 
 def _pairing(gold: list[StrictColumn], pred: list[StrictColumn], tol: float) -> np.ndarray | None:
     """The row pairing to try first (from a key column with distinct values), or None."""
     keys = [[c.key_values for c in cols if c.typed and c.key_values is not None] for cols in (gold, pred)]
-    judges = gold[:row_pairing.JUDGES]
-    return row_pairing.best_pairing(row_pairing.row_pairings(*keys), lambda: [
-        [check for p in pred if p.n == g.n for check in cheap_checks(g, p, tol)] for g in judges])
+    judges = gold[: row_pairing.JUDGES]
+    return row_pairing.best_pairing(
+        row_pairing.row_pairings(*keys),
+        lambda: [[check for p in pred if p.n == g.n for check in cheap_checks(g, p, tol)] for g in judges],
+    )
 
 
 def _greedy(gold, pred, rows, tol) -> list[int] | None:
@@ -93,8 +101,14 @@ def _greedy(gold, pred, rows, tol) -> list[int] | None:
         for i, g in enumerate(gold):
             if mapping[i] is None:
                 # The second round only adds what the first skipped: pairs with a column not yet typed.
-                mapping[i] = next((j for j in free if (cheap or not (g.typed and pred[j].typed))
-                                   and equal_under(g, pred[j], rows, tol, cheap)), None)
+                mapping[i] = next(
+                    (
+                        j
+                        for j in free
+                        if (cheap or not (g.typed and pred[j].typed)) and equal_under(g, pred[j], rows, tol, cheap)
+                    ),
+                    None,
+                )
                 if mapping[i] is not None:
                     free.remove(mapping[i])
     return None if None in mapping else mapping  # None: maybe another assignment works
@@ -104,8 +118,11 @@ def _aligned_failure(gold, pred, paired, tol) -> Verdict:
     lonely = [i for i, c in enumerate(paired) if not c]
     if lonely:
         return Verdict(0.0, "column_not_found", _describe_lonely(gold[lonely[0]], pred, False, tol))
-    return Verdict(0.0, "column_not_found", "no one-to-one mapping: several gold columns "
-                         "can only map onto the same predicted column")
+    return Verdict(
+        0.0,
+        "column_not_found",
+        "no one-to-one mapping: several gold columns can only map onto the same predicted column",
+    )
 
 
 def _mapping_words(gold, pred, mapping) -> str:
@@ -130,15 +147,20 @@ def _describe_lonely(g: StrictColumn, pred: list[StrictColumn], ignore_order: bo
         if share > best_share:
             best, best_share = p, share
             index = first_false(eq)
-            best_index = None if index is None else (index, _cell(g, index if ig is None else ig[index]),
-                                                     _cell(p, index if ip is None else ip[index]))
+            best_index = (
+                None
+                if index is None
+                else (index, _cell(g, index if ig is None else ig[index]), _cell(p, index if ip is None else ip[index]))
+            )
     if best is None:
         return head
     text = f"{head}; closest is {best.name!r} ({best_share:.0%} of cells agree"
     text += ", sorted)" if ignore_order else ")"
     if best_index:
-        text += f"; first difference at {'sorted ' if ignore_order else ''}row {best_index[0]}: " \
-                f"gold {best_index[1]} vs predicted {best_index[2]}"
+        text += (
+            f"; first difference at {'sorted ' if ignore_order else ''}row {best_index[0]}: "
+            f"gold {best_index[1]} vs predicted {best_index[2]}"
+        )
     return text
 
 

@@ -14,6 +14,7 @@ buffer, and patterns run by pyarrow):
   whose parser rounds correctly, as Python's does, so the float is the same;
 - the few remaining distinct texts go through `_type_text`.
 """
+
 from __future__ import annotations
 
 import re
@@ -54,8 +55,14 @@ def from_text(name: str, values, tokens: TokenTable) -> StrictColumn:
     array = _as_arrow(values)
     null = array.is_null().to_numpy(zero_copy_only=False)
     typer = _type_short if len(array) <= SMALL else _type_column
-    return StrictColumn(name, typer=lambda: typer(array, null, tokens), raw=RawText(array, null),
-                        tokens=tokens, source=values, n=len(array))
+    return StrictColumn(
+        name,
+        typer=lambda: typer(array, null, tokens),
+        raw=RawText(array, null),
+        tokens=tokens,
+        source=values,
+        n=len(array),
+    )
 
 
 def _type_column(array: pa.Array, null: np.ndarray, tokens: TokenTable) -> Cells:
@@ -102,7 +109,7 @@ def _type_short(array: pa.Array, null: np.ndarray, tokens: TokenTable) -> Cells:
 
 
 _FIRST = np.zeros(256, dtype=np.int8)  # by first byte: 0 TEXT for sure, 1 maybe a number, 2 maybe inf/nan
-_FIRST[[ord(c) for c in "\t\n\v\f\r +-.0123456789"] + list(range(0x1c, 0x20)) + list(range(0x80, 0x100))] = 1
+_FIRST[[ord(c) for c in "\t\n\v\f\r +-.0123456789"] + list(range(0x1C, 0x20)) + list(range(0x80, 0x100))] = 1
 _FIRST[[ord(c) for c in "iInN"]] = 2
 
 
@@ -117,7 +124,7 @@ def may_be_number(array: pa.Array) -> np.ndarray:
         return pc.fill_null(pc.match_substring_regex(array, MAY_BE_NUMBER), False).to_numpy(zero_copy_only=False)
     _, offsets, data = array.buffers()
     width = np.int64 if pa.types.is_large_string(array.type) else np.int32
-    off = np.frombuffer(offsets, dtype=width)[array.offset:array.offset + len(array) + 1]
+    off = np.frombuffer(offsets, dtype=width)[array.offset : array.offset + len(array) + 1]
     if data is None or not len(data):
         return np.zeros(len(array), dtype=bool)
     data = np.frombuffer(data, dtype=np.uint8)
@@ -129,8 +136,9 @@ def may_be_number(array: pa.Array) -> np.ndarray:
     if len(word):
         at = start[word]
         b0, b1, b2 = data[at] | 0x20, data[at + 1] | 0x20, data[at + 2] | 0x20  # ASCII letters to lower case
-        maybe[word] = ((b0 == ord("i")) & (b1 == ord("n")) & (b2 == ord("f"))) | \
-            ((b0 == ord("n")) & (b1 == ord("a")) & (b2 == ord("n")))
+        maybe[word] = ((b0 == ord("i")) & (b1 == ord("n")) & (b2 == ord("f"))) | (
+            (b0 == ord("n")) & (b1 == ord("a")) & (b2 == ord("n"))
+        )
     return maybe
 
 
@@ -142,8 +150,10 @@ def _as_arrow(values):
     array = arrow_or_none(values)
     if array is None:  # not all strings (numbers among texts): type each one's str()
         null = pd.isna(values)
-        array = pa.array([None if is_null else str(v) for v, is_null in zip(values.tolist(), null.tolist(), strict=True)],
-                         type=pa.string())
+        array = pa.array(
+            [None if is_null else str(v) for v, is_null in zip(values.tolist(), null.tolist(), strict=True)],
+            type=pa.string(),
+        )
     return array
 
 
@@ -152,8 +162,9 @@ def _type_uniques(uniques: pa.Array):
     n = len(uniques)
     u_cls, u_num, u_ival = np.full(n, TEXT, dtype=np.int8), np.full(n, np.nan), np.zeros(n, dtype=np.int64)
     plain_int = pc.match_substring_regex(uniques, PLAIN_INT).to_numpy(zero_copy_only=False)
-    plain_float = pc.match_substring_regex(uniques, PLAIN_FLOAT).to_numpy(zero_copy_only=False) & \
-        ~pc.match_substring_regex(uniques, DIGITS_ONLY).to_numpy(zero_copy_only=False)
+    plain_float = pc.match_substring_regex(uniques, PLAIN_FLOAT).to_numpy(
+        zero_copy_only=False
+    ) & ~pc.match_substring_regex(uniques, DIGITS_ONLY).to_numpy(zero_copy_only=False)
     if plain_int.any():
         ints = pc.cast(pc.utf8_ltrim(uniques.filter(pa.array(plain_int)), "+"), pa.int64())
         ints = ints.to_numpy(zero_copy_only=False)
@@ -179,7 +190,7 @@ def _type_text(text) -> tuple:
     text = str(text)
     if _INT_RE.fullmatch(text):
         value = int(text)
-        if -(2 ** 63) <= value < 2 ** 63:
+        if -(2**63) <= value < 2**63:
             return INT, float(value), value, None
         return BIGINT, _big_float(value), 0, ("int", value)
     try:
