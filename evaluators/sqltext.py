@@ -189,13 +189,39 @@ def lenient_tokens(sql: str, backslash_escapes: bool = False, hash_comments: boo
 
 
 @functools.cache
-def _lenient_tokenizer(backslash_escapes: bool, hash_comments: bool):
+def _lenient_tokenizer(backslash_escapes: bool, hash_comments: bool, cypher: bool = False):
     from sqlglot.dialects.postgres import Postgres  # its tokenizer knows $tag$ blocks
 
     class Lenient(Postgres.Tokenizer):
-        QUOTES = ["'"]
-        IDENTIFIERS = ['"', "`"]
-        STRING_ESCAPES = ["'", "\\"] if backslash_escapes else ["'"]
-        COMMENTS = ["--", ("/*", "*/"), *(["#"] if hash_comments else [])]
+        QUOTES = ["'", '"'] if cypher else ["'"]
+        IDENTIFIERS = ["`"] if cypher else ['"', "`"]
+        STRING_ESCAPES = ["'", "\\"] if backslash_escapes or cypher else ["'"]
+        # In Cypher `--` draws an undirected relationship, and `//` starts a comment.
+        COMMENTS = ["//", ("/*", "*/")] if cypher else ["--", ("/*", "*/"), *(["#"] if hash_comments else [])]
 
     return Lenient
+
+
+_OPEN_BRACKETS = {"L_PAREN", "L_BRACKET", "L_BRACE"}
+_CLOSE_BRACKETS = {"R_PAREN", "R_BRACKET", "R_BRACE"}
+
+
+def cypher_return_ordered(query: str) -> bool:
+    """Whether the final RETURN of a Cypher query (outside brackets and subquery braces) has ORDER BY:
+    the only case where row order is part of the answer."""
+    _, _, SqlglotError = _sqlglot()
+    try:
+        tokens = _lenient_tokenizer(False, False, True)().tokenize(query)
+    except SqlglotError:
+        return False
+    depth, ordered, previous = 0, False, ""
+    for token in tokens:
+        kind = token.token_type.name
+        depth += (kind in _OPEN_BRACKETS) - (kind in _CLOSE_BRACKETS)
+        word = token.text.upper() if query[token.start : token.end + 1].upper() == token.text.upper() else ""
+        if depth == 0 and word == "RETURN":
+            ordered = False  # a later RETURN (after UNION, or after WITH ... RETURN) is the final one
+        elif depth == 0 and (kind == "ORDER_BY" or (previous == "ORDER" and word == "BY")):
+            ordered = True
+        previous = word if depth == 0 else previous
+    return ordered

@@ -1,4 +1,4 @@
-"""`gold add`, `gold lint`, `gold import-spider2-lite`: building and checking gold folders."""
+"""`gold add`, `gold lint`, `gold import-spider2-lite`, `gold import-text2cypher`: building and checking gold folders."""
 
 from __future__ import annotations
 
@@ -216,3 +216,38 @@ def import_spider2_lite(source, target, eval_file, tasks, replace):
     click.echo(result.to_text(), nl=False)
     if result.problems:
         raise Failed("import: some gold could not be imported cleanly (listed above)")
+
+
+@gold.command(
+    "import-text2cypher",
+    epilog="""\b
+Examples:
+  python evaluate.py gold import-text2cypher --from text2cypher_test.jsonl --to cypher_gold --db-dir graphs
+  python evaluate.py gold import-text2cypher --from test.parquet --to gold_t2c --prefix t2c_
+""",
+)
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Rows with question, cypher, schema and database_reference_alias / data_source (JSON, JSONL, Parquet).",
+)
+@click.option(
+    "--to", "target", required=True, type=click.Path(file_okay=False, path_type=Path), help="New gold folder."
+)
+@click.option(
+    "--db-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder of <graph>.cypher scripts: graphs missing from it are listed.",
+)
+@click.option("--prefix", default="t2c_", show_default=True, help="Instance ids are <prefix><row number>.")
+@handle_errors
+def import_text2cypher(source, target, db_dir, prefix):
+    """Turn a Text2Cypher data set into execution_match gold on embedded graphs. Exit 1 when rows were listed."""
+    from evaluators.goldtools.text2cypher import import_text2cypher as run_import
+
+    result = run_import(source, target, db_dir, prefix)
+    click.echo(result.to_text(), nl=False)
+    if result.problems:
+        raise Failed("import: some rows were left out or need a graph script (listed above)")

@@ -105,6 +105,9 @@ def _stop_workers() -> None:
     worker = sys.modules.get("evaluators.execution.worker")  # loaded only if some SQL ran
     if worker is not None:
         worker.kill_all()
+    graphs = sys.modules.get("evaluators.execution.graphs")  # loaded only if some Cypher ran
+    if graphs is not None:
+        graphs.stop_all()
 
 
 def execution_options(fn):
@@ -117,7 +120,7 @@ def execution_options(fn):
         ),
         click.option(
             "--backend",
-            type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake", "postgres", "mysql"]),
+            type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake", "postgres", "mysql", "cypher"]),
             help="Run every instance on this backend, whatever the gold's `type` says.",
         ),
         click.option("--db", "db_override", help="Run every instance on this database reference."),
@@ -134,6 +137,13 @@ def execution_options(fn):
             default=4096,
             show_default=True,
             help="Memory one DuckDB/SQLite query may use (DuckDB spills to the work folder past it).",
+        ),
+        click.option(
+            "--max-result-rows",
+            type=click.IntRange(1),
+            default=1_000_000,
+            show_default=True,
+            help="Rows a Cypher query may return; past it the answer is 'result_too_large'.",
         ),
         click.option(
             "--max-gb-billed",

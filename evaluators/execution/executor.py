@@ -49,6 +49,7 @@ class ExecConfig:
     mysql_dsn: str | None = None  # mysql://user:password@host:port/database; MYSQL_* variables and ~/.my.cnf too
     sqlite_decode_errors: str = "strict"  # "ignore": undecodable text is dropped, as test-suite-sql-eval reads it
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB  # per query, for the local engines (execution/opener.py)
+    max_result_rows: int = 1_000_000  # rows a Cypher query may return
 
     def settings(self) -> dict:
         """The JSON-safe fields a backend reads, paths made absolute for the worker; engines spill into
@@ -119,7 +120,7 @@ def run_sql(
     if not sql or not sql.strip():
         return failure("exec_error", "empty SQL", name)
     try:
-        database = resolve_database(name, db_ref, config.db_dir)
+        database = graph_ref(db_ref, config) if name == "cypher" else resolve_database(name, db_ref, config.db_dir)
     except InstanceError as exc:
         return failure(exc.reason, exc.detail, name)
     out_csv = Path(out_csv).resolve()
@@ -127,7 +128,9 @@ def run_sql(
     if collect not in ("time", "inline"):  # these write nothing, so the last result stays in place
         out_csv.unlink(missing_ok=True)  # a CSV left from an earlier run must never be graded as this one
         rows_file.unlink(missing_ok=True)
-    environment = {} if name in LOCAL else credential_environment()  # local engines need no credentials
+    environment = (
+        {} if name in LOCAL or name == "cypher" else credential_environment()
+    )  # local engines need no credentials
     event: dict = {}
     try:
         event = worker.execute(
@@ -156,6 +159,13 @@ def run_sql(
         rows_file if kept and collect == "rows" else None,
         inline,
     )
+
+
+def graph_ref(db_ref: str | None, config: ExecConfig) -> str:
+    """The embedded graph server's built graph for `db_ref` (execution/graphs.py), as a worker finds it."""
+    from evaluators.execution.graphs import server_for
+
+    return server_for(config.output_dir).graph(db_ref, config.db_dir).to_text()
 
 
 def remove_partial_files(out_csv: Path) -> None:

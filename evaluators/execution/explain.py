@@ -22,6 +22,8 @@ def inspect_sql(executor, gold, sql: str, plan_queries: dict | None = None) -> d
     {"plan_cost": {"engine": .., label: cost, ...}} on local engines."""
     from evaluators.execution import worker
 
+    if _engine(executor, gold) == "cypher":
+        return graph_validity(executor, gold, sql)
     try:
         engine, database = local_database(executor, gold)
     except _NotLocal as exc:
@@ -34,6 +36,34 @@ def inspect_sql(executor, gold, sql: str, plan_queries: dict | None = None) -> d
         detail = f"{event.get('reason')}: {event.get('detail', '')}"
         return {"validity": ValidityResult(None, "not_checked", detail).to_dict()}
     return {key: event[key] for key in ("validity", "plan_cost") if key in event}
+
+
+def graph_validity(executor, gold, query: str) -> dict:
+    """KG Valid of a Cypher query on the instance's graph (metrics/kg_validity.py), checked in a worker:
+    {"validity": {valid, reason, message}, "kg_valid": bool, "kg_validity": every score and note}."""
+    from evaluators.execution import worker
+    from evaluators.execution.executor import graph_ref
+    from evaluators.metrics.kg_validity import kg_verdict
+
+    try:
+        _, db_ref = executor.backend_for(gold)
+        ref = graph_ref(db_ref, executor.config)
+    except InstanceError as exc:
+        return {"validity": ValidityResult(None, "not_checked", f"{exc.reason}: {exc.detail}").to_dict()}
+    event = worker.execute(Request("cypher", query or "", "", ref, executor.config.settings(), {}, "csv"), "kg_valid")
+    if event.get("reason") != "ok":
+        detail = f"{event.get('reason')}: {event.get('detail', '')}"
+        return {"validity": ValidityResult(None, "not_checked", detail).to_dict()}
+    verdict = kg_verdict(event, query or "")
+    validity = {"valid": verdict["valid"], "reason": verdict["reason"], "message": verdict["message"]}
+    return {"validity": validity, "kg_valid": verdict["valid"], "kg_validity": verdict}
+
+
+def _engine(executor, gold) -> str | None:
+    try:
+        return executor.backend_for(gold)[0]
+    except InstanceError:
+        return None
 
 
 class _NotLocal(Exception):

@@ -89,3 +89,17 @@ def sqlite_private_copy(path: str, copy: str) -> sqlite3.Connection:
 
     con.set_authorizer(authorize)
     return con
+
+
+def read_gold_text(path: Path, max_bytes: int, reason: str) -> str:
+    """A gold text file (a graph's creation script) as UTF-8, refused past `max_bytes` or when undecodable."""
+    from evaluators.errors import InstanceError
+
+    with open(path, "rb") as handle:  # the file the gold names, read once, never written
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise InstanceError(reason, f"{path.name}: more than {max_bytes:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InstanceError(reason, f"{path.name}: not UTF-8 text (byte {exc.start})") from None

@@ -121,6 +121,16 @@ def serve(message: dict, send) -> dict:
                 "seconds": time.monotonic() - started,
                 **inspect(request, message.get("plan_queries"), send),
             }
+        if message.get("action") == "kg_valid":
+            from evaluators.execution.backends.cypher_backend import kg_validity
+
+            return {
+                "event": "result",
+                "reason": "ok",
+                "detail": "",
+                "seconds": time.monotonic() - started,
+                **kg_validity(request, send),
+            }
         if message.get("action") == "read_tables":
             from evaluators.execution.backends.duckdb_backend import read_tables
 
@@ -250,7 +260,7 @@ class WorkerProcess:
 class _Pool:
     """Idle workers of this process; a forked child starts with an empty pool of its own."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.pid = os.getpid()
         self.idle: list[WorkerProcess] = []
         self.busy: set[WorkerProcess] = set()

@@ -105,7 +105,7 @@ def _lint_spec(gold, spec, gold_dir: Path, reader: TableReader, max_bytes: int, 
         return [str(exc)], []
     found: list[str] = []
     info = registry.lookup(spec.func)
-    names = [n for key in info.gold_files for n in structure.as_list(params[key])]
+    names = registry.gold_file_names(spec.func, params)
     folder_files = structure.gold_paths(gold_dir, gold.instance_id, names, found)
     if info.gold_tables in structure.CHECKS:
         structure.CHECKS[info.gold_tables](params, folder_files, reader, found)

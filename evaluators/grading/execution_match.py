@@ -50,7 +50,7 @@ class TimingJob:
 def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
     """Verdicts of one execution_match spec for the .sql answer at `path`."""
     target = with_database(ctx.gold, params.get("db"))
-    gold_sql = read_gold_sql(ctx, params.get("gold_sql") or "gold.sql")
+    gold_sql = read_gold_sql(ctx, params.get("gold_query") or params.get("gold_sql") or "gold.sql")
     try:
         pred = run_answer_sql(path, ctx, collect="rows", gold=target, gold_sql=gold_sql)
     except InstanceError as exc:
@@ -60,6 +60,8 @@ def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
     gold = _run_gold(ctx, target, gold_sql)
     (_, pred_rows), (_, gold_rows) = pred.rows(), gold.rows()
     keep_llmetric_inputs(ctx, pred_rows, gold_rows, gold_sql)
+    if pred.backend == "cypher":
+        return _graph_verdicts(ctx, pred_rows, gold_rows, gold_sql)
     from evaluators.metrics.bird import bird_ex, outermost_has_order_by  # metrics load only when SQL runs
 
     bird = bird_ex(pred_rows, gold_rows)
@@ -79,6 +81,20 @@ def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
     )
     ctx.timing = TimingJob(target, unwrap_fences(gold_sql), ctx.pred_sql or "", bird)
     return _verdicts(_bird_verdict(bird, pred_rows, gold_rows), _with_order_words(strict_verdict, ordered))
+
+
+def _graph_verdicts(ctx: SqlContext, pred_rows: list, gold_rows: list, gold_query: str) -> dict:
+    """Cypher EX (docs/cypher.md): the strict typed-rows rule, nodes and relationships by id, row order only
+    when the gold's final RETURN has ORDER BY.  There is no official Cypher scorer to reproduce, so every
+    preset reports this one verdict."""
+    from evaluators.matching.typed_rows import strict_rows
+    from evaluators.sqltext import cypher_return_ordered
+
+    ordered = cypher_return_ordered(gold_query)
+    verdict = strict_rows(gold_rows, pred_rows, ordered)
+    verdict = replace(verdict, detail="Cypher EX: " + verdict.detail)
+    ctx.info.update(ex_strict=verdict.ok, gold_order_by=ordered)
+    return {name: verdict for name in PRESETS}
 
 
 def with_database(gold: GoldInstance, db: str | None) -> GoldInstance:

@@ -207,7 +207,7 @@ def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Option
     )
     if line.answer_type == "files":
         return _grade_file_list(line, checks.fitting_specs(line.answer_type, specs), result_dir, job, flat, ctx)
-    sql = isinstance(line.answer, str) and line.answer.lower().endswith(".sql")
+    sql = isinstance(line.answer, str) and line.answer.lower().endswith(checks.QUERY_SUFFIXES)
     usable = checks.fitting_specs(line.answer_type, specs, sql=sql)
     if sql:
         with unreadable_sql_is_invalid(ctx):

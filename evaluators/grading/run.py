@@ -45,7 +45,10 @@ def grade(
         jobs = resolve_jobs(jobs, len(work))
         if jobs <= 1:
             warm_for(work)
-        graded = _grade_all(work, result_dir, gold_dir, options, jobs, progress)
+        try:
+            graded = _grade_all(work, result_dir, gold_dir, options, jobs, progress)
+        finally:
+            _stop_graph_servers()
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded, strict=True)]
     unknown = sorted(set(submission.records) - set(gold.records))
     problems = [str(p) for p in gold.problems + submission.problems]
@@ -61,6 +64,15 @@ def grade(
     gold_errors = summary.gold_errors + tuple(str(p) for p in gold.problems)
     summary = replace(summary, provenance=provenance(gold_dir), gold_errors=gold_errors)
     return Report(summary, tuple(instances))
+
+
+def _stop_graph_servers() -> None:
+    """The embedded graph server lives for one run (execution/graphs.py)."""
+    import sys
+
+    graphs = sys.modules.get("evaluators.execution.graphs")  # loaded only if some Cypher ran
+    if graphs is not None:
+        graphs.stop_all()
 
 
 def _instance_report(gold, line, result: Graded, semantics: str) -> InstanceReport:
@@ -99,7 +111,10 @@ def _attempt_entry(verdicts: dict, info: dict, semantics: str) -> dict:
 
 def _grade_chunk(args) -> list[Graded]:
     chunk, result_dir, gold_dir, options = args
-    return [grade_instance(g, line, result_dir, gold_dir, options) for g, line in chunk]
+    try:
+        return [grade_instance(g, line, result_dir, gold_dir, options) for g, line in chunk]
+    finally:
+        _stop_graph_servers()  # a pool's process ends without running atexit handlers
 
 
 def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list[Graded]:

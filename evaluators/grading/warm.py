@@ -12,7 +12,7 @@ from pathlib import Path
 
 from evaluators.execution.backends import canonical_name
 from evaluators.grading.jobs import resolve_jobs
-from evaluators.loading.checks import DUCKDB_SUFFIXES
+from evaluators.loading.checks import DUCKDB_SUFFIXES, QUERY_SUFFIXES
 from evaluators.matching import registry
 
 WARM = {
@@ -50,6 +50,6 @@ def _engine(gold, line) -> str | None:
     answer = line.answer.lower() if line is not None and isinstance(line.answer, str) else ""
     if answer.endswith(DUCKDB_SUFFIXES) or any(registry.gold_tables(s.func) == "duckdb" for s in gold.specs):
         return "duckdb"
-    if answer.endswith(".sql") or any(s.temporal or registry.is_sql_func(s.func) for s in gold.specs):
+    if answer.endswith(QUERY_SUFFIXES) or any(s.temporal or registry.is_sql_func(s.func) for s in gold.specs):
         return canonical_name(gold.metadata.get("type"))
     return None

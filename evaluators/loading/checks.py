@@ -15,6 +15,7 @@ from evaluators.errors import InstanceError
 from evaluators.matching import registry
 
 DUCKDB_SUFFIXES = (".duckdb", ".ddb", ".db")
+QUERY_SUFFIXES = (".sql", ".cypher")  # answers that are queries: run, then graded
 
 HINTS = {
     "invalid_answer": "answer_or_path is the text for 'answer', a relative path for 'file', a list of paths "
@@ -103,7 +104,7 @@ def read_sql_file(path: Path, max_bytes: int, reason: str = "unreadable_predicti
 
 def file_kind(path: Path, funcs=()) -> str:
     """How a matcher reads this file: 'sql', 'duckdb' or 'csv' (the gold's funcs decide, else the suffix)."""
-    if path.suffix.lower() == ".sql":
+    if path.suffix.lower() in QUERY_SUFFIXES:
         return "sql"
     if funcs:
         return "duckdb" if any(registry.gold_tables(f) == "duckdb" for f in funcs) else "csv"

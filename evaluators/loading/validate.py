@@ -196,7 +196,11 @@ def _usable_specs(line: SubmissionLine, gold: GoldInstance | None) -> list:
         specs = [(s, registry.check_parameters(s.func, s.parameters)) for s in gold.specs]
     except ValueError:
         return []  # a broken gold spec is the gold's problem (`gold lint`), not the submission's
-    sql = line.answer_type == "file" and isinstance(line.answer, str) and line.answer.lower().endswith(".sql")
+    sql = (
+        line.answer_type == "file"
+        and isinstance(line.answer, str)
+        and line.answer.lower().endswith(checks.QUERY_SUFFIXES)
+    )
     return checks.fitting_specs(line.answer_type, specs, sql=sql)
 
 

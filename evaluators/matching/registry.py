@@ -62,6 +62,10 @@ def _file_name(v) -> bool:
     return isinstance(v, str) and v.lower().endswith(".sql") and bool(v.strip())
 
 
+def _query_file(v) -> bool:
+    return v is None or (isinstance(v, str) and v.lower().endswith((".cypher", ".sql")) and bool(v.strip()))
+
+
 def _conj(v) -> bool:
     return v in ("or", "and")
 
@@ -163,6 +167,11 @@ FUNCS: dict[str, FuncInfo] = {
             "sql",
             {
                 "gold_sql": (_file_name, "gold.sql", "the name of a .sql file in the gold folder"),
+                "gold_query": (
+                    _query_file,
+                    None,
+                    "the name of a .cypher (or .sql) file in the gold folder; it wins over gold_sql",
+                ),
                 "db": (
                     lambda v: v is None or (isinstance(v, str) and bool(v.strip())),
                     None,
@@ -233,6 +242,14 @@ def grader(func: str) -> Callable:
         if info.extra is None or isinstance(exc, MissingExtra):
             raise
         raise MissingExtra(exc.name or module, info.extra) from None
+
+
+def gold_file_names(func: str, params: dict) -> list[str]:
+    """The gold files a checked spec reads, under <gold_dir>/<instance_id>/."""
+    info = lookup(func)
+    if info.answers == "sql":
+        return [params.get("gold_query") or params.get("gold_sql") or "gold.sql"]
+    return [n for key in info.gold_files for n in (params[key] if isinstance(params[key], list) else [params[key]])]
 
 
 def names(**wanted) -> list[str]:

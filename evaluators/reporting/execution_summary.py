@@ -31,8 +31,31 @@ RVES_BUCKETS = {
 
 def execution_metrics(instances: list, ves_iterations: int) -> dict | None:
     """summary.execution_metrics: only the groups of figures some instance has, None when none has any."""
-    out = {**_ex_and_ves(instances, ves_iterations), **_validity_overall(instances), **_llmetric(instances)}
+    sql = [i for i in instances if not _on_graph(i)]
+    out = {
+        **_ex_and_ves(sql, ves_iterations),
+        **_graph_ex(instances),
+        **_validity_overall(instances),
+        **_llmetric(instances),
+    }
     return out or None
+
+
+def _on_graph(instance) -> bool:
+    return instance.execution.get("backend") == "cypher" or "kg_valid" in instance.execution
+
+
+def _graph_ex(instances: list) -> dict:
+    """Cypher answers: EX (the typed-rows rule) and KG Valid, over the instances graded on a graph."""
+    graph = [i for i in instances if _on_graph(i) and any(registry.is_sql_func(f) for f in i.funcs)]
+    if not graph:
+        return {}
+    n = len(graph)
+    return {
+        "cypher_instances": n,
+        "cypher_ex": sum(i.execution.get("ex_strict") is True for i in graph) / n,
+        "kg_valid": sum(i.execution.get("kg_valid") is True for i in graph) / n,
+    }
 
 
 # ------------------------------------------------------------------ EX and VES
@@ -177,9 +200,14 @@ def render_lines(m: dict | None) -> list[str]:
             )
             lines.append(f"    VES {m['ves']:.2f}  R-VES {m['r_ves']:.2f}  ({m['ves_correct']} correct{spread})")
         lines.append(f"    {m['timing_note']}")
+    if "cypher_ex" in m:
+        lines.append(
+            f"  Cypher ({m['cypher_instances']} instance(s)): EX {m['cypher_ex']:.2%}  KG Valid {m['kg_valid']:.2%}"
+        )
     if "valid_at_1" in m:
         lines.append(
-            f"  Validity of .sql answers ({m['validity_instances']} instance(s), compiled with EXPLAIN): "
+            f"  Validity of query answers ({m['validity_instances']} instance(s); SQL compiled with EXPLAIN, "
+            "Cypher by KG Valid): "
             f"{valid_at_k_text(m['valid_at_k'])}"
         )
     if "llmetric_q" in m:

@@ -41,6 +41,7 @@ REASONS = {
     "network_error": "a server the backend needs (a token endpoint, the warehouse) could not be reached",
     "missing_extra": "the driver for this instance's backend is not installed (pip install '.[extra]')",
     "no_database": "no database to run the SQL on (unknown backend, or no file under --db-dir)",
+    "result_too_large": "the query returned more rows than the run allows (--max-result-rows)",
 }
 
 

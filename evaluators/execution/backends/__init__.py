@@ -18,6 +18,7 @@ REGISTRY = {
     "snowflake": ("snowflake_backend", "SnowflakeBackend"),
     "postgres": ("postgres_backend", "PostgresBackend"),
     "mysql": ("mysql_backend", "MySQLBackend"),
+    "cypher": ("cypher_backend", "CypherBackend"),  # FalkorDB, embedded (execution/graphs.py)
 }
 LOCAL = ("duckdb", "sqlite")  # engines whose database is a file under --db-dir
 _ALIASES = {
@@ -28,6 +29,7 @@ _ALIASES = {
     "postgresql": "postgres",
     "pg": "postgres",
     "mariadb": "mysql",
+    "falkordb": "cypher",
 }
 
 
