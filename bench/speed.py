@@ -8,8 +8,9 @@ floats  One 100,000 x 20 table pair (10 float columns, 3 of them with NULLs; row
         graded by `evaluate.py` under each semantics, against a process that reads the two CSVs with pandas.
 plot    `evaluate.py` on the example with the figure against the same run with `--no-plot`.
 small   Submissions of 1, 5 and 10 instances (text answers, CSV tables, a DuckDB file) graded by
-        `evaluate.py` against the official Spider2 scorer (`--official`), or, without it, against
-        `bench/spider2_scorer.py`, which imports what the official scorer imports and runs its loop.
+        `evaluate.py` against the official Spider2 scorer: `--official DIR` names a copy of
+        xlang-ai/Spider2's `spider2-dbt/evaluation_suite` (evaluate.py and eval_utils.py, run as they are,
+        outside this repository; it needs pandas, duckdb, tqdm and google-cloud-bigquery, all in `.[dev]`).
 
 Results go to bench/results/speed.json; the README quotes them.
 """
@@ -215,12 +216,10 @@ def small_submission(n: int, root: Path) -> tuple[Path, Path]:
 
 
 def small(runs: int, work: Path, official: Path | None) -> dict:
-    scorer = (
-        [sys.executable, str(official / "evaluate.py")]
-        if official
-        else [sys.executable, str(HERE / "spider2_scorer.py")]
-    )
-    out = {"scorer": str(official / "evaluate.py") if official else "bench/spider2_scorer.py"}
+    if official is None or not (official / "evaluate.py").is_file():
+        raise SystemExit("small: --official DIR must name Spider2's spider2-dbt/evaluation_suite folder")
+    scorer = [sys.executable, str(official / "evaluate.py")]
+    out: dict = {"scorer": str(official / "evaluate.py")}
     for n in (1, 5, 10):
         gold_dir, sub_dir = small_submission(n, work)
         commands = {
@@ -236,11 +235,12 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("which", nargs="*", default=["floats", "plot", "small"], choices=["floats", "plot", "small"])
+    parser.add_argument("which", nargs="*", choices=["floats", "plot", "small"], help="what to measure (all three)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--official", type=Path, default=None, help="Spider2's spider2-dbt/evaluation_suite folder")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "speed.json")
     args = parser.parse_args(argv)
+    args.which = args.which or ["floats", "plot", "small"]
     results: dict = json.loads(args.out.read_text()) if args.out.is_file() else {}
     with tempfile.TemporaryDirectory() as tmp:
         for which in args.which:

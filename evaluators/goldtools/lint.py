@@ -117,6 +117,8 @@ def _lint_spec(gold, spec, gold_dir: Path, reader: TableReader, max_bytes: int, 
 
 
 def _orphan_folders(gold_dir: Path, records: dict) -> list[Problem]:
+    """Instance folders without a gold line; `databases` (the default --db-dir) and folders holding a gold
+    file of their own (another gold set, like gold/cypher) are not instance folders."""
     return [
         Problem(
             Location(str(path)),
@@ -125,5 +127,9 @@ def _orphan_folders(gold_dir: Path, records: dict) -> list[Problem]:
             hint="add its spec with `gold add`, or remove the folder",
         )
         for path in sorted(gold_dir.iterdir())
-        if path.is_dir() and not path.name.startswith(".") and path.name not in records
+        if path.is_dir()
+        and not path.name.startswith(".")
+        and path.name not in records
+        and path.name != "databases"
+        and not (path / GOLD_FILE).is_file()
     ]

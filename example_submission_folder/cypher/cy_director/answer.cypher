@@ -1,0 +1,1 @@
+MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE m.released = 1999 RETURN p

@@ -1,0 +1,1 @@
+MATCH (m:Movie) RETURN m.title ORDER BY m.released

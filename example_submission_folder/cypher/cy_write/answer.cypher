@@ -1,0 +1,1 @@
+MATCH (m:Movie) SET m.rating = 10 RETURN avg(m.rating)

@@ -1,0 +1,1 @@
+MATCH (p:Person)-[:DIRECTED]->(:Movie {title: 'The Matrix'}) RETURN p

@@ -1,0 +1,1 @@
+MATCH (m:Movie) RETURN avg(m.rating)
