@@ -314,17 +314,13 @@ def _instance(
 ) -> InstanceReport:
     bird, strict = verdicts["bird"], verdicts["strict"]
     location = str(pred.location) if pred else (str(gold.location) if gold else None)
-    return InstanceReport(
-        instance_id=str(index),
+    return InstanceReport.from_verdicts(
+        str(index),
+        bird,
+        strict,
+        {"bird": bird.score, "strict": strict.score},
         funcs=("execution_match",),
         answer_type="sql" if pred else None,
-        score=bird.score,
-        strict_score=strict.score,
-        reason=bird.reason,
-        detail=bird.detail,
-        strict_reason=strict.reason,
-        strict_detail=strict.detail,
-        scores={"bird": bird.score, "strict": strict.score},
         location=location,
         metadata=meta,
         execution={

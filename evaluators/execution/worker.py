@@ -83,6 +83,21 @@ def main() -> None:
             send(serve(json.loads(line), send))
 
 
+_BACKENDS = "evaluators.execution.backends"
+# Worker actions besides running a query: name -> (module, function, how it is called with the message).
+ACTIONS = {
+    "time_pair": (
+        f"{_BACKENDS}.sqlite_backend",
+        "time_pair",
+        lambda f, r, m, send: f(r, m["gold_sql"], int(m["iterations"]), send),
+    ),
+    "official_pair": (f"{_BACKENDS}.sqlite_backend", "official_pair", lambda f, r, m, send: f(r, m["gold_sql"], send)),
+    "inspect": ("evaluators.execution.inspect", "inspect", lambda f, r, m, send: f(r, m.get("plan_queries"), send)),
+    "kg_valid": (f"{_BACKENDS}.cypher_backend", "kg_validity", lambda f, r, m, send: f(r, send)),
+    "read_tables": (f"{_BACKENDS}.duckdb_backend", "read_tables", lambda f, r, m, send: f(r, m.get("tables"), send)),
+}
+
+
 def serve(message: dict, send) -> dict:
     """Run one request and return its result event (never raises)."""
     request = Request.from_dict(message["request"])
@@ -91,56 +106,11 @@ def serve(message: dict, send) -> dict:
         backend = get_backend(request.backend)
         if message.get("action") == "cancel":
             return {"event": "result", "reason": "ok", "detail": backend.cancel(request, message["handle"])}
-        if message.get("action") == "time_pair":
-            from evaluators.execution.backends.sqlite_backend import time_pair
-
-            return {
-                "event": "result",
-                "reason": "ok",
-                "detail": "",
-                "seconds": time.monotonic() - started,
-                **time_pair(request, message["gold_sql"], int(message["iterations"]), send),
-            }
-        if message.get("action") == "official_pair":
-            from evaluators.execution.backends.sqlite_backend import official_pair
-
-            return {
-                "event": "result",
-                "reason": "ok",
-                "detail": "",
-                "seconds": time.monotonic() - started,
-                **official_pair(request, message["gold_sql"], send),
-            }
-        if message.get("action") == "inspect":
-            from evaluators.execution.inspect import inspect
-
-            return {
-                "event": "result",
-                "reason": "ok",
-                "detail": "",
-                "seconds": time.monotonic() - started,
-                **inspect(request, message.get("plan_queries"), send),
-            }
-        if message.get("action") == "kg_valid":
-            from evaluators.execution.backends.cypher_backend import kg_validity
-
-            return {
-                "event": "result",
-                "reason": "ok",
-                "detail": "",
-                "seconds": time.monotonic() - started,
-                **kg_validity(request, send),
-            }
-        if message.get("action") == "read_tables":
-            from evaluators.execution.backends.duckdb_backend import read_tables
-
-            return {
-                "event": "result",
-                "reason": "ok",
-                "detail": "",
-                "seconds": time.monotonic() - started,
-                **read_tables(request, message.get("tables"), send),
-            }
+        action = message.get("action")
+        if action in ACTIONS:
+            module, function, call = ACTIONS[action]
+            found = call(getattr(importlib.import_module(module), function), request, message, send)
+            return {"event": "result", "reason": "ok", "detail": "", "seconds": time.monotonic() - started, **found}
         outcome = backend.run(request, send)
         return {
             "event": "result",

@@ -77,17 +77,13 @@ def _stop_graph_servers() -> None:
 
 def _instance_report(gold, line, result: Graded, semantics: str) -> InstanceReport:
     chosen, strict = result.verdicts[semantics], result.verdicts["strict"]
-    return InstanceReport(
-        instance_id=gold.instance_id,
+    return InstanceReport.from_verdicts(
+        gold.instance_id,
+        chosen,
+        strict,
+        {name: v.score for name, v in result.verdicts.items()},
         funcs=result.funcs,
         answer_type=line.answer_type if line else None,
-        score=chosen.score,
-        strict_score=strict.score,
-        reason=chosen.reason,
-        detail=chosen.detail,
-        strict_reason=strict.reason,
-        strict_detail=strict.detail,
-        scores={name: v.score for name, v in result.verdicts.items()},
         location=str(line.location) if line else None,
         metadata=gold.metadata,
         attempts=tuple(

@@ -123,15 +123,7 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
             raise InstanceError("invalid_spec", f"{len(golds)} gold files but {len(per_gold)} condition_cols lists")
         cols = per_gold[index]
         gold = job.gold_reader.csv(job.gold_path(name), preset.low_memory)
-        selected = official.select_condition_cols(gold, cols, wrap_scalar=preset.repeat_flat_condition_cols)
-        verdict = official.compare(
-            frame,
-            selected,
-            ignore_order=ignore_order,
-            tol=preset.tol,
-            null_as_zero=preset.null_as_zero,
-            views=job.views,
-        )
+        verdict = _official_verdict(job, preset, frame, gold, cols, ignore_order)
         if verdict.ok:
             return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
         failures.append((name, verdict))
@@ -203,19 +195,19 @@ def _pairwise(job, preset, preds, golds, params) -> Verdict:
     return Verdict(1.0, "match", f"all {n} file(s) match pairwise")
 
 
+def _official_verdict(job, preset, frame, gold_frame, cols, ignore_order) -> Verdict:
+    """The public rule on frames already read, with the preset's condition_cols quirk and tolerance."""
+    selected = official.select_condition_cols(gold_frame, cols, wrap_scalar=preset.repeat_flat_condition_cols)
+    return official.compare(
+        frame, selected, ignore_order=ignore_order, tol=preset.tol, null_as_zero=preset.null_as_zero, views=job.views
+    )
+
+
 def _one_pair(job, preset, pred, gold, cols, ignore_order) -> Verdict:
     if preset.official:
         # The suite reads these files with pandas' defaults, low_memory included, under every preset.
         frame, gold_frame = job.pred_reader.csv(pred, True), job.gold_reader.csv(gold, True)
-        selected = official.select_condition_cols(gold_frame, cols, wrap_scalar=preset.repeat_flat_condition_cols)
-        v = official.compare(
-            frame,
-            selected,
-            ignore_order=ignore_order,
-            tol=preset.tol,
-            null_as_zero=preset.null_as_zero,
-            views=job.views,
-        )
+        v = _official_verdict(job, preset, frame, gold_frame, cols, ignore_order)
     else:
         shown = _plain_match(job, pred, gold, cols, ignore_order)
         if shown:

@@ -62,6 +62,21 @@ class InstanceReport:
     attempts: tuple = ()  # with an `attempts` line: {score, strict_score, reason} per attempt
     execution: dict = field(default_factory=dict)  # SQL run: backend, gold_source, bytes, seconds, similarity
 
+    @classmethod
+    def from_verdicts(cls, instance_id: str, chosen, strict, scores: dict, **fields) -> InstanceReport:
+        """The report of one instance from its chosen semantics' verdict and strict's."""
+        return cls(
+            instance_id=instance_id,
+            score=chosen.score,
+            strict_score=strict.score,
+            reason=chosen.reason,
+            detail=chosen.detail,
+            strict_reason=strict.reason,
+            strict_detail=strict.detail,
+            scores=scores,
+            **fields,
+        )
+
 
 @dataclass(frozen=True)
 class Summary:

@@ -175,27 +175,26 @@ def _error_kind(result: RowResult) -> str:
     return result.reason
 
 
-def _qa_score(solution_str: str, answer, info: dict) -> dict:
+def _answer_reward(plain, with_tool, solution_str: str, answer, info: dict):
+    """The reward's value, with the tool rule when the sample carries a trajectory; a string on bad input."""
     trajectory = info.get("trajectory")
     try:
-        if trajectory is not None:
-            scores = qa_f1_tool_reward(solution_str, answer, trajectory)
-        else:
-            scores = qa_f1_reward(solution_str, answer)
+        return plain(solution_str, answer) if trajectory is None else with_tool(solution_str, answer, trajectory)
     except ValueError as exc:
-        return _result(0.0, False, False, f"bad_input: {exc}")
+        return f"bad_input: {exc}"
+
+
+def _qa_score(solution_str: str, answer, info: dict) -> dict:
+    scores = _answer_reward(qa_f1_reward, qa_f1_tool_reward, solution_str, answer, info)
+    if isinstance(scores, str):
+        return _result(0.0, False, False, scores)
     return {**_result(scores["reward"], True, True), "f1": float(scores["f1"]), "em": float(scores["em"])}
 
 
 def _math_score(solution_str: str, answer, info: dict) -> dict:
-    trajectory = info.get("trajectory")
-    try:
-        if trajectory is not None:
-            score = math_equal_tool_reward(solution_str, answer, trajectory)
-        else:
-            score = math_equal_reward(solution_str, answer)
-    except ValueError as exc:
-        return _result(0.0, False, False, f"bad_input: {exc}")
+    score = _answer_reward(math_equal_reward, math_equal_tool_reward, solution_str, answer, info)
+    if isinstance(score, str):
+        return _result(0.0, False, False, score)
     return _result(score, True, True)
 
 

@@ -139,17 +139,13 @@ def _instance(
     official, strict = verdicts[SEMANTICS], verdicts["strict"]
     metadata = {"db_id": gold.db_id} if gold else {}
     location = str(pred.location) if pred else (str(gold.location) if gold else None)
-    return InstanceReport(
-        instance_id=str(index),
+    return InstanceReport.from_verdicts(
+        str(index),
+        official,
+        strict,
+        {SEMANTICS: official.score, "strict": strict.score},
         funcs=("test_suite",),
         answer_type="sql" if pred else None,
-        score=official.score,
-        strict_score=strict.score,
-        reason=official.reason,
-        detail=official.detail,
-        strict_reason=strict.reason,
-        strict_detail=strict.detail,
-        scores={SEMANTICS: official.score, "strict": strict.score},
         location=location,
         metadata=metadata,
         execution=info,

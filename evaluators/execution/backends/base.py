@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from evaluators.errors import MissingExtra
+from evaluators.execution.backends.servers import PG_VARIABLES
 from evaluators.execution.row_files import encode, rows_path, write_rows
 
 # Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
@@ -40,17 +41,7 @@ CREDENTIAL_VARIABLES = (
     "CLOUDSDK_CONFIG",
     "SNOWFLAKE_",
     "MYSQL_",
-    "PGHOST",
-    "PGHOSTADDR",
-    "PGPORT",
-    "PGUSER",
-    "PGPASSWORD",
-    "PGDATABASE",
-    "PGPASSFILE",
-    "PGSERVICE",
-    "PGSERVICEFILE",
-    "PGSSLMODE",
-    "PGCONNECT_TIMEOUT",
+    *PG_VARIABLES,
 )  # names, or prefixes ending in "_"
 _SECRET_WORDS = ("password", "passcode", "passphrase", "secret", "private_key", "token", "key", "pwd")
 _PEM_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S)

@@ -22,7 +22,7 @@ from evaluators.execution.backends.base import (
     records_frame,
     refuse_unless_one_query,
 )
-from evaluators.execution.backends.servers import MYSQL_VARIABLES, dsn_secrets, url_parts
+from evaluators.execution.backends.servers import MYSQL_VARIABLES, server_secrets, url_parts
 
 _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_execution_time, query interrupted
 
@@ -33,9 +33,7 @@ class MySQLBackend(Backend):
     cancels_on_kill = True
 
     def secrets(self, request: Request) -> list[str]:
-        return dsn_secrets(request.setting("mysql_dsn")) + [
-            v for k, v in request.environment.items() if k == "MYSQL_PWD" and v
-        ]
+        return server_secrets(request, "mysql_dsn", "MYSQL_PWD")
 
     def run(self, request: Request, notify) -> Outcome:
         pymysql = import_driver("pymysql", "PyMySQL", "mysql")

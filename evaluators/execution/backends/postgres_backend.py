@@ -21,7 +21,7 @@ from evaluators.execution.backends.base import (
     records_frame,
     refuse_unless_one_query,
 )
-from evaluators.execution.backends.servers import PG_VARIABLES, dsn_secrets
+from evaluators.execution.backends.servers import PG_VARIABLES, server_secrets
 
 _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
 
@@ -32,9 +32,7 @@ class PostgresBackend(Backend):
     cancels_on_kill = True
 
     def secrets(self, request: Request) -> list[str]:
-        return dsn_secrets(request.setting("postgres_dsn")) + [
-            v for k, v in request.environment.items() if k == "PGPASSWORD" and v
-        ]
+        return server_secrets(request, "postgres_dsn", "PGPASSWORD")
 
     def run(self, request: Request, notify) -> Outcome:
         psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
