@@ -55,6 +55,11 @@ def _folders(tmp_path: Path, cases: dict, script: str = MOVIES, graph: str = "mo
 
 
 def _grade(tmp_path: Path, gold: Path, sub: Path, dbs: Path, *extra) -> dict:
+    """{instance_id: instance report} of a CLI run."""
+    return {i["instance_id"]: i for i in _report(tmp_path, gold, sub, dbs, *extra)["instances"]}
+
+
+def _report(tmp_path: Path, gold: Path, sub: Path, dbs: Path, *extra) -> dict:
     out = tmp_path / "out" / "report.json"
     result = run_cli(
         "--result-dir",
@@ -73,7 +78,7 @@ def _grade(tmp_path: Path, gold: Path, sub: Path, dbs: Path, *extra) -> dict:
         *extra,
     )
     assert result.exit_code in (0, 1), result.output
-    return {i["instance_id"]: i for i in json.loads(out.read_text())["instances"]}
+    return json.loads(out.read_text())
 
 
 def _hashes(*folders: Path) -> dict:
@@ -281,24 +286,7 @@ def test_cypher_attempts_give_pass_at_k_and_kg_valid_at_k(tmp_path):
         "attempts": ["answer.cypher", "second.cypher"],
     }
     (sub / "results_metadata.jsonl").write_text(json.dumps(line) + "\n")
-    out = tmp_path / "out" / "report.json"
-    result = run_cli(
-        "--result-dir",
-        sub,
-        "--gold-dir",
-        gold,
-        "--db-dir",
-        dbs,
-        "--output",
-        out,
-        "--no-plot",
-        "--work-dir",
-        tmp_path / "work",
-        "--jobs",
-        "1",
-    )
-    assert result.exit_code == 0, result.output
-    report = json.loads(out.read_text())
+    report = _report(tmp_path, gold, sub, dbs)
     attempts = report["instances"][0]["attempts"]
     assert [(a["score"], a["valid"], a["validity"]) for a in attempts] == [
         (0.0, False, "unknown_label"),

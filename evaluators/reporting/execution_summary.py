@@ -206,8 +206,8 @@ def render_lines(m: dict | None) -> list[str]:
         )
     if "valid_at_1" in m:
         lines.append(
-            f"  Validity of query answers ({m['validity_instances']} instance(s); SQL compiled with EXPLAIN, "
-            "Cypher by KG Valid): "
+            f"  Validity of query answers ({m['validity_instances']} instance(s); SQL compiled with EXPLAIN"
+            f"{', Cypher by KG Valid' if m.get('cypher_instances') else ''}): "
             f"{valid_at_k_text(m['valid_at_k'])}"
         )
     if "llmetric_q" in m:
