@@ -348,7 +348,7 @@ def render_text(report: Report, width: int = 100) -> str:
         sources = _count(i.execution.get("gold_source") for i in ran if i.execution.get("gold_source"))
         lines += [
             "",
-            f"  SQL executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
+            f"  Queries executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
             f"{s.bytes_processed:,} bytes processed",
         ]
     if s.likely_false_positives:
