@@ -75,7 +75,10 @@ def test_the_cli_gives_the_apis_report_on_the_reference_cases(report, tmp_path):
     assert result.exit_code == 0, result.output[-2000:]
     cli = json.loads(out.read_text())
     api = report.to_dict()
-    key = lambda d: [(i["instance_id"], i["scores"], i["reason"], i["strict_reason"]) for i in d["instances"]]  # noqa
+
+    def key(d):
+        return [(i["instance_id"], i["scores"], i["reason"], i["strict_reason"]) for i in d["instances"]]
+
     assert key(cli) == key(api)
     assert cli["summary"]["scores"] == api["summary"]["scores"]
     assert list(cli["summary"]["score_ci95"]) == list(api["summary"]["score_ci95"])

@@ -101,7 +101,10 @@ def _oracle_result_eq(r1, r2, order_matters):
     n = len(r1[0])
     if len(r2[0]) != n:
         return False
-    unorder = lambda row: tuple(sorted(row, key=lambda x: str(x) + str(type(x))))  # noqa: E731
+
+    def unorder(row):
+        return tuple(sorted(row, key=lambda x: str(x) + str(type(x))))
+
     s1, s2 = [unorder(r) for r in r1], [unorder(r) for r in r2]
     if (s1 != s2) if order_matters else (set(s1) != set(s2)):
         return False

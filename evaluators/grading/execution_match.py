@@ -148,7 +148,10 @@ def _bird_verdict(equal: bool, pred_rows: list, gold_rows: list) -> Verdict:
 
 def _set_difference(pred_rows: list, gold_rows: list) -> str:
     pred, gold = set(map(_frozen, pred_rows)), set(map(_frozen, gold_rows))
-    width = lambda rows: len(rows[0]) if rows else 0  # noqa: E731
+
+    def width(rows: list) -> int:
+        return len(rows[0]) if rows else 0
+
     text = (
         f"gold has {len(gold)} distinct row(s) of {width(gold_rows)} column(s), the prediction "
         f"{len(pred)} of {width(pred_rows)}"
