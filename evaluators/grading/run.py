@@ -23,17 +23,19 @@ def grade(
     progress=None,
     options: Options | None = None,
     ray_address: str | None = None,
+    loaded: tuple | None = None,
 ) -> Report:
     """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
 
     `jobs`: processes to grade in, or "auto" (see `resolve_jobs`).
     `options.layout="flat"` grades a Spider2-lite style folder of `<id>.csv` / `<id>.sql` files.
+    `loaded`: the (gold, submission) already read from these folders (the CLI reads them first, to start
+    an engine's worker early), so they are not read twice.
     """
     get_preset(semantics)
     options = Options() if options is None else options
     result_dir, gold_dir = Path(result_dir), Path(gold_dir)
-    gold = load_gold(gold_dir)
-    submission = load_submission_in(result_dir, options.layout)
+    gold, submission = loaded or (load_gold(gold_dir), load_submission_in(result_dir, options.layout))
     work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
     if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
         from evaluators.execution.executor import default_executor

@@ -30,9 +30,9 @@ def warm_for(work: list) -> None:
         worker.prestart(WARM[engine])
 
 
-def warm_from_folders(result_dir: Path, gold_dir: Path, layout: str, jobs: int | str) -> None:
-    """The same, from the folders, for a run in this process (nothing is reported here: the run reads
-    them again and says what is wrong)."""
+def warm_from_folders(result_dir: Path, gold_dir: Path, layout: str, jobs: int | str) -> tuple | None:
+    """The same, from the folders, for a run in this process.  Returns the (gold, submission) it loaded, for
+    the run to grade without reading them again; None when they cannot be loaded (the run says why)."""
     from evaluators.errors import EvalError
     from evaluators.loading.specs import load_gold
     from evaluators.loading.submissions import load_submission_in
@@ -41,9 +41,10 @@ def warm_from_folders(result_dir: Path, gold_dir: Path, layout: str, jobs: int |
         gold = load_gold(Path(gold_dir))
         submission = load_submission_in(Path(result_dir), layout)
     except (EvalError, OSError):
-        return
+        return None
     if resolve_jobs(jobs, len(gold.records)) <= 1:
         warm_for([(g, submission.records.get(iid)) for iid, g in gold.records.items()])
+    return gold, submission
 
 
 def _engine(gold, line) -> str | None:

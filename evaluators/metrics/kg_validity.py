@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-ZERO_DIVISOR = re.compile(r"/\s*\(?\s*[+-]?0*(?:\.0*)?\s*\)?(?![\d.eE])")
+ZERO_DIVISOR = re.compile(r"/\s*\(?\s*[+-]?(?:0+(?:\.0*)?|\.0+)\s*\)?(?![\d.eE])")
 ARITHMETIC = "ArithmeticError"
 SCHEMA_REASONS = {  # OpenCyVer's schema codes -> our reason words, most telling first
     "UnknownLabel": "unknown_label",
@@ -27,12 +27,7 @@ SCHEMA_REASONS = {  # OpenCyVer's schema codes -> our reason words, most telling
 
 
 def divides_by_zero_literal(query: str) -> bool:
-    return any(_is_zero(m.group(0)) for m in ZERO_DIVISOR.finditer(query))
-
-
-def _is_zero(divisor: str) -> bool:
-    digits = re.sub(r"[^0-9.]", "", divisor)
-    return bool(digits.strip(".")) and float(digits) == 0.0
+    return ZERO_DIVISOR.search(query) is not None
 
 
 def kg_verdict(found: dict, query: str) -> dict:
