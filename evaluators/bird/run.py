@@ -12,9 +12,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from evaluators.bird import native, official
+from evaluators.bird.official import split_prediction
 from evaluators.errors import Location
 from evaluators.execution.executor import ExecConfig, run_parallel
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
+from evaluators.loading import pairing
 from evaluators.loading.specs import Problem
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
@@ -102,15 +104,16 @@ def grade_bird(
 
 
 def _check_lengths(preds, golds, metadata, pred_file: Path, questions: Path | None, problems: list) -> None:
-    if len(preds) != len(golds):
-        problems.append(
-            Problem(
-                Location(str(pred_file)),
-                f"{len(preds)} prediction(s) for {len(golds)} gold "
-                "line(s): predictions pair with gold lines by position; the official script "
-                "compares only the first " + str(min(len(preds), len(golds))),
-            )
-        )
+    where = Location(str(pred_file))
+    found = [
+        pairing.key_order_problem([p.key for p in preds], where),
+        pairing.count_problem(len(preds), len(golds), where),
+        pairing.shift_problem(
+            [(split_prediction(p.value)[1], g.db_id if g else None) for p, g in zip(preds, golds, strict=False)],
+            where,
+        ),
+    ]
+    problems.extend(p for p in found if p is not None)
     if questions is not None and len(metadata) != len(golds):
         problems.append(
             Problem(

@@ -15,12 +15,25 @@ from evaluators.cli.compare import compare
 from evaluators.cli.db import db
 from evaluators.cli.gold import gold
 from evaluators.cli.grade import GRADE_EPILOG, grade
+from evaluators.cli.options import stop_interrupted
 from evaluators.cli.testsuite import test_suite
 from evaluators.cli.validate import validate
 
 
 class DefaultToGrade(click.Group):
     """Spider2's `evaluate.py --result_dir ...` has no subcommand: treat it as `grade`."""
+
+    def make_context(self, *args, **kwargs):
+        try:  # a signal while the flags are read: click would say "Aborted!" and exit 1
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            stop_interrupted()
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            stop_interrupted()
 
     def parse_args(self, ctx, args):
         if args and args[0].startswith("-") and args[0] not in ("--help", "-h", "--version"):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import check_writable_outside, handle_errors
+from evaluators.cli.options import AbsolutePath, check_writable_outside, handle_errors, warn_about_pairing
 
 EPILOG = """\b
 Examples (the official scripts' arguments, unchanged):
@@ -19,8 +19,8 @@ Examples (the official scripts' arguments, unchanged):
 """
 
 
-def _path(*names, **kwargs):
-    return click.option(*names, type=click.Path(path_type=Path), **kwargs)
+def _path(*names, exists: bool = False, **kwargs):
+    return click.option(*names, type=AbsolutePath(exists=exists), **kwargs)
 
 
 @click.command("bird", epilog=EPILOG)
@@ -29,6 +29,7 @@ def _path(*names, **kwargs):
     "--predicted-sql-path",
     "predicted",
     required=True,
+    exists=True,
     help="The predictions JSON, or the folder holding predict_<data_mode>.json.",
 )
 @_path(
@@ -36,10 +37,19 @@ def _path(*names, **kwargs):
     "--ground-truth-path",
     "ground_truth",
     required=True,
+    exists=True,
     help="The gold .sql file (SQL<TAB>db_id a line), or the folder holding <data_mode>_gold.sql.",
 )
-@_path("--db_root_path", "--db-root-path", "db_root", required=True, help="Folder of <db_id>/<db_id>.sqlite.")
-@_path("--diff_json_path", "--diff-json-path", "questions", help="Questions with `difficulty` (JSON array or lines).")
+@_path(
+    "--db_root_path", "--db-root-path", "db_root", required=True, exists=True, help="Folder of <db_id>/<db_id>.sqlite."
+)
+@_path(
+    "--diff_json_path",
+    "--diff-json-path",
+    "questions",
+    exists=True,
+    help="Questions with `difficulty` (JSON array or lines).",
+)
 @click.option(
     "--sql_dialect",
     "--sql-dialect",
@@ -68,7 +78,7 @@ def _path(*names, **kwargs):
 )
 @click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
 @_path("--output_log_path", "--output-log-path", "log_path", help="Append the official table here, as the scripts do.")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
+@click.option("--output", type=AbsolutePath(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
 @_path("--work-dir", "work_dir", help="Where database copies and scratch files go (default: beside --output).")
 @click.option(
     "--ves-iterations",
@@ -126,6 +136,7 @@ def bird(
     )
     report = grade_bird(predicted, ground_truth, questions, options, data_mode)
     table = official_table(report)
+    warn_about_pairing(report)
     click.echo(report.to_text(), nl=False)
     click.echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
     strict = official_table(_strict_view(report), metric="EX strict")

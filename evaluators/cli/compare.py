@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import handle_errors
+from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
 Examples:
@@ -16,13 +16,13 @@ Examples:
 
 
 @click.command("compare", epilog=EPILOG)
-@click.argument("baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison as JSON.")
+@click.argument("baseline", type=AbsolutePath(exists=True, dir_okay=False, path_type=Path))
+@click.argument("candidate", type=AbsolutePath(exists=True, dir_okay=False, path_type=Path))
+@click.option("--output", type=AbsolutePath(dir_okay=False, path_type=Path), help="Write the comparison as JSON.")
 @click.option(
     "--html",
     "html_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=AbsolutePath(dir_okay=False, path_type=Path),
     help="Write a self-contained HTML page of the comparison.",
 )
 @handle_errors

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import handle_errors
+from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
 Examples:
@@ -22,7 +22,7 @@ def db():
 
 
 @db.command("load-sqlite", epilog=EPILOG)
-@click.argument("sqlite_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("sqlite_file", type=AbsolutePath(exists=True, dir_okay=False, path_type=Path))
 @click.option("--engine", type=click.Choice(["postgres", "mysql"]), required=True)
 @click.option("--dsn", required=True, help="An account that may create databases (never printed).")
 @click.option("--database", help="Database name on the server (default: the file's name).")

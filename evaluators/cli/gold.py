@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import gold_dir_option, handle_errors, max_file_mb_option
+from evaluators.cli.options import AbsolutePath, gold_dir_option, handle_errors, max_file_mb_option
 from evaluators.errors import Failed, UsageError
 from evaluators.matching import registry
 
@@ -75,7 +75,7 @@ def _metadata(pairs) -> dict:
     "--file",
     "files",
     multiple=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
     help="A gold table (repeat for variants, or for tables_match's files).",
 )
 @click.option("--answer", "answers", multiple=True, help="A gold text or number (repeat for several).")
@@ -100,7 +100,7 @@ def _metadata(pairs) -> dict:
 @click.option("--conj", type=click.Choice(["or", "and"]), help="Any one gold text (or) or all of them (and).")
 @click.option("--temporal", is_flag=True, help="The gold is the result of running --sql (needs a SQL backend).")
 @click.option(
-    "--sql", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Gold SQL, copied as gold.sql."
+    "--sql", type=AbsolutePath(exists=True, dir_okay=False, path_type=Path), help="Gold SQL, copied as gold.sql."
 )
 @click.option("--metadata", multiple=True, help="key=value kept on the gold line (repeat).")
 @click.option("--replace", is_flag=True, help="Overwrite an instance that already exists.")
@@ -189,20 +189,20 @@ Examples:
     "--from",
     "source",
     required=True,
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=AbsolutePath(exists=True, file_okay=False, path_type=Path),
     help="Spider2-lite/snow gold folder: exec_result/, spider2lite_eval.jsonl, sql/.",
 )
 @click.option(
     "--to",
     "target",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=AbsolutePath(file_okay=False, path_type=Path),
     help="Gold folder to write (created if missing).",
 )
 @click.option("--eval-file", help="The eval jsonl's name, when the folder holds both lite and snow.")
 @click.option(
     "--tasks",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=AbsolutePath(dir_okay=False, path_type=Path),
     help="The task file (spider2-lite.jsonl / spider2-snow.jsonl) that gives each instance its engine and "
     "database; found by itself where the official repository keeps it.",
 )
@@ -230,15 +230,15 @@ Examples:
     "--from",
     "source",
     required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
     help="Rows with question, cypher, schema and database_reference_alias / data_source (JSON, JSONL, Parquet).",
 )
 @click.option(
-    "--to", "target", required=True, type=click.Path(file_okay=False, path_type=Path), help="New gold folder."
+    "--to", "target", required=True, type=AbsolutePath(file_okay=False, path_type=Path), help="New gold folder."
 )
 @click.option(
     "--db-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=AbsolutePath(file_okay=False, path_type=Path),
     help="The folder of <graph>.cypher scripts: graphs missing from it are listed.",
 )
 @click.option("--prefix", default="t2c_", show_default=True, help="Instance ids are <prefix><row number>.")

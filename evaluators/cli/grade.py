@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli.options import (
+    AbsolutePath,
     check_writable_outside,
     execution_options,
     gold_dir_option,
@@ -42,7 +43,7 @@ Examples:
 )
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=AbsolutePath(dir_okay=False, path_type=Path),
     help="Write the JSON report here, with a CSV and a PNG of the same name beside it "
     "(a name ending in .html writes the HTML report instead).",
 )
@@ -160,6 +161,12 @@ def grade(
             f"{len(gold_errors)} gold error(s) (the gold's problems, not the model's): "
             f"{', '.join(gold_errors[:5])}{' ...' if len(gold_errors) > 5 else ''}",
             hint="fix the gold, or pass --allow-gold-errors",
+        )
+    broken = [i.instance_id for i in report.instances if i.reason == "internal_error"]
+    if broken:  # the figure is not the submission's: some instances were never really graded
+        raise Failed(
+            f"{len(broken)} instance(s) could not be graded (internal_error, see the report): "
+            f"{', '.join(broken[:5])}{' ...' if len(broken) > 5 else ''}"
         )
     if fail_under is not None and report.summary.score < fail_under:
         raise Failed(f"score {report.summary.score:.4f} is below --fail-under {fail_under}")

@@ -3,13 +3,32 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import tempfile
 from pathlib import Path
 
 import click
 
-from evaluators.errors import EXIT_INTERRUPTED, EvalError, UsageError
+from evaluators import signals
+from evaluators.cwd import absolute
+from evaluators.errors import EvalError, UsageError
+
+
+class AbsolutePath(click.Path):
+    """Every path option, resolved once, here, against the caller's working directory.
+
+    Workers, pool processes, Ray actors and databases opened later all get the absolute path, so where they
+    run from never changes what they read; an error names the option and the resolved path."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("path_type", Path)
+        super().__init__(**kwargs)
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (str, os.PathLike)) and os.fspath(value) not in ("", "-"):
+            value = absolute(value)
+        return super().convert(value, param, ctx)
 
 
 def result_dir_option(fn):
@@ -18,7 +37,7 @@ def result_dir_option(fn):
         "--result_dir",
         "result_dir",
         required=True,
-        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        type=AbsolutePath(exists=True, file_okay=False, path_type=Path),
         help="Submission folder holding results_metadata.jsonl.",
     )(fn)
 
@@ -30,7 +49,7 @@ def gold_dir_option(required=True, exists=True):
             "--gold_dir",
             "gold_dir",
             required=required,
-            type=click.Path(exists=exists, file_okay=False, path_type=Path),
+            type=AbsolutePath(exists=exists, file_okay=False, path_type=Path),
             help="Gold folder holding spider2_eval.jsonl.",
         )(fn)
 
@@ -94,11 +113,17 @@ def handle_errors(fn):
             click.echo(f"{exc.label}{exc}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
-            _stop_workers()
-            click.echo("interrupted: every query was stopped and no report was written", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+            stop_interrupted()
 
     return run
+
+
+def stop_interrupted() -> None:
+    """A signal (or Ctrl-C) came: stop every query and server, say so in one line, exit 128 + its number."""
+    code = signals.cleaning_up()
+    _stop_workers()
+    click.echo("interrupted: every query was stopped and no report was written", err=True)
+    sys.exit(code)
 
 
 def _stop_workers() -> None:
@@ -115,7 +140,7 @@ def execution_options(fn):
     options = [
         click.option(
             "--db-dir",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=AbsolutePath(file_okay=False, path_type=Path),
             help="Folder of DuckDB/SQLite files named by the gold's `db` (default: GOLD/databases).",
         ),
         click.option(
@@ -163,12 +188,12 @@ def execution_options(fn):
         ),
         click.option(
             "--work-dir",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=AbsolutePath(file_okay=False, path_type=Path),
             help="Result CSVs and the gold cache (default: beside --output, else ./.grade-work).",
         ),
         click.option(
             "--credentials-dir",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=AbsolutePath(file_okay=False, path_type=Path),
             default=Path("credentials"),
             show_default=True,
         ),
@@ -220,3 +245,12 @@ def _check_writable(output: Path) -> None:
             pass
     except OSError as exc:
         raise UsageError(f"--output {output}: cannot write there ({exc.strerror or exc})") from None
+
+
+def warn_about_pairing(report) -> None:
+    """Predictions that may be paired with the wrong gold lines, said on stderr before the figures (they are
+    in the report's problems too): a low score for that reason is not the model's."""
+    from evaluators.loading.pairing import warnings
+
+    for text in warnings(report.summary.problems):
+        click.echo(f"warning: {text}", err=True)

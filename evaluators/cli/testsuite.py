@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import handle_errors, jobs_option
+from evaluators.cli.options import AbsolutePath, handle_errors, jobs_option, warn_about_pairing
 
 EPILOG = """\b
 Examples:
@@ -20,14 +20,14 @@ Examples:
     "--gold",
     "gold_file",
     required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
     help="Gold file: one SQL<TAB>db_id a line.",
 )
 @click.option(
     "--pred",
     "pred_file",
     required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
     help="Predictions: one SQL a line, in the gold's order.",
 )
 @click.option(
@@ -35,7 +35,7 @@ Examples:
     "--db-dir",
     "db_dir",
     required=True,
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=AbsolutePath(exists=True, file_okay=False, path_type=Path),
     help="Folder of <db_id>/<db_id>.sqlite and the suite's variants <db_id>/*.sqlite.",
 )
 @click.option(
@@ -54,12 +54,12 @@ Examples:
 )
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=AbsolutePath(dir_okay=False, path_type=Path),
     help="Write the JSON report here, with a CSV beside it.",
 )
 @click.option(
     "--work-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=AbsolutePath(file_okay=False, path_type=Path),
     help="Where query results go (default: beside --output, else .grade-work).",
 )
 @jobs_option("Run")
@@ -81,6 +81,7 @@ def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, wor
         timeout_s=timeout,
         jobs=resolve_jobs(jobs, 10**6),
     )
+    warn_about_pairing(report)
     click.echo(report.to_text(), nl=False)
     s = report.summary
     accuracy, compared = official_accuracy(report)

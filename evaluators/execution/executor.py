@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from evaluators.cwd import absolute_or_none
 from evaluators.errors import InstanceError
 from evaluators.execution.backends import LOCAL, REGISTRY, canonical_name
 from evaluators.execution.backends.base import Request, credential_environment
@@ -50,6 +51,10 @@ class ExecConfig:
     sqlite_decode_errors: str = "strict"  # "ignore": undecodable text is dropped, as test-suite-sql-eval reads it
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB  # per query, for the local engines (execution/opener.py)
     max_result_rows: int = 1_000_000  # rows a Cypher query may return
+
+    def __post_init__(self) -> None:  # the API's edge: the caller's relative paths, made absolute once
+        for name in ("output_dir", "db_dir", "credentials_dir"):
+            object.__setattr__(self, name, absolute_or_none(getattr(self, name)))
 
     def settings(self) -> dict:
         """The JSON-safe fields a backend reads, paths made absolute for the worker; engines spill into

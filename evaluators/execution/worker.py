@@ -29,6 +29,8 @@ from typing import IO
 
 from evaluators.execution.backends import get_backend
 from evaluators.execution.backends.base import QueryFailed, Request, first_line, redact
+from evaluators.signals import check as stop_if_signalled
+from evaluators.signals import exit_with_parent
 
 # The worker imports only evaluators.execution.backends (and what it needs), not the whole package: a stub
 # package module skips evaluators/__init__.py, so start-up is quicker and independent of the grader.
@@ -47,22 +49,8 @@ _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 # ---------------------------------------------------------------- child side
 
 
-def _exit_with_parent(interval_s: float = 0.5) -> None:
-    """A worker outlives nobody: when the grader that started it is gone (killed, Ctrl-C, a pool torn
-    down), it ends itself, even in the middle of a query in C code (os._exit)."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(interval_s)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
-
-
 def main() -> None:
-    _exit_with_parent()
+    exit_with_parent()
     for module in sys.argv[2:]:
         try:
             importlib.import_module(module)
@@ -192,10 +180,11 @@ class WorkerProcess:
     def next_event(self, deadline: float) -> dict | None:
         """The next event, None when the deadline passes; EOFError when the worker is gone."""
         while b"\n" not in self._buffer:
+            stop_if_signalled()  # a signal whose first raise was swallowed (evaluators/signals.py)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            for key, _ in self._selector.select(min(remaining, 1.0)):
+            for key, _ in self._selector.select(min(remaining, 0.25)):
                 chunk = os.read(key.fd, 65536)
                 if key.data == "err":
                     self.stderr_tail = (self.stderr_tail + chunk)[-_STDERR_TAIL:]
@@ -315,6 +304,7 @@ def _shutdown() -> None:
 
 def execute(request: Request, action: str = "run", **extra) -> dict:
     """Run the request in a worker and return its result event; timeouts kill the worker."""
+    stop_if_signalled()  # no query starts once the run is stopping
     backend = get_backend(request.backend)
     worker = _start(pool(), {"action": action, "request": request.to_dict(), **extra})
     begun = time.monotonic()

@@ -1,25 +1,62 @@
 """Grading spread over Ray actors (`grade --ray ADDRESS`), for corpora too large for one machine.
 
-Each actor grades chunks of instances exactly as a local worker process does (run._grade_chunk),
-with its own SQL worker pool; results come back in order.  The submission, gold and database
-folders must be readable at the same paths on every node (a shared file system).  Ray is an
-extra (`pip install '.[ray]'`), imported only here.
+Each actor grades chunks of instances with the function it is handed (by its "module:attr" name, imported in
+the actor), exactly as a local worker process does, with its own SQL worker pool.  The submission, gold and
+database folders must be readable at the same absolute paths on every node (a shared file system): before
+any work is sent, every actor fingerprints the two folders and the run stops with a usage error when one
+sees something else.  An actor that dies (its node lost, its process killed) has its chunks graded again
+on the actors that remain, at most `MAX_RETRIES` times; what still cannot be graded gets `internal_error`
+naming the lost node.  Ray is an extra (`pip install '.[ray]'`), imported only here.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import os
+import socket
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+from pathlib import Path
 
-from evaluators.errors import MissingExtra
+from evaluators import signals
+from evaluators.errors import MissingExtra, UsageError
 
 MAX_ACTORS = 32
+MAX_RETRIES = 2  # a chunk whose actor died is sent again at most this many times
+
+
+def folder_fingerprint(folder: str) -> str:
+    """What a node sees of a folder: its top-level names and sizes, and the content of its jsonl files."""
+    digest = hashlib.sha256()
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    for entry in entries:
+        size = entry.stat(follow_symlinks=False).st_size if entry.is_file(follow_symlinks=False) else -1
+        digest.update(f"{entry.name}\0{size}\n".encode("utf-8", "surrogateescape"))
+        if entry.name.endswith(".jsonl") and size >= 0:
+            with open(entry.path, "rb") as handle:
+                digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()
 
 
 class GradeShard:
-    def grade(self, args) -> list:
-        from evaluators.grading.run import _grade_chunk
+    """One actor; it knows nothing of the grading but the function it is handed."""
 
-        return _grade_chunk(args)
+    def node(self) -> str:
+        import ray
+
+        return f"{socket.gethostname()} ({ray.get_runtime_context().get_node_id()[:12]})"
+
+    def fingerprints(self, folders: list[str]) -> list[str]:
+        return [folder_fingerprint(folder) for folder in folders]
+
+    def run(self, function: str, args) -> list:
+        module, name = function.split(":")
+        return getattr(importlib.import_module(module), name)(args)
 
 
 def connect(address: str | None):
@@ -34,16 +71,76 @@ def connect(address: str | None):
     return ray
 
 
-def grade_chunks(chunks: list, address: str | None) -> Iterator[list]:
-    """Each chunk's graded results, in the order of the chunks."""
+@dataclass
+class _Slot:
+    actor: Any  # a Ray actor handle
+    node: str
+    alive: bool = True
+
+
+def run_chunks(function: str, chunks: list, folders: dict[str, Path], address: str | None, lost) -> Iterator:
+    """(index, results) of each chunk as it is done, each chunk run by `function` on some actor.  `folders`
+    ({name: path}) must look the same on every node; `lost(chunk, words)` gives the results of a chunk that
+    could not be graded."""
     ray = connect(address)
     count = max(1, min(MAX_ACTORS, len(chunks), int(ray.cluster_resources().get("CPU", 1))))
-    shard = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(GradeShard)
+    shard = ray.remote(num_cpus=1, scheduling_strategy="SPREAD", max_restarts=0)(GradeShard)
     actors = [shard.remote() for _ in range(count)]
     try:
-        pending = [actors[i % count].grade.remote(chunk) for i, chunk in enumerate(chunks)]
-        for ref in pending:
-            yield ray.get(ref)
+        slots = [
+            _Slot(actor, node) for actor, node in zip(actors, ray.get([a.node.remote() for a in actors]), strict=True)
+        ]
+        _check_same_folders(ray, slots, folders)
+        yield from _dispatch(ray, function, chunks, slots, lost)
     finally:
         for actor in actors:
             ray.kill(actor)
+
+
+def _check_same_folders(ray, slots: list[_Slot], folders: dict[str, Path]) -> None:
+    names, paths = list(folders), [str(folders[name]) for name in folders]
+    here = [folder_fingerprint(path) for path in paths]
+    seen = ray.get([slot.actor.fingerprints.remote(paths) for slot in slots])
+    for slot, theirs in zip(slots, seen, strict=True):
+        for name, path, mine, other in zip(names, paths, here, theirs, strict=True):
+            if mine != other:
+                raise UsageError(
+                    f"the Ray worker on {slot.node} does not see the {name} folder {path} as this machine does "
+                    f"({'it cannot read it' if other.startswith('unreadable') else 'other files'})",
+                    hint="put the folders on a file system every node shares, at the same path, or grade "
+                    "with --ray local",
+                )
+
+
+def _dispatch(ray, function: str, chunks: list, slots: list[_Slot], lost) -> Iterator:
+    tries = [0] * len(chunks)
+    todo = list(range(len(chunks)))
+    running: dict = {}  # ref -> (chunk index, slot)
+
+    def send(index: int) -> None:
+        live = [slot for slot in slots if slot.alive]
+        slot = min(live, key=lambda s: sum(1 for _, busy in running.values() if busy is s))
+        running[slot.actor.run.remote(function, chunks[index])] = (index, slot)
+
+    while todo or running:
+        while todo and any(slot.alive for slot in slots) and len(running) < 2 * len(slots):
+            send(todo.pop(0))
+        if not running:  # every actor is gone: what is left cannot be graded
+            for index in todo:
+                yield index, lost(chunks[index], "every Ray actor of the run was lost")
+            return
+        ready, _ = ray.wait(list(running), num_returns=1, timeout=0.25)
+        if not ready:
+            signals.check()
+            continue
+        ref = ready[0]
+        index, slot = running.pop(ref)
+        try:
+            yield index, ray.get(ref)
+        except ray.exceptions.RayActorError as exc:
+            slot.alive = False
+            tries[index] += 1
+            if tries[index] > MAX_RETRIES:
+                yield index, lost(chunks[index], f"the Ray node {slot.node} was lost ({type(exc).__name__})")
+            else:
+                todo.append(index)

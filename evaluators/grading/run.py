@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
-from evaluators.grading.instance import Graded, Options, grade_instance
+from evaluators import signals
+from evaluators.cwd import absolute
+from evaluators.grading.instance import NAMES, Graded, Options, grade_instance
 from evaluators.grading.jobs import resolve_jobs
 from evaluators.grading.warm import warm_for
 from evaluators.loading.specs import load_gold
 from evaluators.loading.submissions import load_submission_in
 from evaluators.matching.semantics import PRESETS, get_preset
+from evaluators.matching.verdicts import same_for_all
 from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 
@@ -34,7 +37,7 @@ def grade(
     """
     get_preset(semantics)
     options = Options() if options is None else options
-    result_dir, gold_dir = Path(result_dir), Path(gold_dir)
+    result_dir, gold_dir = absolute(result_dir), absolute(gold_dir)
     gold, submission = loaded or (load_gold(gold_dir), load_submission_in(result_dir, options.layout))
     work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
     if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
@@ -107,7 +110,7 @@ def _attempt_entry(verdicts: dict, info: dict, semantics: str) -> dict:
     return entry
 
 
-def _grade_chunk(args) -> list[Graded]:
+def grade_chunk(args) -> list[Graded]:
     chunk, result_dir, gold_dir, options = args
     try:
         return [grade_instance(g, line, result_dir, gold_dir, options) for g, line in chunk]
@@ -120,6 +123,7 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list
     if jobs <= 1 or len(work) < 2:
         out = []
         for g, line in work:
+            signals.check()
             out.append(grade_instance(g, line, result_dir, gold_dir, options))
             bar.step()
         bar.close()
@@ -129,13 +133,13 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list
     size = max(1, min(32, len(work) // (jobs * 4) or 1))
     chunks = [work[i : i + size] for i in range(0, len(work), size)]
     out = []
-    pool = multiprocessing.get_context("fork").Pool(jobs)
+    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=signals.exit_with_parent)
     try:
-        for results in pool.imap(_grade_chunk, [(c, result_dir, gold_dir, options) for c in chunks]):
+        for results in _waiting(pool.imap(grade_chunk, [(c, result_dir, gold_dir, options) for c in chunks])):
             out.extend(results)
             bar.step(len(results))
         pool.close()
-    except BaseException:  # Ctrl-C: the processes go at once (their SQL workers follow them, see worker.py)
+    except BaseException:  # a signal: the processes go at once (their SQL workers follow them, see worker.py)
         pool.terminate()
         raise
     finally:
@@ -144,18 +148,42 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list
     return out
 
 
+def _waiting(results) -> Iterator:
+    """The pool's results in order, looking every quarter second for a signal whose raise was lost."""
+    import multiprocessing
+
+    while True:
+        try:
+            yield results.next(timeout=0.25)
+        except StopIteration:
+            return
+        except multiprocessing.TimeoutError:
+            signals.check()
+
+
 def _grade_on_ray(work, result_dir, gold_dir, options, address: str, progress) -> list[Graded]:
-    from evaluators.grading.ray_run import grade_chunks
+    from evaluators.grading.ray_run import run_chunks
 
     bar = progress(len(work)) if callable(progress) else _Silent()
     size = max(1, min(32, len(work) // 64 or 1))
     chunks = [(work[i : i + size], result_dir, gold_dir, options) for i in range(0, len(work), size)]
-    out: list[Graded] = []
-    for results in grade_chunks(chunks, address):
-        out.extend(results)
+    folders = {"submission": result_dir, "gold": gold_dir}
+    if options.executor is not None and options.executor.config.db_dir is not None:
+        folders["database"] = options.executor.config.db_dir
+    done: dict[int, list[Graded]] = {}
+    for index, results in run_chunks(f"{__name__}:grade_chunk", chunks, folders, address, _lost):
+        done[index] = results
         bar.step(len(results))
     bar.close()
-    return out
+    return [graded for index in range(len(chunks)) for graded in done[index]]
+
+
+def _lost(chunk, words: str) -> list[Graded]:
+    """A chunk no Ray actor could grade: each instance says so (the run still ends with a report)."""
+    return [
+        Graded(same_for_all(NAMES, 0.0, "internal_error", f"not graded: {words}"), tuple(s.func for s in g.specs))
+        for g, _line in chunk[0]
+    ]
 
 
 class _Silent:

@@ -54,30 +54,42 @@ def _database_key(extra_info) -> list:
 
 
 def spread_batch(data_sources: list, solution_strs: list, ground_truths: list, extra_infos: list) -> list[dict]:
+    """Each item scored on the actor of its (gold, database); an actor that died is replaced and its part
+    scored again on the new one (once: a part that kills two actors is an error, not a loop)."""
     import ray
 
+    columns = (data_sources, solution_strs, ground_truths, extra_infos)
     workers = actors()
-    parts: list[list[int]] = [[] for _ in workers]
+    parts: dict[int, list[int]] = {}
     for index, (truth, info) in enumerate(zip(ground_truths, extra_infos, strict=True)):
-        parts[shard_of(truth, info, len(workers))].append(index)
-    pending = [
-        (
-            indexes,
-            workers[n].score.remote(
-                [data_sources[i] for i in indexes],
-                [solution_strs[i] for i in indexes],
-                [ground_truths[i] for i in indexes],
-                [extra_infos[i] for i in indexes],
-            ),
-        )
-        for n, indexes in enumerate(parts)
-        if indexes
-    ]
+        parts.setdefault(shard_of(truth, info, len(workers)), []).append(index)
+    pending = {n: workers[n].score.remote(*_part(columns, indexes)) for n, indexes in parts.items()}
     results: list = [None] * len(solution_strs)
-    for indexes, ref in pending:
-        for index, value in zip(indexes, ray.get(ref), strict=True):
+    for n, indexes in parts.items():
+        try:
+            values = ray.get(pending[n])
+        except ray.exceptions.RayActorError:
+            values = ray.get(_replace(n).score.remote(*_part(columns, indexes)))
+        for index, value in zip(indexes, values, strict=True):
             results[index] = value
     return results
+
+
+def _part(columns: tuple, indexes: list[int]) -> list[list]:
+    return [[column[i] for i in indexes] for column in columns]
+
+
+def _replace(n: int):
+    """A new actor in slot `n` (the old one died with its node or its process)."""
+    import ray
+
+    with _lock:
+        try:
+            ray.kill(_actors[n])
+        except Exception:
+            pass  # already gone
+        _actors[n] = ray.remote(num_cpus=0, scheduling_strategy="SPREAD")(RewardShard).remote()
+        return _actors[n]
 
 
 def shutdown_actors() -> None:

@@ -18,6 +18,7 @@ import re
 import threading
 from pathlib import Path
 
+from evaluators.cwd import absolute
 from evaluators.errors import InstanceError
 from evaluators.execution.executor import resolve_database
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
@@ -56,7 +57,7 @@ def extract_sql(completion: str) -> str | None:
 def compute_score(data_source: str, solution_str: str, ground_truth, extra_info: dict | None = None) -> dict:
     """verl's custom reward function: a dict whose "score" is the reward (always run here, never on Ray:
     one sample is not worth a round trip)."""
-    return local_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
+    return local_batch([data_source], [solution_str], [ground_truth], [with_absolute_paths(extra_info)])[0]
 
 
 def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, **_unused) -> list[dict]:
@@ -65,12 +66,21 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
     Under a running Ray instance (`ray.is_initialized()`), the batch is spread over Ray actors
     (rewards/rayshards.py); results are the same."""
     count = len(solution_strs)
-    infos = list(extra_infos) if extra_infos is not None else [None] * count
+    infos = [with_absolute_paths(i) for i in extra_infos] if extra_infos is not None else [None] * count
     if _ray_running():
         from evaluators.rewards.rayshards import spread_batch
 
         return spread_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
     return local_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
+
+
+def with_absolute_paths(extra_info):
+    """The caller's relative database paths made absolute here, at the edge, before a Ray actor (whose
+    working directory is another) or a worker sees them."""
+    if not isinstance(extra_info, dict):
+        return extra_info
+    found = {key: extra_info[key] for key in ("db_path", "db_root") if isinstance(extra_info.get(key), str)}
+    return {**extra_info, **{key: str(absolute(value)) for key, value in found.items() if value}}
 
 
 def local_batch(data_sources: list, solution_strs: list, ground_truths: list, extra_infos: list) -> list[dict]:

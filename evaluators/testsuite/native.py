@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.errors import Location, SpecError
+from evaluators.loading import pairing
 from evaluators.loading.specs import Problem
 
 
@@ -31,6 +32,7 @@ class GoldQuery:
 class Prediction:
     sql: str
     location: Location
+    db_id: str | None = None  # a line `SQL<TAB>db_id` names its database (the scorer reads only the SQL)
 
 
 def _sessions(path: Path) -> list[list[tuple[int, str]]]:
@@ -65,10 +67,12 @@ def _gold_line(path: Path, number: int, line: str, problems: list[Problem]) -> G
 
 
 def read_predictions(path: Path) -> list[list[Prediction]]:
-    return [
-        [Prediction(line.split("\t")[0].strip(), Location(str(path), n)) for n, line in session]
-        for session in _sessions(path)
-    ]
+    return [[_prediction(line, Location(str(path), n)) for n, line in session] for session in _sessions(path)]
+
+
+def _prediction(line: str, where: Location) -> Prediction:
+    fields = line.split("\t")
+    return Prediction(fields[0].strip(), where, fields[1].strip() if len(fields) > 1 else None)
 
 
 def pair(
@@ -79,7 +83,7 @@ def pair(
         problems.append(
             Problem(
                 Location(str(pred_file)),
-                f"{len(preds)} session(s) of predictions for {len(golds)} "
+                f"{pairing.PREFIX}{len(preds)} session(s) of predictions for {len(golds)} "
                 "gold session(s): the official scorer stops here (a blank line starts a session); "
                 "graded line by line instead",
                 hint="remove blank lines, or write every prediction",
@@ -92,12 +96,16 @@ def pair(
             problems.append(
                 Problem(
                     Location(str(pred_file)),
-                    f"session {number}: {len(pred_session)} prediction(s) "
+                    f"{pairing.PREFIX}session {number}: {len(pred_session)} prediction(s) "
                     f"for {len(gold_session)} gold line(s); the scorer compares the first "
                     f"{min(len(gold_session), len(pred_session))} only",
                 )
             )
         pairs += [(g, pred_session[i] if i < len(pred_session) else None) for i, g in enumerate(gold_session)]
+    shifted = pairing.shift_problem(
+        [(p.db_id if p else None, g.db_id if g else None) for g, p in pairs], Location(str(pred_file))
+    )
+    problems.extend([shifted] if shifted else [])
     return pairs
 
 
