@@ -17,8 +17,8 @@ import os
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from evaluators import signals
 from evaluators.errors import MissingExtra, UsageError
