@@ -13,6 +13,8 @@ from evaluators.reporting.execution_summary import execution_metrics, render_lin
 
 REPORT_VERSION = 2  # 2: score intervals, graded scores, gold errors and provenance in the summary
 GOLD_ERROR_REASONS = ("invalid_gold", "unknown_func", "invalid_spec", "unreadable_gold")
+MIN_WIDTH, MAX_WIDTH = 60, 400  # a narrow or absurd terminal still gets readable lines
+ELLIPSIS = "..."
 REASONS = {
     "match": "the answer passes",
     "partial": "a reward between 0 and 1 (qa_f1)",
@@ -174,7 +176,8 @@ class Report:
             )
         return buffer.getvalue()
 
-    def to_text(self, width: int = 100) -> str:
+    def to_text(self, width: int | None = None) -> str:
+        """The terminal's report; its lists fit `width` columns (default: the terminal's, 100 when piped)."""
         return render_text(self, width)
 
     def to_html(self) -> str:
@@ -315,7 +318,26 @@ def _breakdowns(instances: list[InstanceReport]) -> dict:
     return out
 
 
-def render_text(report: Report, width: int = 100) -> str:
+def terminal_width() -> int:
+    """The terminal's width, within reason; 100 when the output is piped (and COLUMNS is not set)."""
+    import shutil
+
+    return max(MIN_WIDTH, min(MAX_WIDTH, shutil.get_terminal_size((100, 24)).columns))
+
+
+def fit(text: str, width: int) -> str:
+    """One line of at most `width` characters, cut at a word with an ellipsis when it is longer."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - len(ELLIPSIS)]
+    space = cut.rfind(" ")
+    if space > width // 2:  # a word boundary not too far back; otherwise a long token is cut where it must be
+        cut = cut[:space]
+    return cut.rstrip(" ,;:(") + ELLIPSIS
+
+
+def render_text(report: Report, width: int | None = None) -> str:
+    width = width or terminal_width()
     s = report.summary
     lines = [
         f"Graded {s.graded} of {s.gold_instances} gold instances ({s.submitted} submitted lines, "
@@ -364,13 +386,13 @@ def render_text(report: Report, width: int = 100) -> str:
     ]
     if failed:
         lines += ["", f"  Failed ({len(failed)}; reason and detail):"]
-        lines += [f"    {i.instance_id}: {i.reason}: {_one_line(i.detail)}"[:width] for i in failed[:20]]
+        lines += [fit(f"    {i.instance_id}: {i.reason}: {_one_line(i.detail)}", width) for i in failed[:20]]
         if len(failed) > 20:
             lines.append(f"    ... and {len(failed) - 20} more (see the JSON or HTML report)")
     if s.gold_errors:
         lines += ["", f"  Gold errors ({len(s.gold_errors)}; the gold's problems, not the model's):"]
         by_id = {i.instance_id: i for i in report.instances}
-        lines += [f"    {g}: {by_id[g].reason}: {_one_line(by_id[g].detail)}"[:width] for g in s.gold_errors[:20]]
+        lines += [fit(f"    {g}: {by_id[g].reason}: {_one_line(by_id[g].detail)}", width) for g in s.gold_errors[:20]]
     extras = sorted(
         {hint for i in report.instances if i.reason == "missing_extra" and (hint := _pip_hint(i.detail)) is not None}
     )
@@ -380,7 +402,7 @@ def render_text(report: Report, width: int = 100) -> str:
     if s.missing:
         lines += ["", f"  Missing predictions ({len(s.missing)}, scored 0): " + _short(s.missing)]
     if s.problems:
-        lines += ["", f"  Input problems ({len(s.problems)}):"] + [f"    {p}"[:width] for p in s.problems[:20]]
+        lines += ["", f"  Input problems ({len(s.problems)}):"] + [fit(f"    {p}", width) for p in s.problems[:20]]
     return "\n".join(lines) + "\n"
 
 
