@@ -87,9 +87,7 @@ def run_chunks(function: str, chunks: list, folders: dict[str, Path], address: s
     shard = ray.remote(num_cpus=1, scheduling_strategy="SPREAD", max_restarts=0)(GradeShard)
     actors = [shard.remote() for _ in range(count)]
     try:
-        slots = [
-            _Slot(actor, node) for actor, node in zip(actors, ray.get([a.node.remote() for a in actors]), strict=True)
-        ]
+        slots = _live_slots(ray, actors)
         _check_same_folders(ray, slots, folders)
         yield from _dispatch(ray, function, chunks, slots, lost)
     finally:
@@ -97,12 +95,29 @@ def run_chunks(function: str, chunks: list, folders: dict[str, Path], address: s
             ray.kill(actor)
 
 
+def _live_slots(ray, actors: list) -> list[_Slot]:
+    """The actors that answer, with the node each runs on; one whose node is already gone is left out."""
+    slots = []
+    for actor, ref in [(actor, actor.node.remote()) for actor in actors]:
+        try:
+            slots.append(_Slot(actor, ray.get(ref)))
+        except ray.exceptions.RayActorError:
+            continue
+    if not slots:
+        raise UsageError("no Ray actor of the run could start", hint="check the cluster, or grade with --ray local")
+    return slots
+
+
 def _check_same_folders(ray, slots: list[_Slot], folders: dict[str, Path]) -> None:
     names, paths = list(folders), [str(folders[name]) for name in folders]
     here = [folder_fingerprint(path) for path in paths]
-    seen = ray.get([slot.actor.fingerprints.remote(paths) for slot in slots])
-    for slot, theirs in zip(slots, seen, strict=True):
-        for name, path, mine, other in zip(names, paths, here, theirs, strict=True):
+    for slot, ref in [(slot, slot.actor.fingerprints.remote(paths)) for slot in slots]:
+        try:
+            seen = ray.get(ref)
+        except ray.exceptions.RayActorError:
+            slot.alive = False  # gone already: it will get no work
+            continue
+        for name, path, mine, other in zip(names, paths, here, seen, strict=True):
             if mine != other:
                 raise UsageError(
                     f"the Ray worker on {slot.node} does not see the {name} folder {path} as this machine does "
