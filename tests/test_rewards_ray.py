@@ -92,3 +92,19 @@ def test_cli_grade_with_ray_option(ray_instance, tmp_path):
         assert result.exit_code in (0, 1), result.output
         outputs[name] = [(i["instance_id"], i["score"], i["reason"]) for i in json.loads(out.read_text())["instances"]]
     assert outputs["ray"] == outputs["local"] and outputs["local"]
+
+
+def test_a_reward_actor_that_died_is_replaced_and_its_batch_scored(ray_instance, tmp_path):
+    from evaluators.rewards import rayshards, verl
+
+    db = make_database(tmp_path / "shop.sqlite", 7)
+    items = query_pairs(7)[:30]
+    sources, truths = ["bird"] * len(items), [gold for gold, _ in items]
+    completions = [f"```sql\n{pred}\n```" for _, pred in items]
+    infos = [{"db_path": str(db)} for _ in items]
+    local = verl.local_batch(sources, completions, truths, infos)
+    workers = rayshards.actors()
+    ray_instance.kill(workers[0])  # as a lost node or an OOM kill would
+    assert verl.compute_score_batch(sources, completions, truths, infos) == local
+    assert rayshards.actors()[0] is not workers[0], "a new actor stands in its slot"
+    assert verl.compute_score_batch(sources, completions, truths, infos) == local, "and serves the next batch"
