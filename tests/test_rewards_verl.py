@@ -66,8 +66,8 @@ def test_batch_takes_verl_keyword_arguments_and_numpy_arrays(databases):
         ground_truths=np.array([gold, gold], dtype=object),
         extra_infos=np.array([{"db_path": db}, {"db_path": db}], dtype=object),
     )
-    assert results[0] == {"score": 1.0, "format_ok": True, "executed": True, "error": ""}
-    assert results[1] == {"score": 0.0, "format_ok": False, "executed": False, "error": "no_sql"}
+    assert results[0] == {"score": 1.0, "format_ok": True, "executed": True, "error": "", "f1": 1.0, "em": 1.0}
+    assert results[1] == {"score": 0.0, "format_ok": False, "executed": False, "error": "no_sql", "f1": 0.0, "em": 0.0}
 
 
 def test_database_by_db_id_and_db_root(tmp_path):
@@ -227,3 +227,70 @@ def test_a_duckdb_database_works_the_same(tmp_path):
     outside = compute_score("bird", fenced("SELECT * FROM read_csv('/etc/passwd')"), gold, info)
     assert outside["score"] == 0.0 and not outside["executed"]
     assert folder_fingerprint(tmp_path) == before
+
+
+def test_every_source_gives_the_same_keys_with_the_same_types(databases):
+    """verl 0.9's reward loop takes the first sample's keys for the batch (a qa sample first raised KeyError 'f1'
+    on the SQL ones; last, its f1/em were dropped); the batch manager stacks each key over the batch."""
+    db = {"db_path": str(databases[0])}
+    samples = [
+        ("qa", "the big cat", "the big red cat", None),
+        ("bird", fenced("SELECT count(*) FROM orders"), "SELECT 2000", db),
+        ("bird", "no sql", "SELECT 1", db),
+        ("math", r"\boxed{3}", "3", None),
+        ("chess", "e4", "e4", None),
+        ("bird", fenced("SELECT 1"), "SELECT 1", {"db_path": 5}),  # a broken sample
+    ]
+    results = compute_score_batch(*map(list, zip(*samples, strict=True)))
+    singles = [compute_score(*sample) for sample in samples]
+    for result in [*results, *singles]:
+        assert set(result) == {"score", "format_ok", "executed", "error", "f1", "em"}
+        assert [type(result[k]) for k in ("score", "f1", "em", "format_ok", "error")] == [
+            float,
+            float,
+            float,
+            bool,
+            str,
+        ]
+    assert [r["em"] for r in results] == [0.0, 1.0, 0.0, 1.0, 0.0, 0.0]
+    assert results[0]["f1"] == pytest.approx(0.8)
+    assert singles == results
+
+
+def test_extra_keyword_arguments_are_accepted(databases, tmp_path):
+    folder = databases[0].parent
+    answer = fenced("SELECT count(*) FROM orders")
+    # what verl's reward loop adds, and reward_kwargs: db_root/timeout_s/backend are per-batch defaults
+    loop = compute_score(
+        "bird",
+        answer,
+        "SELECT 2000",
+        {"db_path": str(databases[0])},
+        reward_router_address=None,
+        reward_model_tokenizer=None,
+    )
+    assert loop["score"] == 1.0
+    by_root = compute_score(
+        "bird", answer, "SELECT 2000", {"db_id": databases[0].stem}, db_root=str(folder), timeout_s=5
+    )
+    assert by_root["score"] == 1.0
+    with pytest.warns(UserWarning, match="format_weight"):
+        shaped = compute_score("bird", answer, "SELECT 2000", {"db_path": str(databases[0])}, format_weight=0.1)
+    assert shaped["score"] == 1.0
+    batch = compute_score_batch(
+        ["bird"], [answer], ["SELECT 2000"], [{"db_id": databases[0].stem}], db_root=str(folder)
+    )
+    assert batch[0]["score"] == 1.0
+
+
+def test_compute_score_also_serves_the_batch_manager_and_the_prime_manager(databases):
+    db = {"db_path": str(databases[0])}
+    answer = fenced("SELECT count(*) FROM orders")
+    as_batch = compute_score(
+        data_sources=["bird"], solution_strs=[answer], ground_truths=["SELECT 2000"], extra_infos=[db]
+    )
+    assert [r["score"] for r in as_batch] == [1.0]
+    single = compute_score("bird", answer, "SELECT 2000", db)
+    assert single[0] == 1.0 and float(single[0]) == single["score"]  # prime reads result[0]
+    assert 0 not in single and list(single) == ["score", "format_ok", "executed", "error", "f1", "em"]
+    assert compute_score("qa", "Paris", np.array(["Lyon", "Paris"], dtype=object))["score"] == 1.0  # parquet list

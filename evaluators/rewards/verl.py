@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import re
 import threading
+import warnings
 from pathlib import Path
 
 from evaluators.cwd import absolute
@@ -54,24 +55,64 @@ def extract_sql(completion: str) -> str | None:
     return text or None
 
 
-def compute_score(data_source: str, solution_str: str, ground_truth, extra_info: dict | None = None) -> dict:
+# Keyword arguments verl's reward loop passes to every call (0.7+ with a reward model): not ours to use.
+_VERL_CALL_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"})
+# `custom_reward_function.reward_kwargs` this reward reads: defaults for every sample's extra_info.
+_INFO_DEFAULTS = ("db_root", "timeout_s", "backend")
+_warned: set[str] = set()
+
+
+class VerlScore(dict):
+    """One sample's result: a dict for the managers that log its keys (naive, batch, dapo, the 0.7+ reward
+    loop), and `result[0]` is the score for the prime manager, which reads a number or a tuple's first item."""
+
+    def __missing__(self, key):
+        if key == 0:
+            return self["score"]
+        raise KeyError(key)
+
+
+def compute_score(
+    data_source=None, solution_str=None, ground_truth=None, extra_info: dict | None = None, **kwargs
+) -> dict:
     """verl's custom reward function: a dict whose "score" is the reward (always run here, never on Ray:
-    one sample is not worth a round trip)."""
-    return local_batch([data_source], [solution_str], [ground_truth], [with_absolute_paths(extra_info)])[0]
+    one sample is not worth a round trip).
+
+    The same name serves verl's batch manager, which calls it with `data_sources=`, `solution_strs=`,
+    `ground_truths=`, `extra_infos=`: then it is compute_score_batch.  Other keyword arguments are
+    `custom_reward_function.reward_kwargs` (db_root, timeout_s and backend are defaults for every
+    sample) or what verl's reward loop adds (reward_router_address, reward_model_tokenizer: ignored)."""
+    if "solution_strs" in kwargs:
+        return compute_score_batch(**kwargs)  # type: ignore[return-value]
+    info = with_defaults(with_absolute_paths(extra_info), kwargs)
+    return VerlScore(local_batch([data_source], [solution_str], [ground_truth], [info])[0])
 
 
-def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, **_unused) -> list[dict]:
+def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, **kwargs) -> list[dict]:
     """verl's batch reward manager shape; SQL rewards run in parallel, the gold results cached.
 
     Under a running Ray instance (`ray.is_initialized()`), the batch is spread over Ray actors
     (rewards/rayshards.py); results are the same."""
     count = len(solution_strs)
-    infos = [with_absolute_paths(i) for i in extra_infos] if extra_infos is not None else [None] * count
+    given = list(extra_infos) if extra_infos is not None else [None] * count
+    infos = [with_defaults(with_absolute_paths(i), kwargs) for i in given]
     if _ray_running():
         from evaluators.rewards.rayshards import spread_batch
 
         return spread_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
     return local_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
+
+
+def with_defaults(extra_info, kwargs: dict):
+    """extra_info with the reward_kwargs this reward reads as defaults; unknown ones are named once, not fatal."""
+    for name in kwargs.keys() - _VERL_CALL_KWARGS - set(_INFO_DEFAULTS) - _warned:
+        _warned.add(name)
+        warnings.warn(f"spider-grade's verl reward ignores the keyword argument {name!r}", stacklevel=3)
+    defaults = {name: kwargs[name] for name in _INFO_DEFAULTS if kwargs.get(name) is not None}
+    if not defaults:
+        return extra_info
+    info = extra_info if isinstance(extra_info, dict) else {}
+    return with_absolute_paths({**defaults, **{k: v for k, v in info.items() if v is not None}})
 
 
 def with_absolute_paths(extra_info):
@@ -122,6 +163,8 @@ def _guarded(data_source, solution_str, ground_truth, extra_info) -> dict:
 def _score_one(data_source, solution_str, ground_truth, extra_info) -> dict:
     source = str(data_source or "").lower()
     info = extra_info if isinstance(extra_info, dict) else {}
+    if hasattr(ground_truth, "tolist"):  # verl reads a parquet list column as a numpy array
+        ground_truth = ground_truth.tolist()
     if source.startswith(SQL_SOURCES):
         return sql_score(solution_str, ground_truth, info)
     if source.startswith(QA_SOURCES):
@@ -131,9 +174,20 @@ def _score_one(data_source, solution_str, ground_truth, extra_info) -> dict:
     return _result(0.0, False, False, f"unknown data_source {data_source!r}")
 
 
-def _result(score: float, format_ok: bool, executed: bool, error: str = "") -> dict:
-    # verl stacks every key over the batch, so each key is always there, with one type.
-    return {"score": float(score), "format_ok": format_ok, "executed": executed, "error": error}
+def _result(score: float, format_ok: bool, executed: bool, error: str = "", f1: float | None = None) -> dict:
+    """verl stacks every key over the batch (and its 0.7+ reward loop takes the first sample's keys as the
+    batch's), so every source gives the same keys with one type: f1 and em are qa's token F1 and exact
+    match, and for the other sources 1.0 when the answer matched (score 1.0), else 0.0."""
+    matched = 1.0 if float(score) >= 1.0 else 0.0
+    f1_value = matched if f1 is None else float(f1)
+    return {
+        "score": float(score),
+        "format_ok": format_ok,
+        "executed": executed,
+        "error": error,
+        "f1": f1_value,
+        "em": matched,
+    }
 
 
 def sql_score(solution_str: str, gold_sql: str, info: dict) -> dict:
@@ -141,14 +195,14 @@ def sql_score(solution_str: str, gold_sql: str, info: dict) -> dict:
     if sql is None:
         return _result(0.0, False, False, "no_sql")
     try:
-        backend = str(info.get("backend", "sqlite"))
+        backend = str(info.get("backend") or "sqlite")  # None (a column absent from this row) means the default
         database = _database(backend, info)
     except InstanceError as exc:
         return _result(0.0, True, False, exc.reason)
     refused = _text_refusal(sql, backend)
     if refused:
         return _result(0.0, True, False, refused)
-    timeout = float(info.get("timeout_s", DEFAULT_TIMEOUT_S))
+    timeout = float(info["timeout_s"]) if info.get("timeout_s") is not None else DEFAULT_TIMEOUT_S
     pool = runner()
     gold = pool.gold(RowQuery(backend, database, str(gold_sql).strip().rstrip(";"), timeout))
     if not gold.ok:
@@ -198,7 +252,7 @@ def _qa_score(solution_str: str, answer, info: dict) -> dict:
     scores = _answer_reward(qa_f1_reward, qa_f1_tool_reward, solution_str, answer, info)
     if isinstance(scores, str):
         return _result(0.0, False, False, scores)
-    return {**_result(scores["reward"], True, True), "f1": float(scores["f1"]), "em": float(scores["em"])}
+    return {**_result(scores["reward"], True, True, f1=scores["f1"]), "em": float(scores["em"])}
 
 
 def _math_score(solution_str: str, answer, info: dict) -> dict:
