@@ -14,6 +14,7 @@ AgentFly's tool-use variants when `extra_info` carries a "trajectory".  See docs
 from __future__ import annotations
 
 import atexit
+import os
 import re
 import threading
 import warnings
@@ -147,6 +148,17 @@ def close_pool() -> None:
 
 
 atexit.register(close_pool)
+
+
+def _forget_pool_in_child() -> None:
+    """A forked child (verl's prime manager scores in a ProcessPoolExecutor) must not share the parent's worker
+    pipes or a lock held at the fork: it starts its own pool when it first scores."""
+    global _runner, _runner_lock
+    _runner = None
+    _runner_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
 def _guarded(data_source, solution_str, ground_truth, extra_info) -> dict:
