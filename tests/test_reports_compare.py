@@ -219,7 +219,42 @@ def test_comparison_html_renders_in_chromium_with_the_flips(two_runs, tmp_path):
     result = run_cli("compare", baseline, candidate, "--html", page)
     assert result.exit_code == 0
     dom = render(page, tmp_path / "cmp.png")
-    assert "Baseline vs Candidate" in dom and dom.count("fixed (0 → 1)") == 10 and dom.count("broken (1 → 0)") == 3
+    assert "Baseline vs Candidate" in dom
+    for semantics in ("spider2", "strict"):  # table_match: strict flips the same instances here
+        assert dom.count(f'<td>{semantics}</td><td class="pass">fixed (0 → 1)') == 10
+        assert dom.count(f'<td>{semantics}</td><td class="fail">broken (1 → 0)') == 3
+
+
+def test_compare_text_prints_readable_numbers():
+    from evaluators.reporting.compare import comparison_text
+
+    part = {
+        "baseline": {"score": 0.5},
+        "candidate": {"score": 0.6},
+        "delta": 0.1,
+        "delta_ci95": [0.01, 0.2],
+        "mcnemar": {"b": 1, "c": 2, "p_value": 0.5},
+        "fixed": ["q2", "q3"],
+        "broken": ["q1"],
+    }
+    group = {"n": 3, "baseline": 0.5, "candidate": 0.6, "delta": 0.1, "fixed": 1, "broken": 0}
+    data = {
+        "n": 3,
+        "semantics": "spider2",
+        **part,
+        "strict": {**part, "fixed": ["q9"], "broken": []},
+        "breakdowns": {"func": {"table_match": {**group, "strict": {**group, "delta": -0.25}}}},
+        "execution": {
+            "mean_seconds": {"baseline": 0.0040134189998752845, "candidate": 0.0051},
+            "ex_bird": {"baseline": 0.5, "candidate": 0.625},
+            "ves": {"baseline": 101.23456, "candidate": None},
+        },
+    }
+    text = comparison_text(data)
+    assert "mean_seconds 4.0 ms -> 5.1 ms, ex_bird 50.00% -> 62.50%, ves 101.23 -> n/a" in text
+    assert "0.0040134" not in text
+    assert "fixed (0 -> 1) under strict: q9" in text and "broken (1 -> 0) under spider2: q1" in text
+    assert re.search(r"table_match\s+3\s+50\.00\s+60\.00\s+\+10\.00\s+-25\.00", text)
 
 
 def test_plot_axes_are_0_to_100_and_40_labels_do_not_overlap(tmp_path):

@@ -44,8 +44,8 @@ Examples:
 @click.option(
     "--output",
     type=AbsolutePath(dir_okay=False, path_type=Path),
-    help="Write the JSON report here, with a CSV and a PNG of the same name beside it "
-    "(a name ending in .html writes the HTML report instead).",
+    help="Write the JSON report here, with a CSV and the figure (SVG; PNG with --plot-format png) of the same "
+    "name beside it (a name ending in .html writes the HTML report instead).",
 )
 @click.option("--html", "with_html", is_flag=True, help="With --output: also write the HTML report beside it.")
 @click.option(

@@ -126,10 +126,17 @@ def _breakdowns(ids: list[str], base: dict, cand: dict) -> dict:
             continue
         out[key] = {}
         for label, members in sorted(buckets.items()):
-            b = sum(base[i]["score"] for i in members) / len(members)
-            c = sum(cand[i]["score"] for i in members) / len(members)
-            out[key][label] = {"n": len(members), "baseline": b, "candidate": c, "delta": c - b}
+            out[key][label] = {"n": len(members), **_group(members, base, cand, "score")}
+            out[key][label]["strict"] = _group(members, base, cand, "strict_score")
     return out
+
+
+def _group(members: list[str], base: dict, cand: dict, key: str) -> dict:
+    b = sum(base[i][key] for i in members) / len(members)
+    c = sum(cand[i][key] for i in members) / len(members)
+    fixed = sum(base[i][key] < 1 <= cand[i][key] for i in members)
+    broken = sum(cand[i][key] < 1 <= base[i][key] for i in members)
+    return {"baseline": b, "candidate": c, "delta": c - b, "fixed": fixed, "broken": broken}
 
 
 def _execution(baseline: dict, candidate: dict) -> dict:
@@ -145,6 +152,17 @@ def _execution(baseline: dict, candidate: dict) -> dict:
         if times:
             out.setdefault("mean_seconds", {})[label] = sum(times) / len(times)
     return out
+
+
+def execution_value(key: str, value) -> str:
+    """A figure of the execution line as a reader wants it: rates in %, VES with two decimals, times in ms."""
+    if value is None:
+        return "n/a"
+    if key == "mean_seconds":
+        return f"{1000 * value:.1f} ms"
+    if key.startswith("ex_"):
+        return f"{value:.2%}"
+    return f"{value:.2f}"
 
 
 def comparison_text(data: dict) -> str:
@@ -164,19 +182,30 @@ def comparison_text(data: dict) -> str:
         row("strict", data["strict"]),
     ]
     for key, groups in data["breakdowns"].items():
-        lines += ["", f"  by {key}:"]
+        lines += ["", f"  by {key}:{'':<30}{'n':>5}  {'baseline':>8} {'candidate':>9} {'Δ':>7}   strict: Δ"]
         for label, g in groups.items():
+            strict = g.get("strict") or {}
             lines.append(
-                f"    {label[:36]:<38}{g['n']:>5}  {100 * g['baseline']:>7.2f}  {100 * g['candidate']:>7.2f}"
-                f"  {100 * g['delta']:>+7.2f}"
+                f"    {label[:36]:<38}{g['n']:>5}  {100 * g['baseline']:>8.2f} {100 * g['candidate']:>9.2f}"
+                f" {100 * g['delta']:>+7.2f}" + (f"   {100 * strict['delta']:+.2f}" if strict else "")
             )
     if data["execution"]:
         lines += [
             "",
             "  execution: "
-            + ", ".join(f"{k} {v.get('baseline')} -> {v.get('candidate')}" for k, v in data["execution"].items()),
+            + ", ".join(
+                f"{k} {execution_value(k, v.get('baseline'))} -> {execution_value(k, v.get('candidate'))}"
+                for k, v in data["execution"].items()
+            ),
         ]
-    for name, ids in (("fixed (0 -> 1)", data["fixed"]), ("broken (1 -> 0)", data["broken"])):
-        if ids:
-            lines += ["", f"  {name}: " + ", ".join(ids[:20]) + (f" ... (+{len(ids) - 20})" if len(ids) > 20 else "")]
+    for label, part in ((data["semantics"], data), ("strict", data["strict"])):
+        for name, ids in (
+            (f"fixed (0 -> 1) under {label}", part["fixed"]),
+            (f"broken (1 -> 0) under {label}", part["broken"]),
+        ):
+            if ids:
+                lines += [
+                    "",
+                    f"  {name}: " + ", ".join(ids[:20]) + (f" ... (+{len(ids) - 20})" if len(ids) > 20 else ""),
+                ]
     return "\n".join(lines) + "\n"

@@ -17,6 +17,12 @@ td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}t
 .num{text-align:right;font-variant-numeric:tabular-nums}.pass{color:#1a7f37}.fail{color:#b42318}
 .charts{display:flex;flex-wrap:wrap;gap:24px}.chart{flex:1 1 460px}input{padding:4px;width:320px;margin:8px 0}
 .detail{max-width:520px;word-break:break-word}.muted{color:#666;font-size:12px}
+.scroll{overflow-x:auto;max-width:100%}.chart svg{max-width:100%;height:auto}
+th.sort-asc::after{content:" \\25B2"}th.sort-desc::after{content:" \\25BC"}th[title]{text-decoration:underline dotted}
+ul.ids{columns:3 260px;font-size:13px;padding-left:18px}ul.ids li{break-inside:avoid;word-break:break-word}
+@media (max-width:700px){body{margin:10px}.chart{flex:1 1 100%;overflow-x:auto}.chart svg{min-width:480px}
+input{width:100%;box-sizing:border-box}
+ul.ids{columns:1}}
 """
 
 SCRIPT = """
@@ -27,29 +33,33 @@ function sortTable(table, column, numeric){
     let y = b.cells[column].dataset.value ?? b.cells[column].textContent;
     if (numeric) { x = parseFloat(x); y = parseFloat(y); }
     return (x < y ? -1 : x > y ? 1 : 0) * (dir == 'asc' ? 1 : -1); });
-  rows.forEach(r => body.appendChild(r)); table.dataset.sortColumn = column; table.dataset.sortDir = dir; }
+  rows.forEach(r => body.appendChild(r)); table.dataset.sortColumn = column; table.dataset.sortDir = dir;
+  table.querySelectorAll('th').forEach(h => h.classList.remove('sort-asc', 'sort-desc'));
+  table.tHead.rows[0].cells[column].classList.add('sort-' + dir); }
 function filterTable(input, table){
   const words = input.value.toLowerCase();
   Array.from(table.tBodies[0].rows).forEach(r => { r.style.display = r.textContent.toLowerCase().includes(words) ? '' : 'none'; });
   document.getElementById(table.id + '-shown').textContent = Array.from(table.tBodies[0].rows).filter(r => r.style.display == '').length; }
-document.querySelectorAll('table.sortable th').forEach((th, i) => th.addEventListener('click',
-  () => sortTable(th.closest('table'), th.cellIndex, th.dataset.numeric == '1')));
+document.querySelectorAll('table.sortable th').forEach(th => { th.title = 'click to sort';
+  th.addEventListener('click', () => sortTable(th.closest('table'), th.cellIndex, th.dataset.numeric == '1')); });
 """
 
 
 def page(title: str, body: str) -> str:
     return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
         f"<style>{STYLE}</style></head><body>{body}<script>{SCRIPT}</script></body></html>\n"
     )
 
 
 def report_html(report) -> str:
     s = report.summary
+    bars = semantics_bars(report)
     rows = "".join(
-        f'<tr><td>{escape(name)}</td><td class="num">{percent(value)}</td><td class="num">'
-        f"{interval(s.score_ci95 if name == s.semantics else s.strict_score_ci95 if name == 'strict' else None)}</td></tr>"
-        for name, value in s.scores.items()
+        f'<tr><td>{escape(bar.label)}</td><td class="num">{percent(bar.score)}</td><td class="num">'
+        f"{interval(bar.score_ci)}</td><td>{_role(bar.label, s.semantics)}</td></tr>"
+        for bar in bars
     )
     head = (
         f'<h1>Grading report</h1><p class="muted">{escape(s.provenance.get("command", ""))} · '
@@ -59,19 +69,73 @@ def report_html(report) -> str:
         f'<p>score ({escape(s.semantics)}) <b id="score">{percent(s.score)}</b> {interval(s.score_ci95)} · strict '
         f'<b id="strict-score">{percent(s.strict_score)}</b> {interval(s.strict_score_ci95)} · over the graded only: '
         f'<b id="graded-score">{percent(s.graded_score)}</b></p>'
-        f"<table><thead><tr><th>semantics</th><th>score</th><th>95% interval</th></tr></thead><tbody>{rows}"
-        "</tbody></table>"
+        '<div class="scroll"><table id="semantics"><thead><tr><th>semantics</th><th>score</th><th>95% interval</th>'
+        f"<th></th></tr></thead><tbody>{rows}</tbody></table></div>"
     )
-    charts = [svg_bars("semantics", semantics_bars(report), False)]
-    charts += [svg_bars(f"by {key}", bars, True, s.semantics) for key, bars in breakdown_bars(report).items()]
+    charts = [svg_bars("semantics", bars, False)]
+    charts += [svg_bars(f"by {key}", group, True, s.semantics) for key, group in breakdown_bars(report).items()]
     body = (
         head
         + '<h2>Breakdowns</h2><div class="charts">'
         + "".join(f'<div class="chart">{c}</div>' for c in charts)
         + "</div>"
+        + _summary_sections(report)
         + _instances_table(report)
     )
     return page("Grading report", body)
+
+
+def _role(name: str, semantics: str) -> str:
+    return "the score" if name == semantics else "strict_score" if name == "strict" else ""
+
+
+def _summary_sections(report) -> str:
+    """What the terminal prints beside the scores: reasons, execution figures, attempts, false positives, gold
+    errors, missing predictions and input problems."""
+    from evaluators.reporting.execution_summary import render_lines
+    from evaluators.reporting.report import REASONS, attempt_lines, executed_line, lite_headline
+
+    s = report.summary
+    reasons = "".join(
+        f'<tr><td>{escape(reason)}</td><td class="num">{count}</td><td class="muted">{escape(REASONS.get(reason, ""))}'
+        "</td></tr>"
+        for reason, count in sorted(s.reasons.items(), key=lambda item: (-item[1], item[0]))
+    )
+    out = (
+        '<h2>Reasons</h2><div class="scroll"><table id="reasons" class="sortable"><thead><tr><th>reason</th>'
+        f'<th data-numeric="1">instances</th><th>meaning</th></tr></thead><tbody>{reasons}</tbody></table></div>'
+    )
+    figures = [line.strip() for line in render_lines(s.execution_metrics)]
+    figures += [executed_line(report)] if executed_line(report) else []
+    figures += [line.strip() for line in attempt_lines(s.attempts)] if s.attempts else []
+    figures += [line.strip() for line in lite_headline(report) if line.strip()] if s.semantics == "spider2-lite" else []
+    if figures:
+        out += '<h2>Execution and attempts</h2><ul id="figures">' + "".join(f"<li>{escape(f)}</li>" for f in figures)
+        out += "</ul>"
+    by_id = {i.instance_id: i for i in report.instances}
+    out += _id_list(
+        "false-positives",
+        f"Likely false positives ({len(s.likely_false_positives)}: {s.semantics} passes, strict fails)",
+        [(i, f"strict: {by_id[i].strict_reason}: {by_id[i].strict_detail}") for i in s.likely_false_positives],
+    )
+    out += _id_list(
+        "gold-errors",
+        f"Gold errors ({len(s.gold_errors)}; the gold's problems, not the model's)",
+        [(g, f"{by_id[g].reason}: {by_id[g].detail}") for g in s.gold_errors],
+    )
+    out += _id_list("missing", f"Missing predictions ({len(s.missing)}, scored 0)", [(m, "") for m in s.missing])
+    out += _id_list("problems", f"Input problems ({len(s.problems)})", [(str(p), "") for p in s.problems])
+    return out
+
+
+def _id_list(list_id: str, title: str, items: list[tuple[str, str]]) -> str:
+    if not items:
+        return ""
+    entries = "".join(
+        f"<li><b>{escape(name)}</b>{' · ' + escape(' '.join(note.split())) if note else ''}</li>"
+        for name, note in items
+    )
+    return f'<h2>{escape(title)}</h2><ul id="{list_id}" class="ids">{entries}</ul>'
 
 
 def _instances_table(report) -> str:
@@ -81,16 +145,17 @@ def _instances_table(report) -> str:
         f'<td class="num {"pass" if i.score >= 1 else "fail"}" data-value="{i.score}">{i.score:g}</td>'
         f'<td class="num {"pass" if i.strict_score >= 1 else "fail"}" data-value="{i.strict_score}">'
         f'{i.strict_score:g}</td><td>{escape(i.reason)}</td><td class="detail">{escape(i.detail)}</td>'
-        f"<td>{escape(i.strict_reason)}</td></tr>"
+        f'<td>{escape(i.strict_reason)}</td><td class="detail">{escape(i.strict_detail)}</td></tr>'
         for i in report.instances
     )
     return (
-        '<h2>Instances</h2><input type="search" placeholder="filter: id, reason, words of the detail" '
+        '<h2>Instances</h2><p class="muted hint">Click a column header to sort (again to reverse); type to filter.'
+        '</p><input type="search" placeholder="filter: id, reason, words of the detail" '
         "oninput=\"filterTable(this, document.getElementById('instances'))\"> "
         f'<span class="muted"><span id="instances-shown">{len(report.instances)}</span> shown</span>'
-        '<table id="instances" class="sortable"><thead><tr><th>instance</th><th>funcs</th>'
+        '<div class="scroll"><table id="instances" class="sortable"><thead><tr><th>instance</th><th>funcs</th>'
         f'<th data-numeric="1">{escape(s.semantics)}</th><th data-numeric="1">strict</th><th>reason</th>'
-        f"<th>detail</th><th>strict reason</th></tr></thead><tbody>{body}</tbody></table>"
+        f"<th>detail</th><th>strict reason</th><th>strict detail</th></tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 
@@ -107,35 +172,96 @@ def comparison_html(comparison) -> str:
             f'<td class="num">{part["mcnemar"]["p_value"]:.4g}</td>'
             f'<td class="num">{len(part["fixed"])} / {len(part["broken"])}</td></tr>'
         )
-    flips = "".join(f'<tr><td>{escape(i)}</td><td class="pass">fixed (0 → 1)</td></tr>' for i in data["fixed"])
-    flips += "".join(f'<tr><td>{escape(i)}</td><td class="fail">broken (1 → 0)</td></tr>' for i in data["broken"])
+    shown = sum(len(part[k]) for part in (data, data["strict"]) for k in ("fixed", "broken"))
     body = (
         f'<h1>Baseline vs Candidate</h1><p class="muted">{escape(data["baseline_path"])} vs '
         f"{escape(data['candidate_path'])} · {data['n']} instances · paired bootstrap, {data['resamples']} resamples"
-        "</p><table><thead><tr><th>semantics</th><th>baseline</th><th>candidate</th><th>Δ (points)</th>"
-        "<th>Δ 95% interval</th><th>McNemar p</th><th>fixed / broken</th></tr></thead><tbody>"
+        '</p><div class="scroll"><table id="overall"><thead><tr><th>semantics</th><th>baseline</th><th>candidate</th>'
+        "<th>Δ (points)</th><th>Δ 95% interval</th><th>McNemar p</th><th>fixed / broken</th></tr></thead><tbody>"
         + "".join(rows)
-        + "</tbody></table><h2>By breakdown</h2>"
+        + "</tbody></table></div>"
+        + _execution_table(data)
+        + '<h2>By breakdown</h2><p class="muted hint">Click a column header to sort (again to reverse).</p>'
         + _breakdown_table(data)
-        + '<h2>Flips</h2><input type="search" placeholder="filter" '
+        + '<h2>Flips</h2><p class="muted hint">Under the chosen semantics and under strict; click a header to sort, '
+        'type to filter.</p><input type="search" placeholder="filter: id, fixed, broken, strict" '
         'oninput="filterTable(this, document.getElementById(\'flips\'))"> <span class="muted">'
-        f'<span id="flips-shown">{len(data["fixed"]) + len(data["broken"])}</span> shown</span>'
-        '<table id="flips" class="sortable"><thead><tr><th>instance</th><th>change</th></tr></thead>'
-        f'<tbody>{flips}</tbody></table><script type="application/json" id="data">'
-        f"{escape(json.dumps(data))}</script>"
+        f'<span id="flips-shown">{shown}</span> shown</span>'
+        '<div class="scroll"><table id="flips" class="sortable"><thead><tr><th>instance</th><th>semantics</th>'
+        f"<th>change</th></tr></thead><tbody>{_flip_rows(data)}</tbody></table></div>"
+        f'<script type="application/json" id="data">{escape(json.dumps(data))}</script>'
     )
     return page("Baseline vs Candidate", body)
 
 
-def _breakdown_table(data: dict) -> str:
+def _flip_rows(data: dict) -> str:
+    rows = []
+    for label, part in ((data["semantics"], data), ("strict", data["strict"])):
+        rows += [
+            f'<tr><td>{escape(i)}</td><td>{escape(label)}</td><td class="pass">fixed (0 → 1)</td></tr>'
+            for i in part["fixed"]
+        ]
+        rows += [
+            f'<tr><td>{escape(i)}</td><td>{escape(label)}</td><td class="fail">broken (1 → 0)</td></tr>'
+            for i in part["broken"]
+        ]
+    return "".join(rows)
+
+
+def _execution_table(data: dict) -> str:
+    from evaluators.reporting.compare import execution_value
+
+    if not data.get("execution"):
+        return ""
     rows = "".join(
-        f'<tr><td>{escape(key)}</td><td>{escape(label)}</td><td class="num">{row["n"]}</td>'
-        f'<td class="num">{percent(row["baseline"])}</td><td class="num">{percent(row["candidate"])}</td>'
-        f'<td class="num">{100 * row["delta"]:+.2f}</td></tr>'
-        for key, groups in data["breakdowns"].items()
-        for label, row in groups.items()
+        f'<tr><td>{escape(key)}</td><td class="num">{execution_value(key, v.get("baseline"))}</td>'
+        f'<td class="num">{execution_value(key, v.get("candidate"))}</td></tr>'
+        for key, v in data["execution"].items()
     )
     return (
-        '<table class="sortable"><thead><tr><th>by</th><th>group</th><th data-numeric="1">n</th><th>baseline</th>'
-        f'<th>candidate</th><th data-numeric="1">Δ</th></tr></thead><tbody>{rows}</tbody></table>'
+        '<h2>Execution</h2><div class="scroll"><table id="execution"><thead><tr><th>figure</th><th>baseline</th>'
+        f"<th>candidate</th></tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+
+
+def _breakdown_table(data: dict) -> str:
+    rows = []
+    for key, groups in data["breakdowns"].items():
+        for label, row in groups.items():
+            strict = row.get("strict") or {}
+            cells = [
+                (row["n"], str(row["n"])),
+                (row["baseline"], percent(row["baseline"])),
+                (row["candidate"], percent(row["candidate"])),
+                (row["delta"], f"{100 * row['delta']:+.2f}"),
+                (row.get("fixed", 0), f"{row.get('fixed', 0)} / {row.get('broken', 0)}"),
+            ]
+            if strict:
+                cells += [
+                    (strict["baseline"], percent(strict["baseline"])),
+                    (strict["candidate"], percent(strict["candidate"])),
+                    (strict["delta"], f"{100 * strict['delta']:+.2f}"),
+                    (strict["fixed"], f"{strict['fixed']} / {strict['broken']}"),
+                ]
+            rows.append(
+                f"<tr><td>{escape(key)}</td><td>{escape(label)}</td>"
+                + "".join(f'<td class="num" data-value="{value}">{text}</td>' for value, text in cells)
+                + "</tr>"
+            )
+    semantics = escape(data["semantics"])
+    numeric = [
+        "n",
+        f"{semantics} baseline",
+        f"{semantics} candidate",
+        f"{semantics} Δ",
+        f"{semantics} fixed / broken",
+        "strict baseline",
+        "strict candidate",
+        "strict Δ",
+        "strict fixed / broken",
+    ]
+    head = "".join(f'<th data-numeric="1">{name}</th>' for name in numeric)
+    return (
+        f'<div class="scroll"><table id="breakdowns" class="sortable"><thead><tr><th>by</th><th>group</th>{head}'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )

@@ -355,24 +355,19 @@ def render_text(report: Report, width: int | None = None) -> str:
             f"over the {s.graded} graded: {s.graded_score or 0:.2%} / {s.strict_graded_score or 0:.2%}"
         )
     if s.semantics == "spider2-lite":
-        lines += _lite_headline(report)
+        lines += lite_headline(report)
     for key, buckets in s.breakdowns.items():
         lines += ["", f"  by {key}:"]
         for label, b in buckets.items():
             lines.append(f"    {label[:40]:<42}{b['n']:>6}  score {b['score']:>7.2%}  strict {b['strict_score']:>7.2%}")
     lines += ["", "  reasons: " + ", ".join(f"{k} {v}" for k, v in s.reasons.items())]
     if s.attempts:
-        lines += ["", *_attempt_lines(s.attempts)]
+        lines += ["", *attempt_lines(s.attempts)]
     if s.execution_metrics:
         lines += ["", *render_lines(s.execution_metrics)]
-    ran = [i for i in report.instances if i.execution.get("backend")]
-    if ran:
-        sources = _count(i.execution.get("gold_source") for i in ran if i.execution.get("gold_source"))
-        lines += [
-            "",
-            f"  Queries executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
-            f"{s.bytes_processed:,} bytes processed",
-        ]
+    executed = executed_line(report)
+    if executed:
+        lines += ["", f"  {executed}"]
     if s.likely_false_positives:
         lines += [
             "",
@@ -406,7 +401,19 @@ def render_text(report: Report, width: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _lite_headline(report: Report) -> list[str]:
+def executed_line(report: Report) -> str:
+    """How many instances ran queries, where their gold came from, and BigQuery's bytes; "" when none ran."""
+    ran = [i for i in report.instances if i.execution.get("backend")]
+    if not ran:
+        return ""
+    sources = _count(i.execution.get("gold_source") for i in ran if i.execution.get("gold_source"))
+    return (
+        f"Queries executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
+        f"{report.summary.bytes_processed:,} bytes processed"
+    )
+
+
+def lite_headline(report: Report) -> list[str]:
     """The Spider2-lite/snow scorer's own two lines: over the instances it graded, and over every gold instance."""
     s = report.summary
     correct = sum(i.score for i in report.instances)
@@ -429,7 +436,7 @@ def _pip_hint(detail: str) -> str | None:
     return detail[start:].rstrip(")") if start >= 0 else None
 
 
-def _attempt_lines(attempts: dict) -> list[str]:
+def attempt_lines(attempts: dict) -> list[str]:
     lines = ["  Attempts (first try through last refinement):"]
     for label, section in attempts.items():
         if label == "validity":

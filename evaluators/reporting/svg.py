@@ -26,41 +26,80 @@ def interval(ci) -> str:
     return "" if not ci else f"[{100 * ci[0]:.2f}%, {100 * ci[1]:.2f}%]"
 
 
+SCORE_COLOR, STRICT_COLOR = "#4C72B0", "#C44E52"
+
+
 def svg_bars(title: str, bars: list[Bar], paired: bool, first: str = "score") -> str:
-    """Horizontal bars on a fixed 0-100 % axis, the denominator in each label, whiskers for the interval."""
+    """Horizontal bars on a fixed 0-100 % axis, the denominator in each label, whiskers for the interval.
+
+    A legend names the colours (the chosen semantics, strict) and the whisker; each value is written past the
+    end of its bar and of its whisker, so the whisker never strikes through it."""
     row, left, width = (34 if paired else 22), 230, 360
-    height = 30 + row * len(bars) + 24
+    top_margin = 42
+    height = top_margin + row * len(bars) + 24
+    total = left + width + 70
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 70}" height="{height}" role="img" '
-        f'aria-label="{escape(title)}"><text x="0" y="14" font-size="13" font-weight="bold">{escape(title)}</text>'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{height}" viewBox="0 0 {total} {height}" '
+        f'role="img" aria-label="{escape(title)}"><text x="0" y="14" font-size="13" font-weight="bold">'
+        f"{escape(title)}</text>",
+        _legend(first, paired),
     ]
     for tick in range(0, 101, 20):
         x = left + width * tick / 100
         parts.append(
-            f'<line x1="{x}" y1="22" x2="{x}" y2="{height - 20}" stroke="#e5e5e5"/>'
+            f'<line x1="{x}" y1="{top_margin - 4}" x2="{x}" y2="{height - 20}" stroke="#e5e5e5"/>'
             f'<text x="{x}" y="{height - 6}" font-size="10" text-anchor="middle">{tick}%</text>'
         )
     for k, bar in enumerate(bars):
-        y = 26 + k * row
+        y = top_margin + k * row
         parts.append(
             f'<text x="{left - 6}" y="{y + 12}" font-size="11" text-anchor="end">{escape(bar.label[:34])} '
-            f"(n={bar.n})</text>"
+            f"(n={bar.n})<title>{escape(bar.label)}</title></text>"
         )
-        series = [(bar.score, bar.score_ci, "#4C72B0", first)] + (
-            [(bar.strict, bar.strict_ci, "#C44E52", "strict")] if paired else []
+        series = [(bar.score, bar.score_ci, SCORE_COLOR, first)] + (
+            [(bar.strict, bar.strict_ci, STRICT_COLOR, "strict")] if paired else []
         )
         for j, (value, ci, color, name) in enumerate(series):
-            top = y + j * 15
             parts.append(
-                f'<rect x="{left}" y="{top}" width="{width * value:.1f}" height="13" fill="{color}">'
-                f"<title>{escape(name)} {percent(value)} {interval(ci)} n={bar.n}</title></rect>"
-                f'<text x="{left + width * value + 4:.1f}" y="{top + 11}" font-size="10">{percent(value)}</text>'
+                _bar(left, width, y + j * 15, value, ci, color, f"{name} {percent(value)} {interval(ci)} n={bar.n}")
             )
-            if ci:
-                x0, x1 = left + width * ci[0], left + width * ci[1]
-                parts.append(f'<line x1="{x0:.1f}" y1="{top + 6.5}" x2="{x1:.1f}" y2="{top + 6.5}" stroke="#222"/>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _legend(first: str, paired: bool) -> str:
+    """The key under the title: the colour of each series and what the whisker is."""
+    items = [(SCORE_COLOR, first)] + ([(STRICT_COLOR, "strict")] if paired else [])
+    parts, x = ['<g class="legend" font-size="11">'], 0
+    for color, name in items:
+        parts.append(
+            f'<rect x="{x}" y="21" width="12" height="10" fill="{color}"/>'
+            f'<text x="{x + 16}" y="30">{escape(name)}</text>'
+        )
+        x += 24 + 7 * len(name)
+    parts.append(
+        f'<line x1="{x}" y1="26" x2="{x + 22}" y2="26" stroke="#222"/><line x1="{x}" y1="22" x2="{x}" y2="30" '
+        f'stroke="#222"/><line x1="{x + 22}" y1="22" x2="{x + 22}" y2="30" stroke="#222"/>'
+        f'<text x="{x + 28}" y="30">95% interval</text></g>'
+    )
+    return "".join(parts)
+
+
+def _bar(left: int, width: int, top: float, value: float, ci, color: str, title: str) -> str:
+    end = left + width * max(value, ci[1] if ci else value)  # the label starts past the bar and its whisker
+    out = (
+        f'<rect x="{left}" y="{top}" width="{width * value:.1f}" height="13" fill="{color}">'
+        f"<title>{escape(title)}</title></rect>"
+        f'<text x="{end + 5:.1f}" y="{top + 11}" font-size="10">{percent(value)}</text>'
+    )
+    if ci:
+        x0, x1, mid = left + width * ci[0], left + width * ci[1], top + 6.5
+        out += (
+            f'<line x1="{x0:.1f}" y1="{mid}" x2="{x1:.1f}" y2="{mid}" stroke="#222"/>'
+            f'<line x1="{x0:.1f}" y1="{mid - 3}" x2="{x0:.1f}" y2="{mid + 3}" stroke="#222"/>'
+            f'<line x1="{x1:.1f}" y1="{mid - 3}" x2="{x1:.1f}" y2="{mid + 3}" stroke="#222"/>'
+        )
+    return out
 
 
 def panels(report) -> list[tuple[str, list[Bar], bool]]:
