@@ -149,11 +149,21 @@ def test_verl_0_9_reward_loop_and_the_manager_classes_it_ships(samples, expected
             "inline": True,
             "overrides": [*v07_lines(None), "+reward.custom_reward_function.reward_kwargs.format_weight=0.1"],
         },
+        {"name": "loop_gdpo", "kind": "reward_loop", "inline": True, "overrides": v07_lines("gdpo")},
+        # last: its scoring actors hold a CPU each for their lifetime
+        {
+            "name": "loop_remote",
+            "kind": "reward_loop",
+            "inline": True,
+            "overrides": [*v07_lines("remote"), "reward.num_workers=1"],
+        },
     ]
     answers = through_verl("0.9.1", runs, samples, tmp_path)
     assert answers["loop_naive"].get("manager") == "NaiveRewardManager"
     assert answers["loop_dapo"].get("manager") == "DAPORewardManager"
-    for name in ("loop_naive", "loop_dapo", "loop_kwargs", "class_naive", "class_dapo"):
+    assert answers["loop_gdpo"].get("manager") == "GDPORewardManager"
+    assert answers["loop_remote"].get("manager") == "RemoteRewardManager"
+    for name in ("loop_naive", "loop_dapo", "loop_kwargs", "loop_gdpo", "loop_remote", "class_naive", "class_dapo"):
         check(answers[name], expected)
     # the batch class takes compute_score too (it calls it with data_sources=..., the batch shape)
     check(answers["class_batch"], expected)

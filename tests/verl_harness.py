@@ -130,7 +130,8 @@ class _InlineWorker:
 def one_run(run: dict, samples: list[dict], tokenizer, tokenizer_dir: str) -> dict:
     overrides = list(run["overrides"])
     if run["kind"] == "reward_loop":
-        overrides += [f"actor_rollout_ref.model.path={tokenizer_dir}", "reward.num_workers=2"]
+        overrides += [f"actor_rollout_ref.model.path={tokenizer_dir}"]
+        overrides += [] if any(o.startswith("reward.num_workers=") for o in overrides) else ["reward.num_workers=2"]
     config = compose(overrides)
     section = config.reward if "reward" in config and "custom_reward_function" in config.reward else config
     answer = {"path": section.custom_reward_function.get("path")}
