@@ -116,7 +116,9 @@ def report_svg(report) -> str:
     """One SVG document: a caption, then the panels one under the other."""
     s = report.summary
     caption = f"{s.gold_instances} gold instances; score under {s.semantics}, strict beside it"
-    drawn = [svg_bars(title, bars, paired, s.semantics) for title, bars, paired in panels(report)]
+    drawn = [
+        svg_bars(title, bars, paired, s.semantics if paired else "score") for title, bars, paired in panels(report)
+    ]
     heights = [int(d.split('height="', 1)[1].split('"', 1)[0]) for d in drawn]
     widths = [int(d.split('width="', 1)[1].split('"', 1)[0]) for d in drawn]
     top, parts = 28, []
