@@ -223,7 +223,7 @@ def import_spider2_lite(source, target, eval_file, tasks, replace):
     epilog="""\b
 Examples:
   python evaluate.py gold import-text2cypher --from text2cypher_test.jsonl --to cypher_gold --db-dir graphs
-  python evaluate.py gold import-text2cypher --from test.parquet --to gold_t2c --prefix t2c_
+  python evaluate.py gold import-text2cypher --from test.parquet --to gold_t2c --db-dir graphs --prefix q_
 """,
 )
 @click.option(
