@@ -268,8 +268,23 @@ def save_frame(frame, out_csv: str, bytes_processed: int | None = None) -> Outco
 
     with atomic_path(out_csv) as tmp:
         frame.to_csv(tmp, index=False)
+        if _holds_carriage_return(tmp):
+            # pandas ends lines with "\n" and so leaves a lone "\r" unquoted: read back, 'alpha\rbeta' would be
+            # two rows.  With "\r\n" line ends the csv module quotes every cell holding "\r" or "\n".
+            frame.to_csv(tmp, index=False, lineterminator="\r\n")
     first = json_safe(frame.iat[0, 0]) if frame.shape[0] and frame.shape[1] else None
     return Outcome(first, int(frame.shape[0]), int(frame.shape[1]), bytes_processed)
+
+
+def _holds_carriage_return(path) -> bool:
+    """Whether the file holds a "\r" (a scan in C, without reading the file into memory)."""
+    import mmap
+
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            return False
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return view.find(b"\r") >= 0
 
 
 def keep_result(
