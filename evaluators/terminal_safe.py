@@ -44,3 +44,12 @@ def json_text(text: str) -> str:
     `json.dumps` leaves raw (DEL, C1, bidi controls, separators, lone surrogates) become `\\uXXXX` escapes,
     which only ever occur inside strings."""
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_SURROGATE = re.compile(f"[{_SURROGATES}]")
+
+
+def encodable(text: str) -> str:
+    """`text` that UTF-8 can write: a file name's undecodable bytes become `\\xNN`, other lone surrogates
+    `\\uXXXX` (a report file must never fail to be written because of a name in the submission)."""
+    return _SURROGATE.sub(_escaped, text)

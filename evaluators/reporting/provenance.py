@@ -19,6 +19,7 @@ import sys
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from urllib.parse import unquote
 
 LIBRARIES = ("pandas", "numpy", "duckdb", "pyarrow", "sqlglot", "click")
 HASH_LIMIT = 64 * 1024 * 1024
@@ -41,7 +42,7 @@ REDACTED = "[redacted]"
 _SECRET_NAME = r"[\w.-]*(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|private[_-]?key)[\w.-]*"
 # NAME=value in a libpq string, a URL query or an environment assignment; a libpq value may be quoted.
 _ASSIGNED = re.compile(rf"(?i)(\b{_SECRET_NAME}\s*=\s*)('(?:[^'\\]|\\.)*'?|\"[^\"]*\"?|[^\s&;]*)")
-_SECRET_OPTION = re.compile(rf"(?i)--?{_SECRET_NAME}|--(?:postgres|mysql)-dsn")
+_SECRET_OPTION = re.compile(rf"(?i)--?{_SECRET_NAME}|--(?:[\w-]+-)?dsn")
 
 
 def redacted_command(argv: list[str]) -> str:
@@ -78,7 +79,7 @@ def _redact_userinfo(word: str, found: list[str]) -> str:
     URL parsers read it)."""
 
     def hide(match: re.Match) -> str:
-        found.append(match.group(2))
+        found.extend({match.group(2), unquote(match.group(2))})
         return f"{match.group(1)}{REDACTED}@"
 
     return re.sub(r"(\w[\w+.-]*://[^/?#\s:@]*:)([^\s]*)@", hide, word)

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 
 from evaluators.reporting.execution_summary import execution_metrics, render_lines, valid_at_k_text, validity_section
-from evaluators.terminal_safe import one_line
+from evaluators.terminal_safe import encodable, json_text, one_line
 
 REPORT_VERSION = 2  # 2: score intervals, graded scores, gold errors and provenance in the summary
 GOLD_ERROR_REASONS = ("invalid_gold", "unknown_func", "invalid_spec", "unreadable_gold")
@@ -131,7 +131,7 @@ class Report:
         )
         lines = [json.dumps(i, ensure_ascii=False, default=str) for i in data["instances"]]
         instances = "[\n    " + ",\n    ".join(lines) + "\n  ]" if lines else "[]"
-        return f'{head[:-2]},\n  "instances": {instances}\n}}'
+        return json_text(f'{head[:-2]},\n  "instances": {instances}\n}}')  # C1, bidi, lone surrogates: \\u escapes
 
     def to_csv(self, spreadsheet_safe: bool = True) -> str:
         """One row per instance.  Instance ids, details and metadata come from submissions: a text cell a
@@ -484,7 +484,8 @@ def _short(ids, limit=10) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write a report atomically (`atomic.write_text`): readers never see half a report."""
+    """Write a report atomically (`atomic.write_text`): readers never see half a report.  Names from a submission
+    may hold bytes that are not UTF-8: they are written as `\\xNN` (`terminal_safe.encodable`)."""
     from evaluators.atomic import write_text
 
-    write_text(path, text)
+    write_text(path, encodable(text))
