@@ -227,6 +227,17 @@ def test_terminal_text_shows_control_characters_escaped(raw, shown):
     assert one_line("a\nb\r\tc") == "a\\x0ab\\x0d\\x09c"
 
 
+def test_an_uncaught_traceback_shows_its_message_escaped(capsys):
+    from evaluators.entry import print_safely
+
+    try:
+        raise ValueError(f"bad name {ESCAPES}")
+    except ValueError as exc:
+        print_safely(type(exc), exc, exc.__traceback__)
+    shown = capsys.readouterr().err
+    assert "Traceback" in shown and "ValueError: bad name \\x1b]0;pwned\\x07" in shown and "\x1b" not in shown
+
+
 def test_json_text_stays_the_same_json():
     value = {"id": ESCAPES + C1 + "\x7f\udcff", "ok": "été"}
     text = json_text(json.dumps(value, ensure_ascii=False))
@@ -426,6 +437,40 @@ def test_the_stored_command_line_redacts_every_secret_spelling(argv, hidden):
     command = redacted_command(["evaluate.py", *argv])
     assert "[redacted]" in command
     assert not [h for h in hidden if h in command], command
+
+
+@pytest.mark.parametrize(
+    "dsn, password",
+    [
+        ("host=127.0.0.1 port=1 user=u password='se cret\\'99' dbname=d", "se cret'99"),
+        ("host=127.0.0.1 port=1 password = hunter22", "hunter22"),
+        (f"postgresql://u:{urllib.parse.quote(PASSWORD, safe='')}@127.0.0.1:1/db", PASSWORD),
+        ("postgresql://u@127.0.0.1:1/db?password=Qwerty123", "Qwerty123"),
+    ],
+)
+def test_a_dsn_password_is_redacted_from_an_error_in_every_spelling(dsn, password):
+    from evaluators.execution.backends.base import redact
+    from evaluators.execution.backends.servers import dsn_secrets
+
+    message = " | ".join(sorted(_forms(password))) + f" | {dsn}"
+    shown = redact(message, dsn_secrets(dsn))
+    assert not [
+        form for form in _forms(password) - {password.encode().hex(), password.encode().hex().upper()} if form in shown
+    ]
+    assert "127.0.0.1" in shown
+
+
+def test_db_load_sqlite_never_prints_the_dsn_password(tmp_path):
+    _sqlite(tmp_path / "shop.sqlite", "CREATE TABLE t (a INTEGER)")
+    quoted = urllib.parse.quote(PASSWORD, safe="")
+    for engine, dsn in (
+        ("postgres", f"postgresql://u:{quoted}@127.0.0.1:1/x"),
+        ("mysql", f"mysql://u:{quoted}@127.0.0.1:1"),
+    ):
+        result = _run("db", "load-sqlite", tmp_path / "shop.sqlite", "--engine", engine, "--dsn", dsn)
+        assert result.returncode != 0
+        leaks = [form for form in _forms(PASSWORD) if form.encode() in result.stdout + result.stderr]
+        assert leaks == [], result.stderr
 
 
 def test_a_command_without_secrets_is_kept_as_it_was():
