@@ -277,12 +277,14 @@ def save_frame(frame, out_csv: str, bytes_processed: int | None = None) -> Outco
 
 
 def _holds_carriage_return(path) -> bool:
-    """Whether the file holds a "\r" (a scan in C, without reading the file into memory)."""
-    import mmap
-
+    """Whether the file holds a "\\r": read whole when small, else scanned through a memory map (in C, without
+    reading a large result into memory)."""
     with open(path, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size == 0:
-            return False
+        size = os.fstat(handle.fileno()).st_size
+        if size <= 1 << 20:
+            return b"\r" in handle.read()
+        import mmap
+
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
             return view.find(b"\r") >= 0
 
