@@ -57,7 +57,9 @@ def drop_prefixed(request: Request, message: dict, notify) -> dict:
 
     prefix = message["clone_prefix"]
     with connect(psycopg, request, None, autocommit=True) as con:
-        names = [row[0] for row in con.execute("SELECT datname FROM pg_database WHERE starts_with(datname, %s)", (prefix,))]
+        names = [
+            row[0] for row in con.execute("SELECT datname FROM pg_database WHERE starts_with(datname, %s)", (prefix,))
+        ]
     for name in names:
         drop(psycopg, request, name)
     return {"dropped": names}

@@ -100,9 +100,14 @@ PROFILES = {
         checks_issue_sql=True,
     ),
     "livesql": Profile(
-        "livesql", "postgres", "from datetime import date\n", ("selected_database", "preprocess_sql", "sol_sql", "pred_sqls")
+        "livesql",
+        "postgres",
+        "from datetime import date\n",
+        ("selected_database", "preprocess_sql", "sol_sql", "pred_sqls"),
     ),
-    "critic": Profile("critic", "postgres", "from datetime import date\n", ("db_id", "issue_sql", "sol_sql", "pred_sqls")),
+    "critic": Profile(
+        "critic", "postgres", "from datetime import date\n", ("db_id", "issue_sql", "sol_sql", "pred_sqls")
+    ),
 }
 
 

@@ -109,7 +109,9 @@ def _run(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
     finally:
         shutil.rmtree(folder, ignore_errors=True)  # a killed worker cannot remove its copies
         if backend == "postgres" and event.get("reason") != "ok":
-            worker.execute(replace(request, settings={**settings, "timeout_s": 30.0}), "livesql_drop", clone_prefix=prefix)
+            worker.execute(
+                replace(request, settings={**settings, "timeout_s": 30.0}), "livesql_drop", clone_prefix=prefix
+            )
     return event
 
 

@@ -86,14 +86,20 @@ def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, str
         outcome, failed, timed_out, message = session.execute_queries(pred_sqls)
         if failed or timed_out:
             result.update(
-                stage="prediction", timeout=timed_out, execution_error=failed, messages=[message.strip()], total=len(tests)
+                stage="prediction",
+                timeout=timed_out,
+                execution_error=failed,
+                messages=[message.strip()],
+                total=len(tests),
             )
         else:
             test_pred, test_sol = pred_sqls, sol_sqls
             if profile.name == "critic" and instance.get("efficiency"):
                 test_pred, test_sol = split_field(instance, "issue_sql"), pred_sqls  # as BIRD-CRITIC calls them
             for i, source in enumerate(tests, start=1):
-                passed, words, printed = _run_test(profile, source, session, outcome, test_pred, test_sol, db_arg, kwargs)
+                passed, words, printed = _run_test(
+                    profile, source, session, outcome, test_pred, test_sol, db_arg, kwargs
+                )
                 if not passed:
                     result["failed_tests"].append(f"test_{i}")
                     result["messages"].append(words)
@@ -137,7 +143,9 @@ def _sqlite_copy(request: Request, deadline: float):
         security.clone_file(str(request.db_ref), copy)
         conn = sqlite3.connect(str(copy), timeout=30)
         try:
-            security.lock_down_sqlite(conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline)
+            security.lock_down_sqlite(
+                conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline
+            )
             yield conn, str(copy), (sqlite3.Error,)
         finally:
             conn.close()
