@@ -2,6 +2,8 @@
 our own, each with a prediction (`pred_sqls`), covering the official quirks (docs/livesql.md).
 
     python tests/livesql_generator.py OUT [--copies N]            write OUT/databases, OUT/*.jsonl
+    python tests/livesql_generator.py OUT --record-postgres LSB_SRC CRITIC_SRC MINI_DEV PYTHON  the same
+        for the PostgreSQL sets, on a throwaway server (record_postgres says how)
     python tests/livesql_generator.py OUT --record MINI_DEV CRITIC  also run the official single-instance
         scripts (unmodified, fetched beside the project) on every instance and write the verdicts to
         tests/data/livesql_official_verdicts.json
@@ -296,6 +298,202 @@ def critic_instances() -> list[dict]:
     ]
 
 
+PG_SHOP = """
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city TEXT, signup DATE);
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, amount NUMERIC(10, 3), status TEXT);
+INSERT INTO customers VALUES (1, 'Ada', 'Paris', '2024-01-05'), (2, 'Bo', 'Rome', '2024-02-11'),
+    (3, 'Cy', 'Paris', '2024-03-20'), (4, 'Di', 'Oslo', '2024-03-21');
+INSERT INTO orders SELECT i, 1 + i % 4, (i % 50) + 0.004, CASE WHEN i % 3 = 0 THEN 'open' ELSE 'paid' END
+    FROM generate_series(1, 2000) AS i;
+ANALYZE;
+"""
+PG_DATABASES = {"shop": PG_SHOP}
+PG_STATE_TEST = """
+def test_case(pred_sqls, sol_sqls, db_name, conn):
+    rows, err, to = execute_queries(["{check}"], db_name, conn)
+    assert not err, "the check query failed"
+    assert [tuple(r) for r in rows] == {expected}, f"state is {{rows}}"
+"""
+PG_EX_TEST = """
+def test_case(pred_sqls, sol_sqls, db_name, conn):
+    assert ex_base(pred_sqls, sol_sqls, db_name, conn) == 1
+"""
+PG_QEP_TEST = """
+def test_case(pred_sqls, sol_sqls, db_name, conn):
+    assert performance_compare_by_qep(pred_sqls, sol_sqls, db_name, conn) == 1, "not cheaper"
+"""
+PG_ROUND_TEST = """
+def test_case(pred_sqls, sol_sqls, db_name, conn):
+    assert ex_base(remove_round(pred_sqls), sol_sqls, db_name, conn) == 1
+"""
+FAILING_TEST = "def test_case(pred_sqls, sol_sqls, db_name, conn):\n    assert False, 'never passes'\n"
+
+
+def pg_livesql_instances() -> list[dict]:
+    paid = (
+        "SELECT name FROM customers WHERE id IN (SELECT customer_id FROM orders WHERE status = 'open' AND amount > 48)"
+    )
+    total = "SELECT customer_id, SUM(amount) FROM orders GROUP BY customer_id"
+    count = "SELECT COUNT(*) FROM orders WHERE status = 'void'"
+    index_test = _pg_state("SELECT COUNT(*) FROM pg_indexes WHERE tablename = 'orders'", [(2,)])
+    return [
+        _query("pq_exact", "shop", [paid + ";"], [paid + ";"]),
+        _query("pq_wrong", "shop", [paid + ";"], ["SELECT name FROM customers WHERE id < 3;"]),
+        _query(
+            "pq_round", "shop", [total + ";"], ["SELECT customer_id, ROUND(SUM(amount), 1) FROM orders GROUP BY 1;"]
+        ),
+        _query(
+            "pq_dates",
+            "shop",
+            ["SELECT signup FROM customers WHERE city = 'Paris';"],
+            ["SELECT signup::text FROM customers WHERE city = 'Paris';"],
+        ),
+        _query("pq_empty_gold", "shop", ["SELECT 1 WHERE false;"], ["SELECT 1 WHERE false;"]),
+        _query(
+            "pq_order_wrong",
+            "shop",
+            ["SELECT name FROM customers ORDER BY name;"],
+            ["SELECT name FROM customers ORDER BY name DESC;"],
+            order=True,
+        ),
+        _query(
+            "pq_custom_ignored",
+            "shop",
+            ["SELECT city FROM customers;"],
+            ["SELECT city FROM customers;"],
+            tests=[FAILING_TEST],
+        ),
+        _query("pq_syntax", "shop", ["SELECT 1;"], ["SELEC 1;"]),
+        _manage(
+            "pm_update",
+            "shop",
+            ["UPDATE orders SET status = 'void' WHERE id < 11;"],
+            ["UPDATE orders SET status = 'void' WHERE id BETWEEN 1 AND 10;"],
+            [_pg_state(count, [(10,)])],
+        ),
+        _manage(
+            "pm_update_wrong",
+            "shop",
+            ["UPDATE orders SET status = 'void' WHERE id < 11;"],
+            ["UPDATE orders SET status = 'void' WHERE id < 10;"],
+            [_pg_state(count, [(10,)])],
+        ),
+        _manage("pm_no_tests", "shop", ["DELETE FROM orders WHERE id = 1;"], ["DELETE FROM orders WHERE id = 2;"], []),
+        _manage("pm_empty_pred_holds", "shop", ["DELETE FROM orders WHERE id = -1;"], [], [_pg_state(count, [(0,)])]),
+        _manage(
+            "pm_index",
+            "shop",
+            ["CREATE INDEX ix_c ON orders(customer_id);"],
+            ["CREATE INDEX ix_mine ON orders(customer_id);"],
+            [index_test],
+            efficiency=True,
+        ),
+        _manage(
+            "pm_qep",
+            "shop",
+            ["CREATE INDEX ix_c ON orders(id);"],
+            ["SELECT * FROM orders WHERE id = 5;"],
+            [PG_QEP_TEST],
+            efficiency=True,
+        ),
+        _manage(
+            "pm_conditions_param",
+            "shop",
+            ["DELETE FROM orders WHERE id = 1;"],
+            ["DELETE FROM orders WHERE id = 1;"],
+            [CONDITIONS_TEST],
+        ),
+        _manage(
+            "pm_pred_error",
+            "shop",
+            ["DELETE FROM orders WHERE id = 1;"],
+            ["DELETE FROM nosuch;"],
+            [_pg_state(count, [(0,)])],
+        ),
+    ]
+
+
+def pg_critic_instances() -> list[dict]:
+    def item(iid, issue, sol, pred, tests, efficiency=False):
+        base = _query(iid, "shop", sol, pred, tests=tests)
+        base.pop("selected_database")
+        base.update(db_id="shop", issue_sql=issue, efficiency=efficiency)
+        return base
+
+    top = "SELECT name FROM customers WHERE city = 'Paris' ORDER BY signup;"
+    scan = "SELECT o.id FROM orders o WHERE o.id IN (SELECT id FROM orders WHERE amount > 0) AND o.id = 7;"
+    return [
+        item("cp_fixed", ["SELECT name FROM customers WHERE city = 'paris';"], [top], [top], [PG_EX_TEST]),
+        item(
+            "cp_wrong",
+            ["SELECT name FROM customers WHERE city = 'paris';"],
+            [top],
+            ["SELECT name FROM customers;"],
+            [PG_EX_TEST],
+        ),
+        item("cp_no_tests", ["SELECT 1;"], [top], ["SELECT 2;"], []),
+        item(
+            "cp_efficiency",
+            [scan],
+            ["SELECT id FROM orders WHERE id = 7;"],
+            ["SELECT id FROM orders WHERE id = 7;"],
+            [PG_QEP_TEST],
+            efficiency=True,
+        ),
+        item(
+            "cp_efficiency_slow",
+            ["SELECT id FROM orders WHERE id = 7;"],
+            ["SELECT id FROM orders WHERE id = 7;"],
+            [scan],
+            [PG_QEP_TEST],
+            efficiency=True,
+        ),
+        item("cp_remove_round_missing", ["SELECT 1;"], [top], [top], [PG_ROUND_TEST]),
+        item(
+            "cp_state",
+            ["UPDATE orders SET status = 'void';"],
+            ["UPDATE orders SET status = 'void' WHERE id = 3;"],
+            ["UPDATE orders SET status = 'void' WHERE id = 3;"],
+            [_pg_state("SELECT COUNT(*) FROM orders WHERE status = 'void'", [(1,)])],
+        ),
+    ]
+
+
+def _pg_state(check: str, expected) -> str:
+    return PG_STATE_TEST.format(check=check, expected=repr(expected))
+
+
+def write_postgres(out: Path, copies: int = 1) -> dict:
+    """The PostgreSQL instance files (the templates are loaded by `load_postgres`)."""
+    files = {}
+    for label, items in (("livesql_pg", pg_livesql_instances()), ("critic_pg", pg_critic_instances())):
+        path = out / f"{label}.jsonl"
+        out.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            for k in range(copies):
+                for it in items:
+                    handle.write(
+                        json.dumps(dict(it, instance_id=it["instance_id"] + (f"_{k}" if copies > 1 else ""))) + "\n"
+                    )
+        files[label] = path
+    return files
+
+
+def load_postgres(admin, grader_role: str | None = None) -> None:
+    """`<db>_template` databases on the server `admin(dbname)` connects to as a superuser, marked as
+    templates, owned by `grader_role` when given (the role `livesql --engine postgresql` connects as)."""
+    for name, script in PG_DATABASES.items():
+        with admin("postgres") as con:
+            con.execute(f"DROP DATABASE IF EXISTS {name}_template")
+            con.execute(f"CREATE DATABASE {name}_template" + (f" OWNER {grader_role}" if grader_role else ""))
+        with admin(f"{name}_template") as con:
+            if grader_role:  # the grader owns what the tasks change (CREATE INDEX needs the table's owner)
+                con.execute(f"SET ROLE {grader_role}")
+            con.execute(script)
+        with admin("postgres") as con:
+            con.execute(f"ALTER DATABASE {name}_template IS_TEMPLATE true")
+
+
 def write(out: Path, copies: int = 1) -> dict:
     """Databases under out/databases/<db>/<db>_template.sqlite and one JSONL per benchmark."""
     root = out / "databases"
@@ -364,13 +562,74 @@ def record(out: Path, mini_dev: Path, critic: Path) -> dict:
     return verdicts
 
 
+CRITIC_PG_RUNNER = (
+    "import sys, runpy; sys.path.insert(0, '.'); import postgresql_utils as u; "
+    "u.DEFAULT_DB_CONFIG.update(host='127.0.0.1', port=int(sys.argv[1])); "
+    "sys.argv = ['single_instance_eval_postgresql.py'] + sys.argv[2:]; "
+    "runpy.run_path('single_instance_eval_postgresql.py', run_name='__main__')"
+)
+
+
+def record_postgres(out: Path, lsb_src: Path, critic_src: Path, mini_dev: Path, python: str) -> dict:
+    """Official PostgreSQL verdicts on a throwaway server (tests/dbservers.py), with `python` holding
+    psycopg2 and tqdm: LiveSQLBench's evaluation.py as published (--num_threads 1, its superuser `root`),
+    BIRD-CRITIC's single_instance_eval_postgresql.py unmodified, its hard-coded host and port replaced at
+    run time (DEFAULT_DB_CONFIG), each instance on a fresh `shop` cloned from the template."""
+    from dbservers import start_postgres
+
+    files = write_postgres(out)
+    server, stop = start_postgres()
+    verdicts = json.loads(VERDICTS.read_text())
+    try:
+        with server.admin() as con:
+            con.execute("CREATE ROLE root SUPERUSER LOGIN PASSWORD '123123'")
+        load_postgres(server.admin)
+        env = {**os.environ, "PGPASSWORD": "123123"}
+        results = out / "lsb_results"
+        command = [python, "evaluation.py", "--jsonl_file", str(files["livesql_pg"]), "--num_threads", "1"]
+        command += ["--logging", "true", "--db_host", "127.0.0.1", "--db_port", str(server.port)]
+        subprocess.run(command + ["--output_dir", str(results)], cwd=lsb_src, env=env, capture_output=True, check=False)
+        lines = (results / "livesql_pg" / "output_with_status.jsonl").read_text().splitlines()
+        verdicts["livesql_pg"] = {
+            d["instance_id"]: {"status": d["status"], "failed_test_cases": []} for d in map(json.loads, lines)
+        }
+        verdicts["critic_pg"] = {}
+        for line in files["critic_pg"].read_text().splitlines():
+            instance = json.loads(line)
+            with server.admin() as con:
+                con.execute("DROP DATABASE IF EXISTS shop WITH (FORCE)")
+                con.execute("CREATE DATABASE shop TEMPLATE shop_template")
+            source, answer = out / "one.jsonl", out / "one_out.json"
+            source.write_text(line + "\n")
+            args = ["--jsonl_file", str(source), "--output_file", str(answer), "--mode", "pred", "--logging", "false"]
+            run_env = {**env, "PYTHONPATH": str(mini_dev)}
+            command = [python, "-c", CRITIC_PG_RUNNER, str(server.port), *args]
+            subprocess.run(command, cwd=critic_src, env=run_env, capture_output=True, check=False)
+            data = json.loads(answer.read_text())
+            verdicts["critic_pg"][instance["instance_id"]] = {
+                "status": data["status"],
+                "failed_test_cases": data.get("failed_test_cases", []),
+            }
+    finally:
+        stop()
+    verdicts["how_postgres"] = record_postgres.__doc__.replace("\n   ", "").strip()
+    VERDICTS.write_text(json.dumps(verdicts, indent=1, sort_keys=True) + "\n")
+    return verdicts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--record", nargs=2, type=Path, metavar=("MINI_DEV_EVAL", "CRITIC_EVAL"))
+    parser.add_argument("--record-postgres", nargs=4, metavar=("LSB_SRC", "CRITIC_SRC", "MINI_DEV_EVAL", "PYTHON"))
     args = parser.parse_args()
-    if args.record:
+    if args.record_postgres:
+        lsb, critic, mini_dev, python = args.record_postgres
+        verdicts = record_postgres(args.out, Path(lsb), Path(critic), Path(mini_dev), python)
+        for label in ("livesql_pg", "critic_pg"):
+            print(label, {k: v["status"] for k, v in verdicts[label].items()})
+    elif args.record:
         verdicts = record(args.out, *args.record)
         for label in ("livesql", "critic"):
             print(label, {k: v["status"] for k, v in verdicts[label].items()})

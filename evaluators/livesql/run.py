@@ -92,7 +92,7 @@ def _run(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
     folder = Path(options.work_dir).resolve() / "livesql" / key
     phases = 3 if profile.checks_issue_sql else 2
     settings = {
-        "timeout_s": options.instance_timeout_s * phases + 5.0,  # the parent kills the worker past this
+        "timeout_s": options.instance_timeout_s * phases + 2.0,  # the parent kills the worker past this
         "phase_timeout_s": options.instance_timeout_s,
         "statement_timeout_s": options.statement_timeout_s,
         "memory_limit_mb": options.memory_limit_mb,
