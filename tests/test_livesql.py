@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from livesql_generator import VERDICTS, write
-from processes import busy_descendants
+from processes import busy_descendants, descendants
 
 from evaluators.livesql.run import LiveSQLOptions, grade_livesql
 
@@ -131,3 +136,33 @@ def test_gold_mode_and_a_separate_gold_file(generated, tmp_path):
     failing = {i.instance_id for i in gold_mode.instances if i.score < 1}
     # the gold fails where the official harness fails it too: no rows, tests declaring conditions, no QEP helper
     assert failing == {"q_empty_gold", "q_custom_cond", "m_qep_missing", "m_conditions_param"}
+
+
+def interrupt_run(args: list, work: Path, signum: int = signal.SIGINT) -> tuple[int, list, str]:
+    """Start `evaluate.py livesql ARGS`, signal it once a worker runs; (exit code, processes left, stderr)."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    command = [sys.executable, str(root / "evaluate.py"), "livesql", *args, "--work-dir", str(work)]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: set = set()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not any((work / "livesql").glob("*/*.sqlite")) and len(seen) < 1:
+        seen.update(descendants(proc.pid))
+        time.sleep(0.05)
+    time.sleep(1.0)  # the worker is inside the instance now
+    seen.update(descendants(proc.pid))
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=30)
+    time.sleep(0.5)
+    return proc.returncode, [p for p in seen if Path(f"/proc/{p}").exists()], stderr
+
+
+def test_ctrl_c_leaves_nothing_running_and_no_copy(generated, tmp_path):
+    before = _hashes(generated["root"])
+    loop = "def test_case(pred_sqls, sol_sqls, db_path, conn):\n    while True:\n        pass\n"
+    path = _one(tmp_path, generated, test_cases=[loop])
+    code, left, stderr = interrupt_run(["--jsonl_file", str(path), "--db_root", str(generated["root"])], tmp_path / "w")
+    assert code == 130, stderr
+    assert not left
+    assert not any((tmp_path / "w").rglob("*.sqlite*"))
+    assert _hashes(generated["root"]) == before

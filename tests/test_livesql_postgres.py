@@ -92,3 +92,17 @@ def test_a_running_prediction_is_stopped_and_its_clone_dropped(pg, tmp_path):
     assert report.instances[0].reason == "timeout"
     assert busy_descendants(0.5) < 0.2
     assert _fingerprint(pg[0]) == before
+
+
+def test_ctrl_c_drops_the_clone_and_leaves_nothing_running(pg, tmp_path):
+    from test_livesql import interrupt_run
+
+    before = _fingerprint(pg[0])
+    path = _one(pg, tmp_path, pred_sqls=["SELECT pg_sleep(60)"])
+    args = ["--jsonl_file", str(path), "--engine", "postgresql", "--postgres-dsn", pg[2]]
+    code, left, stderr = interrupt_run(args, tmp_path / "w")
+    assert code == 130, stderr
+    assert not left
+    assert _fingerprint(pg[0]) == before  # the clone is gone
+    with pg[0].admin() as con:  # and its query with it
+        assert not con.execute("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'").fetchall()

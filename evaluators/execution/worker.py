@@ -85,7 +85,6 @@ ACTIONS = {
     "read_tables": (f"{_BACKENDS}.duckdb_backend", "read_tables", lambda f, r, m, send: f(r, m.get("tables"), send)),
     # LiveSQLBench / BIRD-CRITIC: one instance on private databases, its trusted test cases run here too
     "livesql": ("evaluators.livesql.sandbox", "grade", lambda f, r, m, send: f(r, m, send)),
-    "livesql_drop": ("evaluators.livesql.pgclone", "drop_prefixed", lambda f, r, m, send: f(r, m, send)),
 }
 
 
