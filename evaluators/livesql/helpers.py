@@ -259,6 +259,9 @@ def namespace(session: Session, harness: str, pred_result) -> dict:
     available = _functions(session)
     names = HARNESS_NAMES[harness]
     env = {name: available[name] for name in names if name in available}
+    if harness == "critic":  # BIRD-CRITIC's PostgreSQL ex_base takes no conditions (passing them fails)
+        four = available["ex_base"]
+        env["ex_base"] = lambda pred_sqls, sol_sqls, db_name, conn: four(pred_sqls, sol_sqls, db_name, conn)
     env["pred_query_result"] = pred_result
     env["date"] = date
     return env
