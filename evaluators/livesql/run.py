@@ -31,7 +31,7 @@ class LiveSQLOptions:
     work_dir: Path = Path(".grade-work")
     postgres_dsn: str | None = None  # PostgreSQL: the server holding <db>_template databases
     mode: str = "pred"  # gold: grade sol_sql itself (the official --mode gold)
-    statement_timeout_s: float = 30.0
+    statement_timeout_s: float = 60.0  # PostgreSQL's statement_timeout, as LiveSQLBench sets it
     instance_timeout_s: float = 60.0  # one phase: preprocess, prediction, test cases, clean-up
     memory_limit_mb: int = 2048
     disk_limit_mb: int = 1024

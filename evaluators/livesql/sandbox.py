@@ -32,9 +32,13 @@ _OUTPUT_TAIL = 2000
 
 def grade(request: Request, message: dict, notify) -> dict:
     """The worker action: {"official": phase, "strict": phase or None, "issue": phase or None}."""
+    with security.process_memory_limit(request.setting("memory_limit_mb")):
+        return _grade(request, message, notify)
+
+
+def _grade(request: Request, message: dict, notify) -> dict:
     profile = PROFILES[message["profile"]]
     instance = message["instance"]
-    security.limit_process_memory(request.setting("memory_limit_mb"))
     notify({"event": "started"})
     place = _Place(profile, request, message)
     out: dict = {"issue": None, "strict": None}

@@ -14,6 +14,7 @@ reaches outside its clone (signalling other sessions, server files, other databa
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 import time
@@ -98,11 +99,17 @@ def refused(pred_sqls: list, engine: str) -> str | None:
     return None
 
 
-def limit_process_memory(memory_limit_mb) -> None:
-    """The worker's address space, so a test case or driver cannot take the machine (room for Python)."""
+@contextlib.contextmanager
+def process_memory_limit(memory_limit_mb):
+    """The worker's address space while it grades an instance, so a test case or driver cannot take the
+    machine (room left for Python); the old limit comes back after, as the worker is reused."""
     import resource
 
     wanted = int(((memory_limit_mb or 4096) + 2048) * 1024 * 1024)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY or soft > wanted:
         resource.setrlimit(resource.RLIMIT_AS, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
