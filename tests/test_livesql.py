@@ -166,3 +166,11 @@ def test_ctrl_c_leaves_nothing_running_and_no_copy(generated, tmp_path):
     assert not left
     assert not any((tmp_path / "w").rglob("*.sqlite*"))
     assert _hashes(generated["root"]) == before
+
+
+def test_a_test_case_that_takes_all_memory_fails_alone(generated, tmp_path):
+    greedy = "def test_case(pred_sqls, sol_sqls, db_path, conn):\n    hog = bytearray(64 * 1024 ** 3)\n"
+    path = _one(tmp_path, generated, test_cases=[greedy])
+    report = _grade(generated, "livesql", tmp_path / "work", path, memory_limit_mb=256)
+    assert report.instances[0].reason == "test_failed"
+    assert "MemoryError" in report.instances[0].detail or "memory" in report.instances[0].detail.lower()

@@ -46,10 +46,20 @@ def grade_livesql(jsonl_file: Path, gold_file: Path | None, options: LiveSQLOpti
     predictions = native.read_lines(jsonl_file, problems)
     gold = native.read_lines(gold_file, problems) if gold_file is not None else None
     lines, unknown = native.merge(predictions, gold, problems)
-    instances = run_parallel(lambda line: grade_line(line, options), lines, max(1, options.num_threads))
+    instances = run_parallel(lambda line: _guarded(line, options), lines, max(1, options.num_threads))
     summary = build_summary("official", instances, len(predictions), unknown, problems, NAMES)
     metrics = {**(summary.execution_metrics or {}), "livesql": category_table(instances)}
     return Report(replace(summary, execution_metrics=metrics), tuple(instances))
+
+
+def _guarded(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
+    """One broken instance never stops the run: a bug while grading it becomes its reason."""
+    try:
+        return grade_line(line, options)
+    except Exception as exc:
+        meta = {"category": str(line.data.get("category", "Query")), "database": native.database_of(line.data) or "?"}
+        words = f"{type(exc).__name__}: {exc} (instance at {line.location})"
+        return _report(line, meta, "sql", _same(Verdict(0.0, "internal_error", words)))
 
 
 def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:

@@ -131,7 +131,8 @@ def _run_test(profile, source, session, outcome, pred_sqls, sol_sqls, db_arg, kw
     except Exception as exc:
         where = traceback.extract_tb(exc.__traceback__)[-1]
         line = f" (test_case line {where.lineno})" if where.filename == "<test_case>" else ""
-        return False, f"Test case failed due to error: {exc}{line}", buffer.getvalue()
+        words = str(exc) or type(exc).__name__  # MemoryError says nothing of itself
+        return False, f"Test case failed due to error: {words}{line}", buffer.getvalue()
     finally:
         sys.stdout = saved
 
