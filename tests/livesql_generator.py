@@ -364,6 +364,24 @@ def pg_livesql_instances() -> list[dict]:
             tests=[FAILING_TEST],
         ),
         _query("pq_syntax", "shop", ["SELECT 1;"], ["SELEC 1;"]),
+        _query(
+            "pq_like",
+            "shop",
+            ["SELECT name FROM customers WHERE name LIKE 'A%';"],
+            ["SELECT name FROM customers WHERE name LIKE 'A%%' OR name LIKE 'A%';"],
+        ),
+        _query(
+            "pq_multi",
+            "shop",
+            ["SELECT name FROM customers WHERE id = 1;"],
+            ["SELECT 1; SELECT name FROM customers WHERE id = 1;"],
+        ),
+        _query(
+            "pq_json",
+            "shop",
+            ["SELECT json_build_object('n', name, 'v', 1.234) FROM customers;"],
+            ["SELECT jsonb_build_object('n', name, 'v', 1.23) FROM customers;"],
+        ),
         _manage(
             "pm_update",
             "shop",

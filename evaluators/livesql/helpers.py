@@ -114,6 +114,8 @@ def _postgres_query(query: str, conn, timeout_ms: int):
     try:
         cursor.execute(f"SET statement_timeout = '{timeout_ms}ms'")
         cursor.execute(query)
+        while cursor.nextset():  # several statements in one text: psycopg2 (the harness) keeps the last result
+            pass
         conn.commit()
         if cursor.description is None:
             return None, conn  # psycopg2 raises ProgrammingError on fetch here; the harness returns None
