@@ -16,6 +16,7 @@ strict helpers.
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import time
 import traceback
@@ -24,8 +25,8 @@ from pathlib import Path
 
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.livesql import security
-from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace
-from evaluators.livesql.profiles import PROFILES, Profile, split_field
+from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace, remove_comments
+from evaluators.livesql.profiles import DEFAULT_TEST_CASE, PROFILES, Profile, split_field
 
 _OUTPUT_TAIL = 2000
 
@@ -51,7 +52,11 @@ def _grade(request: Request, message: dict, notify) -> dict:
         return out
     official = _phase(place, profile, instance, split_field(instance, "pred_sqls"), strict=False)
     out["official"] = official
-    if set(official.pop("used")) & set(LOSSY):
+    if "strict_here" in official:
+        out["strict"] = official.pop("strict_here")
+        out["strict"].pop("used")
+        official.pop("used")
+    elif set(official.pop("used")) & set(LOSSY):
         strict = _phase(place, profile, instance, split_field(instance, "pred_sqls"), strict=True)
         strict.pop("used")
         out["strict"] = strict
@@ -100,19 +105,43 @@ def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, str
             test_pred, test_sol = pred_sqls, sol_sqls
             if profile.name == "critic" and instance.get("efficiency"):
                 test_pred, test_sol = split_field(instance, "issue_sql"), pred_sqls  # as BIRD-CRITIC calls them
-            for i, source in enumerate(tests, start=1):
-                passed, words, printed = _run_test(
-                    profile, source, session, outcome, test_pred, test_sol, db_arg, kwargs
-                )
-                if not passed:
-                    result["failed_tests"].append(f"test_{i}")
-                    result["messages"].append(words)
-                    result.setdefault("printed", printed[-_OUTPUT_TAIL:])
-            result["passed"] = not result["failed_tests"]
-            result["stage"] = "tests"
+            run = (profile, session, tests, outcome, test_pred, test_sol, db_arg, kwargs)
+            result.update(_run_tests(*run), stage="tests")
+            if not strict and set(session.used) & set(LOSSY) and _strict_here(tests, test_pred + test_sol):
+                result["used"] = sorted(session.used)
+                session.strict, session.used = True, set()
+                result["strict_here"] = {**_run_tests(*run), "stage": "tests", "total": len(tests), "used": []}
+                session.strict = False
         session.execute_queries(split_field(instance, "clean_up_sql"))
-        result["used"] = sorted(session.used)
+        result["used"] = result.get("used") or sorted(session.used)
     return result
+
+
+def _run_tests(profile, session, tests, outcome, pred_sqls, sol_sqls, db_arg, kwargs) -> dict:
+    found: dict = {"failed_tests": [], "messages": []}
+    for i, source in enumerate(tests, start=1):
+        passed, words, printed = _run_test(profile, source, session, outcome, pred_sqls, sol_sqls, db_arg, kwargs)
+        if not passed:
+            found["failed_tests"].append(f"test_{i}")
+            found["messages"].append(words)
+            found.setdefault("printed", printed[-_OUTPUT_TAIL:])
+    found["passed"] = not found["failed_tests"]
+    return found
+
+
+_WRITES = re.compile(r"\b(insert|update|delete|merge|create|drop|alter|truncate|replace|grant|revoke|vacuum|call|do)\b")
+
+
+def _strict_here(tests: list, sqls: list) -> bool:
+    """The strict run may reuse this database when it only re-runs the default test on reading SQL: the
+    state it sees is the one a fresh copy would reach (saves a second copy or clone per Query task)."""
+    if tests != [DEFAULT_TEST_CASE]:
+        return False
+    for sql in remove_comments(sqls):
+        text = sql.strip().rstrip(";").lower()
+        if not text.startswith(("select", "with")) or ";" in text or _WRITES.search(text):
+            return False
+    return True
 
 
 def _run_test(profile, source, session, outcome, pred_sqls, sol_sqls, db_arg, kwargs) -> tuple[bool, str, str]:
