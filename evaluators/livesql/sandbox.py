@@ -24,6 +24,7 @@ import uuid
 from pathlib import Path
 
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
+from evaluators.execution.opener import copy_database_file
 from evaluators.livesql import security
 from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace, remove_comments
 from evaluators.livesql.profiles import DEFAULT_TEST_CASE, PROFILES, Profile, split_field
@@ -174,7 +175,7 @@ def _sqlite_copy(request: Request, deadline: float):
     folder.mkdir(parents=True, exist_ok=True)
     copy = folder / f"{uuid.uuid4().hex}.sqlite"
     try:
-        security.clone_file(str(request.db_ref), copy)
+        copy_database_file(str(request.db_ref), copy)
         conn = sqlite3.connect(str(copy), timeout=30)
         try:
             security.lock_down_sqlite(

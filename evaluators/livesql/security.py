@@ -24,21 +24,6 @@ _LOCKED_PRAGMAS = {"max_page_count", "temp_store", "temp_store_directory", "data
 _DENIED = {sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH}
 
 
-def clone_file(source: str, target) -> None:
-    """A copy of `source`: a reflink where the file system has them (instant), else a kernel copy."""
-    import fcntl
-    import shutil
-
-    ficlone = 0x40049409
-    try:
-        with open(source, "rb") as src, open(target, "wb") as dst:
-            fcntl.ioctl(dst.fileno(), ficlone, src.fileno())
-        return
-    except OSError:
-        pass
-    shutil.copyfile(source, target)
-
-
 def lock_down_sqlite(conn, memory_limit_mb, disk_limit_mb, deadline: float) -> None:
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     conn.execute(f"PRAGMA hard_heap_limit = {int((memory_limit_mb or 4096) * 1024 * 1024)}")
