@@ -45,7 +45,6 @@ class Session:
     conn: object
     strict: bool = False
     used: set = field(default_factory=set)  # helper names a test case called (lossy ones trigger strict)
-    db_error_types: tuple = (sqlite3.Error,)
     statement_timeout_ms: int = 60000
     deadline: float | None = None  # past it, a failed statement counts as a timeout (the progress handler)
 

@@ -70,19 +70,19 @@ class Profile:
     required: tuple  # instance fields whose absence fails the instance ("Missing fields")
     checks_issue_sql: bool = False
 
-    def plan(self, instance: dict) -> tuple[list, dict, str]:
-        """(test case sources, keyword arguments, how they are called) for `instance`."""
+    def plan(self, instance: dict) -> tuple[list, dict]:
+        """(test case sources, the keyword arguments each is called with) for `instance`."""
         tests = list(instance.get("test_cases") or [])
         conditions = instance.get("conditions") or {}
         if self.name == "livesql":
             if instance.get("category", "Query") == "Query":
-                return [DEFAULT_TEST_CASE], {"conditions": conditions}, "kwargs"
-            return tests, {}, "kwargs"  # a Management task without test cases passes on execution alone
+                return [DEFAULT_TEST_CASE], {"conditions": conditions}
+            return tests, {}  # a Management task without test cases passes on execution alone
         if self.name == "critic":
-            return tests, {}, "positional"  # no default test: none given, none run
+            return tests, {}  # no default test: none given, none run
         if not tests:
-            return [DEFAULT_TEST_CASE], {"conditions": conditions}, "kwargs"
-        return tests, ({"conditions": conditions} if self.name == "critic-sqlite" else {}), "kwargs"
+            return [DEFAULT_TEST_CASE], {"conditions": conditions}
+        return tests, ({"conditions": conditions} if self.name == "critic-sqlite" else {})
 
 
 PROFILES = {

@@ -86,10 +86,10 @@ def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, str
     timeout = place.request.setting("statement_timeout_s", 30.0)
     deadline = time.monotonic() + place.request.setting("phase_timeout_s", 60.0)
     sol_sqls = split_field(instance, "sol_sql")
-    tests, kwargs, _ = profile.plan(instance)
+    tests, kwargs = profile.plan(instance)
     result: dict = {"passed": False, "failed_tests": [], "messages": [], "total": len(tests), "used": []}
-    with place.database(deadline) as (conn, db_arg, error_types):
-        session = Session(profile.engine, conn, strict, db_error_types=error_types)
+    with place.database(deadline) as (conn, db_arg):
+        session = Session(profile.engine, conn, strict)
         session.statement_timeout_ms = int(timeout * 1000)
         session.execute_queries(split_field(instance, "preprocess_sql"))  # errors ignored, as the harness does
         session.deadline = deadline
@@ -181,7 +181,7 @@ def _sqlite_copy(request: Request, deadline: float):
             security.lock_down_sqlite(
                 conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline
             )
-            yield conn, str(copy), (sqlite3.Error,)
+            yield conn, str(copy)
         finally:
             conn.close()
     finally:
@@ -204,7 +204,7 @@ def _postgres_clone(request: Request, message: dict, deadline: float):
     try:
         conn = pgclone.connect(psycopg, request, name)
         try:
-            yield conn, name, (psycopg.Error,)
+            yield conn, name
         finally:
             conn.close()
     finally:
