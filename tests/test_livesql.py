@@ -174,3 +174,11 @@ def test_a_test_case_that_takes_all_memory_fails_alone(generated, tmp_path):
     report = _grade(generated, "livesql", tmp_path / "work", path, memory_limit_mb=256)
     assert report.instances[0].reason == "test_failed"
     assert "MemoryError" in report.instances[0].detail or "memory" in report.instances[0].detail.lower()
+
+
+def test_relative_paths_grade_as_absolute_ones(generated, tmp_path, monkeypatch):
+    absolute = _grade(generated, "critic", tmp_path / "a")
+    monkeypatch.chdir(generated["root"].parent)
+    options = LiveSQLOptions(benchmark="critic", db_root=Path("databases"), work_dir=Path("w"))
+    relative = grade_livesql(Path("critic.jsonl"), None, options)
+    assert [i.score for i in relative.instances] == [i.score for i in absolute.instances]

@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from evaluators.cwd import absolute_or_none
 from evaluators.execution.executor import run_parallel
 from evaluators.livesql import native
 from evaluators.livesql.profiles import Profile, profile_for
@@ -36,12 +37,17 @@ class LiveSQLOptions:
     memory_limit_mb: int = 2048
     disk_limit_mb: int = 1024
 
+    def __post_init__(self) -> None:  # the API's edge: the caller's relative paths, made absolute once
+        for name in ("db_root", "work_dir"):
+            object.__setattr__(self, name, absolute_or_none(getattr(self, name)))
+
     @property
     def profile(self) -> Profile:
         return profile_for(self.benchmark, self.engine)
 
 
 def grade_livesql(jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions) -> Report:
+    jsonl_file, gold_file = Path(jsonl_file).resolve(), Path(gold_file).resolve() if gold_file else None
     problems: list = []
     predictions = native.read_lines(jsonl_file, problems)
     gold = native.read_lines(gold_file, problems) if gold_file is not None else None
