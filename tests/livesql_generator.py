@@ -502,6 +502,8 @@ def load_postgres(admin, grader_role: str | None = None) -> None:
     templates, owned by `grader_role` when given (the role `livesql --engine postgresql` connects as)."""
     for name, script in PG_DATABASES.items():
         with admin("postgres") as con:
+            if con.execute("SELECT 1 FROM pg_database WHERE datname = %s", (f"{name}_template",)).fetchone():
+                con.execute(f"ALTER DATABASE {name}_template IS_TEMPLATE false")  # else it cannot be dropped
             con.execute(f"DROP DATABASE IF EXISTS {name}_template")
             con.execute(f"CREATE DATABASE {name}_template" + (f" OWNER {grader_role}" if grader_role else ""))
         with admin(f"{name}_template") as con:
