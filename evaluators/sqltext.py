@@ -60,7 +60,7 @@ def unwrap_fences(text: str) -> str:
 
 def read_sql_file(path: Path, max_bytes: int = DEFAULT_MAX_SQL_BYTES, reason: str = "unreadable_prediction") -> str:
     """The SQL in a `.sql` file, fence removed; InstanceError(reason) when it is unreadable or blank."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)  # a pinned answer stays the file it opened
     try:
         size = path.stat().st_size
         if size > max_bytes:

@@ -24,6 +24,7 @@ from evaluators.execution.backends.base import Request, credential_environment
 from evaluators.execution.gold_cache import GoldCache, compare_csv, first_cell_of, safe_name
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_files import read_rows, rows_path
+from evaluators.loading.paths import opened_path
 from evaluators.loading.specs import GoldInstance
 from evaluators.sqltext import read_sql_file, unwrap_fences
 
@@ -357,7 +358,8 @@ def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig)
     from evaluators.execution import worker
 
     folder = Path(config.output_dir).resolve() / "duckdb_tables" / uuid.uuid4().hex
-    request = Request("duckdb", "", str(folder), str(Path(path).resolve()), config.settings(), {}, "csv")
+    # A pinned answer (loading.paths) is handed over as the file already opened, not its name looked up again.
+    request = Request("duckdb", "", str(folder), opened_path(path), config.settings(), {}, "csv")
     try:
         event = worker.execute(request, "read_tables", tables=tables)
         if event.get("reason") != "ok":

@@ -104,7 +104,7 @@ class TableReader:
     def _load_duckdb(self, path: Path, tables: list[str] | None):
         key = str(path)
         if key not in self._duckdb:
-            self._duckdb[key] = self._read_duckdb(Path(path), tables)
+            self._duckdb[key] = self._read_duckdb(path if isinstance(path, Path) else Path(path), tables)
         loaded = self._duckdb[key]
         if isinstance(loaded, InstanceError):
             raise loaded
