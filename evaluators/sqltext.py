@@ -150,6 +150,10 @@ def read_only_problem(sql: str, dialect: str, unparsed_ok: bool = False) -> str 
         if unparsed_ok:
             return None
         return f"cannot be parsed as {dialect} SQL ({str(exc).splitlines()[0][:120]})"
+    except RecursionError:  # sqlglot's parser recurses per bracket: a few hundred nested ones exhaust it
+        if unparsed_ok:
+            return None
+        return f"cannot be parsed as {dialect} SQL (nested too deeply for the parser)"
     if len(statements) != 1:
         return f"{len(statements)} statements; exactly one query is graded"
     statement = statements[0]

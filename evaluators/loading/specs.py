@@ -107,7 +107,7 @@ def _json_lines(path: Path, raw: bytes | None) -> Iterator[tuple[Location, Any, 
         except RecursionError:  # json's decoder recurses once per level
             yield where, None, f"invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep", line
             continue
-        if _too_deep(obj):
+        if too_deep(obj):
             yield where, None, f"invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep", line
             continue
         yield where, obj, None, line
@@ -123,7 +123,7 @@ def _read_trusted(path: Path) -> bytes:
         raise SpecError("is a folder, expected a jsonl file", Location(str(path))) from None
 
 
-def _too_deep(obj: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+def too_deep(obj: Any, limit: int = MAX_JSON_DEPTH) -> bool:
     """Whether `obj` nests lists and objects more than `limit` levels (walked without recursion): what
     the decoder let through must not make a later repr, copy or pickle recurse past Python's limit."""
     level = [obj] if isinstance(obj, dict | list) else []
