@@ -196,22 +196,11 @@ class PinnedPath(type(Path())):  # type: ignore[misc]
     def __fspath__(self) -> str:
         return f"/proc/self/fd/{self.fd}"
 
-    def shared(self) -> str:
-        """The open file as another process of ours (a worker) can open it."""
-        return f"/proc/{os.getpid()}/fd/{self.fd}"
-
     def resolve(self, strict: bool = False):
         return self  # already the file itself; resolving the name would look it up again
 
     def __reduce__(self):
         return (Path, (str(self),))
-
-
-def opened_path(path) -> str:
-    """What a worker process opens for `path`: the pinned file when it is one, else the resolved name."""
-    if isinstance(path, PinnedPath):
-        return path.shared()
-    return str(Path(path).resolve())
 
 
 def read_untrusted(folder: Path, name: str, max_bytes: int, what: str = "file") -> bytes:
