@@ -23,7 +23,7 @@ LLMETRIC_TENTHS = {"pass1": 3, "valid": 4, "output_jaccard": 2, "text": 1}
 # precision is at most gold/prediction.
 PRED_TOKEN_RATIO = 8
 MIN_PRED_TOKENS = 1024
-CHARS_PER_TOKEN = 64
+CHARS_PER_TOKEN = 16
 
 
 def sql_tokens(sql: str) -> list[str]:
