@@ -55,6 +55,22 @@ def _predictions(folder: Path, n: int, escaped: bool) -> Path:
     return path
 
 
+def _metadata_case(folder: Path):
+    def make(n: int):
+        sub = _metadata(folder, n)
+        return lambda: specs.load_submission(sub)
+
+    return make
+
+
+def _predictions_case(folder: Path, escaped: bool):
+    def make(n: int):
+        path = _predictions(folder, n, escaped)
+        return lambda: native.read_predictions(path)
+
+    return make
+
+
 def _similarity(n: int):
     from evaluators.rewards.similarity import query_similarity
 
@@ -71,13 +87,9 @@ def main(small: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cases = {
-            "metadata, broken lines": lambda n: (lambda sub=_metadata(folder, n): specs.load_submission(sub)),
-            "BIRD predictions, plain keys": lambda n: (
-                lambda p=_predictions(folder, n, False): native.read_predictions(p)
-            ),
-            "BIRD predictions, escaped keys": lambda n: (
-                lambda p=_predictions(folder, n, True): native.read_predictions(p)
-            ),
+            "metadata, broken lines": _metadata_case(folder),
+            "BIRD predictions, plain keys": _predictions_case(folder, False),
+            "BIRD predictions, escaped keys": _predictions_case(folder, True),
         }
         base = {"metadata, broken lines": "metadata"}
         for name, make in cases.items():

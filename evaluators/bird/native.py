@@ -103,12 +103,20 @@ def _prediction(key: str, value: object, where: Location) -> PredictionValue:
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()  # as json.loads decodes
+# json's own pieces (C code), untyped in typeshed: a string from after its quote, a value from an index.
+_SCAN_STRING = json.decoder.scanstring  # type: ignore[attr-defined]
+_SCAN_VALUE = _DECODER.scan_once  # type: ignore[attr-defined]
+
+
+def _space_end(text: str, at: int) -> int:
+    found = _SPACE.match(text, at)
+    return found.end() if found else at
 
 
 def _top_level_pairs(text: str) -> list[tuple[str, object, int]] | None:
     """(key, value, line) of the top-level object in one left-to-right pass; None when the JSON is not an
     object.  Lines are counted as the scan moves on, so the whole is linear in the text's size."""
-    at = _SPACE.match(text).end()
+    at = _space_end(text, 0)
     if not text.startswith("{", at):
         try:
             _DECODER.decode(text)  # the error of a broken file, or a valid non-object: None below
@@ -117,7 +125,7 @@ def _top_level_pairs(text: str) -> list[tuple[str, object, int]] | None:
         return None
     pairs: list[tuple[str, object, int]] = []
     line, counted = 1, 0
-    at = _SPACE.match(text, at + 1).end()
+    at = _space_end(text, at + 1)
     if text.startswith("}", at):
         return _end(text, at + 1, pairs)
     while True:
@@ -125,23 +133,23 @@ def _top_level_pairs(text: str) -> list[tuple[str, object, int]] | None:
             raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, at)
         line += text.count("\n", counted, at)
         counted = at
-        key, at = json.decoder.scanstring(text, at + 1)
-        at = _SPACE.match(text, at).end()
+        key, at = _SCAN_STRING(text, at + 1)
+        at = _space_end(text, at)
         if not text.startswith(":", at):
             raise json.JSONDecodeError("Expecting ':' delimiter", text, at)
-        at = _SPACE.match(text, at + 1).end()
+        at = _space_end(text, at + 1)
         value, at = _value(text, at)
         pairs.append((key, value, line))
-        at = _SPACE.match(text, at).end()
+        at = _space_end(text, at)
         if text.startswith("}", at):
             return _end(text, at + 1, pairs)
         if not text.startswith(",", at):
             raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
-        at = _SPACE.match(text, at + 1).end()
+        at = _space_end(text, at + 1)
 
 
 def _end(text: str, at: int, pairs: list) -> list:
-    if _SPACE.match(text, at).end() != len(text):
+    if _space_end(text, at) != len(text):
         raise json.JSONDecodeError("Extra data", text, at)
     return pairs
 
@@ -152,7 +160,7 @@ _BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 def _value(text: str, at: int) -> tuple[object, int]:
     """One JSON value from `at` and where it ends; `_TooDeep()` when it nests past what is decoded."""
     try:
-        value, end = _DECODER.scan_once(text, at)
+        value, end = _SCAN_VALUE(text, at)
     except StopIteration as exc:
         raise json.JSONDecodeError("Expecting value", text, exc.value) from None
     except RecursionError:
