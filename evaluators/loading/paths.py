@@ -91,12 +91,11 @@ def open_beneath(root: Path, relative: str, pinned: int = 0) -> int:
     `root` is the operator's folder and is followed as given; below it nothing is followed blindly.  The
     first `pinned` components (the instance folder) must be plain folders, not links.  Raises `_Outside`,
     `_NotRegular`, `FileNotFoundError` or another `OSError`."""
-    real_root = os.path.realpath(root)
     root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     stack = [root_fd]
     parts = _parts(relative)
     try:
-        fd = _walk(stack, deque(parts), real_root, parts[:pinned])
+        fd = _walk(stack, deque(parts), root, parts[:pinned])
     finally:
         for folder in stack:
             os.close(folder)
@@ -116,7 +115,7 @@ def _parts(relative: str) -> list[str]:
     return [part for part in relative.replace("\\", "/").split("/") if part not in ("", ".")]
 
 
-def _walk(stack: list[int], pending: deque, real_root: str, prefix: list[str]) -> int:
+def _walk(stack: list[int], pending: deque, root: Path, prefix: list[str]) -> int:
     """Open `pending` one component at a time from `stack[-1]` (the folders opened so far); the path
     never goes above `prefix` (the instance folder), and a link to an absolute path must lead there."""
     links, pinned = 0, len(prefix)
@@ -139,7 +138,7 @@ def _walk(stack: list[int], pending: deque, real_root: str, prefix: list[str]) -
             if len(stack) <= pinned or links > MAX_LINKS:  # the instance folder itself, or a loop
                 raise _Outside() from None
             if os.path.isabs(target):
-                inside = os.path.relpath(os.path.normpath(target), real_root)
+                inside = os.path.relpath(os.path.normpath(target), os.path.realpath(root))
                 if inside == ".." or inside.startswith("../") or _parts(inside)[:pinned] != prefix:
                     raise _Outside() from None
                 while len(stack) > 1:
