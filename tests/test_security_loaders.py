@@ -95,6 +95,22 @@ def test_nesting_up_to_the_limit_still_loads(tmp_path):
     assert not specs.too_deep(json.loads("[" * 100 + "]" * 100)) and specs.too_deep(json.loads("[" * 101 + "]" * 101))
 
 
+@pytest.mark.parametrize("depth", [150, 200_000])
+def test_a_deeply_nested_trajectory_file_is_that_instances_problem(tmp_path, depth):
+    from evaluators import grade
+
+    write_instance(tmp_path, "ok", TEXT_SPEC, "answer", "It is Paris.")
+    spec = {"func": "qa_f1_tool", "parameters": {"gold": "Paris"}}
+    deep = '[{"role": "tool", "content": ' + "[" * depth + '"Paris"' + "]" * depth + "}]"
+    write_instance(tmp_path, "q", spec, None, None, pred_files={"trajectory.json": deep})
+    line = {"instance_id": "q", "answer_type": "answer", "answer_or_path": "Paris", "trajectory": "trajectory.json"}
+    with open(tmp_path / "sub" / "results_metadata.jsonl", "a") as handle:
+        handle.write(json.dumps(line) + "\n")
+    by_id = {i.instance_id: i for i in grade(tmp_path / "sub", tmp_path / "gold").instances}
+    assert by_id["q"].reason == "unreadable_prediction" and "nested more than 100" in by_id["q"].detail
+    assert by_id["ok"].score == 1.0
+
+
 def _bird(tmp_path: Path, predictions_text: str, golds: list[str]) -> tuple[Path, Path]:
     db = tmp_path / "dbs" / "shop" / "shop.sqlite"
     db.parent.mkdir(parents=True)
