@@ -83,7 +83,7 @@ Examples:
     type=click.IntRange(1),
     default=2048,
     show_default=True,
-    help="Refuse predicted or gold files larger than this.",
+    help="Refuse predicted or gold files larger than this (results_metadata.jsonl too, at least 256).",
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
 @click.option(
