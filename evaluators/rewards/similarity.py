@@ -18,9 +18,9 @@ LLMETRIC_TENTHS = {"pass1": 3, "valid": 4, "output_jaccard": 2, "text": 1}
 # The prediction is untrusted and these run in the grader's own process: it is scored on at most
 # PRED_TOKEN_RATIO times the gold's tokens (at least MIN_PRED_TOKENS), and only its first
 # CHARS_PER_TOKEN characters per allowed token are tokenized.  ROUGE-L's table is then at most
-# PRED_TOKEN_RATIO x gold² cells, whatever was submitted (a 600 KB answer against a 150-token gold: 34 s
-# and 1 GB before, milliseconds now).  A prediction that long scores near 0 on every metric anyway:
-# precision is at most gold/prediction.
+# PRED_TOKEN_RATIO x gold² cells, whatever was submitted (a 700 KB answer against a 150-token gold: 34 s
+# before, 0.3 s now).  Past the cap the prefix's scores are given (docs/rewards.md); ROUGE-L F1 is at
+# most 2 / (1 + PRED_TOKEN_RATIO) there either way.
 PRED_TOKEN_RATIO = 8
 MIN_PRED_TOKENS = 1024
 CHARS_PER_TOKEN = 16
