@@ -491,3 +491,33 @@ def test_a_huge_answer_against_a_short_gold_is_scored_on_a_bounded_prefix(monkey
     assert max(tokenized) <= cap * similarity.CHARS_PER_TOKEN
     short = "SELECT c1 FROM t"
     assert similarity.token_pair(short, gold)[0] == similarity.sql_tokens(short), "a normal answer is whole"
+
+
+# ---- LiveSQLBench / BIRD-CRITIC predictions (the same loader classes) ------------------------------------
+
+
+def test_livesql_prediction_lines_nested_deep_are_those_lines_problems(tmp_path):
+    from evaluators.livesql.native import read_lines
+
+    path = tmp_path / "preds.jsonl"
+    good = json.dumps({"instance_id": "a", "pred_sqls": ["SELECT 1"]})
+    deep = '{"instance_id": "b", "pred_sqls": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    middling = '{"instance_id": "c", "x": ' + "[" * 300 + "]" * 300 + "}"
+    path.write_text("\n".join([good, deep, middling, good.replace('"a"', '"d"')]) + "\n")
+    problems: list = []
+    lines = read_lines(path, problems, submitted=True)
+    assert [line.instance_id for line in lines] == ["a", "d"]
+    assert [p.location.line for p in problems] == [2, 3] and all("nested" in p.message for p in problems)
+
+
+@pytest.mark.parametrize("attack", ["fifo", "dev_zero"])
+def test_livesql_predictions_are_a_regular_file(tmp_path, attack):
+    from evaluators.livesql.native import read_lines
+
+    target = tmp_path / "preds.jsonl"
+    os.mkfifo(target) if attack == "fifo" else target.symlink_to("/dev/zero")
+    done: list = []
+    reader = threading.Thread(target=lambda: done.append(_error_of(read_lines, target, [], True)))
+    reader.start()
+    reader.join(60)
+    assert done and isinstance(done[0], SpecError), "refused, without blocking or reading forever"
