@@ -42,3 +42,56 @@ def test_plug_value_never_runs_past_its_cap(spider_folder, tmp_path):
     assert plugged and all(p["tried"] <= 1 for p in plugged)
     capped = [p for p in plugged if p["variants"] > 1]
     assert capped and all("cap" in p.get("cap_hit", "") or "matched" in p for p in capped)
+
+
+# ---------------------------------------------------------------- BIRD (tests/parity_bird.py)
+
+import parity_bird  # noqa: E402
+
+BIRD = json.loads(parity_bird.RECORDED.read_text())
+
+
+def _bird_differences(ours: list[dict], official_ex: list, official_f1: list, cases: list) -> list:
+    return [
+        (k, cases[k][1], ours[k], official_ex[k], official_f1[k])
+        for k in range(len(official_ex))
+        if ours[k]["ex"] != official_ex[k] or ours[k]["soft_f1"] != official_f1[k]
+    ]
+
+
+def test_bird_sqlite_mini_dev_ex_and_soft_f1_equal_the_official(tmp_path):
+    cases = parity_bird.build(tmp_path / "data")
+    ours = parity_bird.project_results(tmp_path / "data", tmp_path / "w", "SQLite", "mini")
+    assert len(ours) == len(BIRD["SQLite"]["ex"])
+    assert not _bird_differences(ours, BIRD["SQLite"]["ex"], BIRD["SQLite"]["f1"], cases)
+
+
+def test_bird_dev_runs_on_the_predictions_database_as_dev_does(tmp_path):
+    parity_bird.build(tmp_path / "data")
+    ours = [r["ex"] for r in parity_bird.project_results(tmp_path / "data", tmp_path / "w", "SQLite", "dev")]
+    assert ours == BIRD["SQLite"]["dev"]
+
+
+def test_a_file_dev_cannot_score_is_graded_and_said(tmp_path):
+    from evaluators.bird.run import BirdOptions, grade_bird
+
+    root = tmp_path / "data"
+    parity_bird.build(root)
+    report = grade_bird(root / "dev_crash", root / "dev_crash", None, BirdOptions(root / "db", work_dir=tmp_path / "w"))
+    assert any("would" not in p.message and "gives no figure" in p.message for p in report.summary.problems)
+    assert len(report.instances) == len(parity_bird.cases("SQLite"))
+
+
+@pytest.mark.parametrize("dialect", ["PostgreSQL", "MySQL"])
+def test_bird_servers_ex_and_soft_f1_equal_the_official(request, tmp_path, dialect):
+    server = request.getfixturevalue("postgres_server" if dialect == "PostgreSQL" else "mariadb_server")
+    root = tmp_path / "data"
+    cases = parity_bird.build(root, dialect)
+    dsn, _ = parity_bird.load_server(root, dialect, server, server)
+    ours = parity_bird.project_results(root, tmp_path / "w", dialect, "mini", dsn)
+    differ = _bird_differences(ours, BIRD[dialect]["ex"], BIRD[dialect]["f1"], cases)
+    assert [d[1] for d in differ] == KNOWN_SERVER_DIFFERENCES[dialect]
+
+
+# Deliberate differences (docs/bird.md, "Where we differ on purpose").
+KNOWN_SERVER_DIFFERENCES: dict[str, list] = {"PostgreSQL": [], "MySQL": []}
