@@ -19,7 +19,7 @@ from evaluators.execution.backends.base import (
     import_driver,
     keep_result,
     records_frame,
-    refuse_unless_one_query,
+    statements_to_run,
 )
 from evaluators.execution.backends.servers import PG_VARIABLES, server_secrets
 
@@ -36,7 +36,7 @@ class PostgresBackend(Backend):
 
     def run(self, request: Request, notify) -> Outcome:
         psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
-        refuse_unless_one_query(request, "postgres")  # COPY ... TO PROGRAM, DO blocks: never a prediction
+        statements = statements_to_run(request, "postgres")  # COPY ... TO PROGRAM, DO blocks: never a prediction
         con = _connect(psycopg, request)
         try:
             notify({"event": "handle", "backend_pid": con.info.backend_pid})
@@ -45,7 +45,8 @@ class PostgresBackend(Backend):
                 cursor.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")
                 started = time.perf_counter()
                 try:
-                    cursor.execute(request.sql)
+                    for statement in statements:  # psycopg2 returns the last statement's rows
+                        cursor.execute(statement)
                     columns = [d.name for d in cursor.description] if cursor.description else None
                     rows = cursor.fetchall() if columns is not None else []
                 except psycopg.Error as exc:
