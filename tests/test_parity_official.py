@@ -95,3 +95,16 @@ def test_bird_servers_ex_and_soft_f1_equal_the_official(request, tmp_path, diale
 
 # Deliberate differences (docs/bird.md, "Where we differ on purpose").
 KNOWN_SERVER_DIFFERENCES: dict[str, list] = {"PostgreSQL": [], "MySQL": []}
+
+
+# ---------------------------------------------------------------- Spider2-dbt duckdb_match (tests/parity_dbt.py)
+
+import parity_dbt  # noqa: E402
+
+
+def test_duckdb_match_reads_table_names_unquoted_as_the_official_scorer(tmp_path):
+    parity_dbt.build(tmp_path)
+    official = json.loads(parity_dbt.RECORDED.read_text())
+    ours = parity_dbt.project_verdicts(tmp_path, tmp_path / "w")
+    assert {k: v["spider2"] for k, v in ours.items()} == official
+    assert ours["spaced"]["strict"] == 1 and ours["reserved"]["strict"] == 1  # strict quotes names
