@@ -74,7 +74,12 @@ CASES = [
     ("SELECT 1", "VALUES (1)", "simple", "server"),
     ("SELECT name FROM items", "SELECT 1; SELECT name FROM items", "moderate", "pg"),
     ("SELECT name FROM items WHERE id = 1", "SELECT name FROM items WHERE id = 1 FOR UPDATE", "moderate", "server"),
-    ("SELECT name FROM items WHERE id = 1", "SELECT name FROM items WHERE id = 1 LOCK IN SHARE MODE", "simple", "mysql"),
+    (
+        "SELECT name FROM items WHERE id = 1",
+        "SELECT name FROM items WHERE id = 1 LOCK IN SHARE MODE",
+        "simple",
+        "mysql",
+    ),
     ("SELECT 1 WHERE 1 = 0", "SET @x = 1", "simple", "mysql"),
     ("SELECT 1 WHERE 1 = 0", "SELECT 1 INTO @v", "simple", "mysql"),
     ("SELECT 'items' UNION SELECT 'loans'", "SHOW TABLES", "simple", "mysql"),
@@ -123,7 +128,13 @@ def build(root: Path, dialect: str = "SQLite") -> list[tuple]:
     keep = [k for k, v in enumerate(preds.values()) if not isinstance(v, str) or len(v.split(SEP)) == 2]
     dev_preds = {str(n): list(preds.values())[k] for n, k in enumerate(keep)}
     dev_gold = "".join(gold.splitlines(keepends=True)[k] for k in keep)
-    _write(root / "dev", ("predict_dev.json", "dev_gold.sql", "dev.json"), dev_preds, dev_gold, [questions[k] for k in keep])
+    _write(
+        root / "dev",
+        ("predict_dev.json", "dev_gold.sql", "dev.json"),
+        dev_preds,
+        dev_gold,
+        [questions[k] for k in keep],
+    )
     _write(root / "dev_crash", ("predict_dev.json", "dev_gold.sql", "dev.json"), preds, gold, questions)
     return chosen
 
@@ -206,10 +217,10 @@ def project_results(root: Path, work: Path, dialect: str, layout: str, dsn: str 
     if layout in ("dev", "dev_crash"):
         report = grade_bird(root / layout, root / layout, root / layout / "dev.json", options)
     else:
-        report = grade_bird(root / "mini" / "pred.json", root / "mini" / "gold.sql", root / "mini" / "questions.jsonl", options)
-    return [
-        {"ex": int(i.score), "soft_f1": i.execution.get("soft_f1"), "reason": i.reason} for i in report.instances
-    ]
+        report = grade_bird(
+            root / "mini" / "pred.json", root / "mini" / "gold.sql", root / "mini" / "questions.jsonl", options
+        )
+    return [{"ex": int(i.score), "soft_f1": i.execution.get("soft_f1"), "reason": i.reason} for i in report.instances]
 
 
 if __name__ == "__main__":

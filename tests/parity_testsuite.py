@@ -65,7 +65,7 @@ FIXED = [
     ("SELECT name FROM people WHERE age = 30 AND id < 3", "SELECT name FROM people WHERE age = 41 AND id < 9"),
     ("SELECT name FROM people WHERE name IN ('ann', 'cy')", "SELECT name FROM people WHERE name IN ('bob','x')"),
     ("SELECT name FROM people WHERE age = 41", "SELECT name FROM people WHERE age = value"),
-    ("SELECT name FROM people WHERE name LIKE 'a%'", "SELECT name FROM people WHERE name LIKE \"b%\""),
+    ("SELECT name FROM people WHERE name LIKE 'a%'", 'SELECT name FROM people WHERE name LIKE "b%"'),
     # the rest of the rule
     ("SELECT name, age FROM people", "SELECT age, name FROM people"),
     ("SELECT name FROM people ORDER BY age", "SELECT name FROM people ORDER BY age DESC"),

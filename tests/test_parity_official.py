@@ -6,8 +6,8 @@ docstring for the command); CI compares against the recorded JSON in tests/data/
 
 import json
 
-import pytest
 import parity_testsuite
+import pytest
 
 pytest.importorskip("sqlparse")
 
@@ -23,7 +23,9 @@ def spider_folder(tmp_path_factory):
 def test_test_suite_verdicts_equal_the_official(spider_folder, tmp_path, mode):
     official = json.loads(parity_testsuite.RECORDED.read_text())[mode]
     ours = parity_testsuite.project_verdicts(spider_folder, tmp_path, mode)
-    differ = [(i, parity_testsuite.FIXED[i], ours[i], official[i]) for i in range(len(official)) if ours[i] != official[i]]
+    differ = [
+        (i, parity_testsuite.FIXED[i], ours[i], official[i]) for i in range(len(official)) if ours[i] != official[i]
+    ]
     assert len(ours) == len(official) and not differ
 
 

@@ -120,7 +120,9 @@ def _official(
         attempt = _official_one(gold_sql, variant, ordered, variants, runner)
         if attempt.passed:
             info["plug_value"]["matched"] = variant
-            return Verdict(1.0, "match", f"{attempt.detail}, with the gold's values plugged in (variant {number})"), info
+            return Verdict(
+                1.0, "match", f"{attempt.detail}, with the gold's values plugged in (variant {number})"
+            ), info
     if plugged.capped:
         note = (
             f"--plug-value-cap {plug} hit: tried {len(plugged.variants)} of {plugged.total} plugged variants "

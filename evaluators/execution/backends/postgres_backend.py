@@ -108,7 +108,7 @@ def _psycopg2_loaders(psycopg, con, record_text: bool) -> None:
 
         return Loader
 
-    utc = dt.timezone.utc
+    utc = dt.UTC
     con.adapters.register_loader("date", infinite(DateLoader, dt.date.max, dt.date.min))
     con.adapters.register_loader("timestamp", infinite(TimestampLoader, dt.datetime.max, dt.datetime.min))
     con.adapters.register_loader(
