@@ -95,8 +95,12 @@ def test_bird_servers_ex_and_soft_f1_equal_the_official(request, tmp_path, diale
     assert [d[1] for d in differ] == KNOWN_SERVER_DIFFERENCES[dialect]
 
 
-# Deliberate differences (docs/bird.md, "Where we differ on purpose").
-KNOWN_SERVER_DIFFERENCES: dict[str, list] = {"PostgreSQL": [], "MySQL": []}
+# Deliberate differences (docs/bird.md, "Where we differ on purpose"): MariaDB runs the text of an
+# executable comment, which the grader refuses (another statement could hide there).
+KNOWN_SERVER_DIFFERENCES: dict[str, list] = {
+    "PostgreSQL": [],
+    "MySQL": ["SELECT name FROM items WHERE id = 1 /*! AND 1 */"],
+}
 
 
 # ---------------------------------------------------------------- Spider2-dbt duckdb_match (tests/parity_dbt.py)
