@@ -93,6 +93,20 @@ def test_bird_servers_ex_and_soft_f1_equal_the_official(request, tmp_path, diale
     ours = parity_bird.project_results(root, tmp_path / "w", dialect, "mini", dsn)
     differ = _bird_differences(ours, BIRD[dialect]["ex"], BIRD[dialect]["f1"], cases)
     assert [d[1] for d in differ] == KNOWN_SERVER_DIFFERENCES[dialect]
+    assert _item_count(server, dialect) == len(parity_bird.ITEMS), "the statements run changed nothing"
+
+
+def _item_count(server, dialect: str) -> int:
+    if dialect == "PostgreSQL":
+        with server.admin("shop") as con:
+            return con.execute("SELECT count(*) FROM items").fetchone()[0]
+    con = server.admin("shop")
+    try:
+        cursor = con.cursor()
+        cursor.execute("SELECT count(*) FROM items")
+        return cursor.fetchone()[0]
+    finally:
+        con.close()
 
 
 # Deliberate differences (docs/bird.md, "Where we differ on purpose"): MariaDB runs the text of an
