@@ -46,6 +46,20 @@ def test_plug_value_never_runs_past_its_cap(spider_folder, tmp_path):
     assert capped and all("cap" in p.get("cap_hit", "") or "matched" in p for p in capped)
 
 
+def test_the_cli_says_when_the_plug_value_cap_is_hit(spider_folder, tmp_path):
+    from helpers_io import run_cli
+
+    out = tmp_path / "ts.json"
+    args = ["--gold", spider_folder / "gold.txt", "--pred", spider_folder / "pred.txt", "--db"]
+    result = run_cli(
+        "test-suite", *args, spider_folder / "database", "--plug-value", "--plug-value-cap", "2", "--output", out
+    )
+    assert result.exit_code == 0, result.output
+    assert "--plug-value-cap 2 hit on" in result.output
+    capped = [i for i in json.loads(out.read_text())["instances"] if "cap_hit" in i["execution"].get("plug_value", {})]
+    assert capped and all("the official search would go on" in i["detail"] for i in capped)
+
+
 # ---------------------------------------------------------------- BIRD (tests/parity_bird.py)
 
 import parity_bird  # noqa: E402
