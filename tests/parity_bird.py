@@ -14,6 +14,8 @@ The driver imports `evaluation_ex.py`, `evaluation_f1.py` (mini-dev) or `evaluat
 `package_sqls` and `run_sqls_parallel`, and stores each question's `res` in order.  For PostgreSQL and
 MySQL it replaces only `evaluation_utils.connect_postgresql` / `connect_mysql` (the scripts' hard-coded
 credentials) with a connection to the test server; `--servers` starts them (tests/dbservers.py).
+`compare-random MINIDEV DEV PYTHON N` (SQLite) and `compare-random-servers MINIDEV PYTHON N` add N seeded
+random questions and compare the official verdicts with the project's live (nothing recorded).
 """
 
 from __future__ import annotations
@@ -123,9 +125,26 @@ CASES = [
 ]
 
 
-def cases(dialect: str) -> list[tuple]:
+def cases(dialect: str, extra_random: int = 0) -> list[tuple]:
     where = {"SQLite": ("all", "sqlite"), "PostgreSQL": ("all", "server", "pg"), "MySQL": ("all", "server", "mysql")}
-    return [c for c in CASES if c[3] in where[dialect]]
+    return [c for c in CASES if c[3] in where[dialect]] + random_cases(extra_random)
+
+
+def random_cases(count: int, seed: int = 11) -> list[tuple]:
+    """Seeded random (gold, prediction, difficulty, "all") cases over the items table."""
+    import random
+
+    rng = random.Random(seed)
+    columns = ["name", "id", "price", "kind", "name, kind", "kind, name", "id, price", "count(*)", "DISTINCT kind"]
+    wheres = ["", " WHERE kind = 'a'", " WHERE price > 2", " WHERE id > 9", " WHERE price IS NULL", " WHERE id < 3"]
+    orders = ["", " ORDER BY id", " ORDER BY id DESC", " ORDER BY name"]
+    out = []
+    for _ in range(count):
+        gold = f"SELECT {rng.choice(columns)} FROM items{rng.choice(wheres)}{rng.choice(orders)}"
+        pred = f"SELECT {rng.choice(columns)} FROM items{rng.choice(wheres)}{rng.choice(orders)}"
+        pred = rng.choice([pred, pred, pred, gold, gold + " LIMIT 2", pred + ";", ""])
+        out.append((gold, pred, rng.choice(["simple", "moderate", "challenging"]), "all"))
+    return out
 
 
 def _value(pred, db: str):
@@ -149,11 +168,11 @@ def _make_db(path: Path, loans: bool) -> None:
     con.close()
 
 
-def build(root: Path, dialect: str = "SQLite") -> list[tuple]:
+def build(root: Path, dialect: str = "SQLite", extra_random: int = 0) -> list[tuple]:
     root = Path(root)
     _make_db(root / "db" / "shop" / "shop.sqlite", loans=dialect != "SQLite")
     _make_db(root / "db" / "financial" / "financial.sqlite", loans=True)
-    chosen = cases(dialect)
+    chosen = cases(dialect, extra_random)
     preds = {str(i): _value(p, "shop") for i, (_, p, _, _) in enumerate(chosen)}
     gold = "".join(f"{g}\tshop\n" for g, _, _, _ in chosen)
     questions = [{"question_id": i, "db_id": "shop", "difficulty": d} for i, (_, _, d, _) in enumerate(chosen)]
@@ -174,9 +193,9 @@ def build(root: Path, dialect: str = "SQLite") -> list[tuple]:
     return chosen
 
 
-def dev_kept(dialect: str = "SQLite") -> list[int]:
+def dev_kept(dialect: str = "SQLite", extra_random: int = 0) -> list[int]:
     """Positions of the cases the dev files hold."""
-    values = [_value(p, "shop") for _, p, _, _ in cases(dialect)]
+    values = [_value(p, "shop") for _, p, _, _ in cases(dialect, extra_random)]
     return [k for k, v in enumerate(values) if not isinstance(v, str) or len(v.split(SEP)) == 2]
 
 
@@ -318,6 +337,60 @@ def record(minidev: Path, dev: Path, python: str, work: Path, servers: bool) -> 
                 stopper()
     return out
 
+
+def compare_random(minidev: Path, dev: Path, python: str, work: Path, count: int) -> dict:
+    """SQLite only: the fixed and `count` random cases, official and ours, compared live (not recorded)."""
+    build(work, "SQLite", count)
+    found = {k: run_official(python, minidev / name, work, "SQLite") for k, name in SCRIPTS.items()}
+    found["dev"] = run_official(python, dev / "evaluation.py", work, "SQLite")
+    mini = project_results(work, work / "w", "SQLite", "mini")
+    dev_ours = project_results(work, work / "w", "SQLite", "dev")
+    return {
+        "ex": (sum(a["ex"] == b for a, b in zip(mini, found["ex"], strict=True)), len(found["ex"])),
+        "soft_f1": (sum(a["soft_f1"] == b for a, b in zip(mini, found["f1"], strict=True)), len(found["f1"])),
+        "dev": (sum(a["ex"] == b for a, b in zip(dev_ours, found["dev"], strict=True)), len(found["dev"])),
+    }
+
+
+def compare_random_servers(minidev: Path, python: str, work: Path, count: int) -> dict:
+    """PostgreSQL and MariaDB (started here): fixed and random cases, official and ours, compared live."""
+    from dbservers import start_mariadb, start_postgres
+
+    out = {}
+    for dialect, start in (("PostgreSQL", start_postgres), ("MySQL", start_mariadb)):
+        root = work / dialect
+        build(root, dialect, count)
+        server, stop = start()
+        try:
+            dsn, connection = load_server(root, dialect, server, server)
+            found = {k: run_official(python, minidev / name, root, dialect, connection) for k, name in SCRIPTS.items()}
+            ours = project_results(root, root / "w", dialect, "mini", dsn)
+        finally:
+            stop()
+        out[dialect] = {
+            "ex": (sum(a["ex"] == b for a, b in zip(ours, found["ex"], strict=True)), len(found["ex"])),
+            "soft_f1": (sum(a["soft_f1"] == b for a, b in zip(ours, found["f1"], strict=True)), len(found["f1"])),
+        }
+    return out
+
+
+if __name__ == "__main__" and sys.argv[1] == "compare-random-servers":  # MINIDEV PYTHON COUNT
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    with tempfile.TemporaryDirectory() as tmp:
+        print(compare_random_servers(Path(sys.argv[2]).resolve(), sys.argv[3], Path(tmp), int(sys.argv[4])))
+
+if __name__ == "__main__" and sys.argv[1] == "compare-random":  # MINIDEV DEV PYTHON COUNT
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    with tempfile.TemporaryDirectory() as tmp:
+        print(
+            compare_random(
+                Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve(), sys.argv[4], Path(tmp), int(sys.argv[5])
+            )
+        )
 
 if __name__ == "__main__" and sys.argv[1] == "record":
     import argparse
