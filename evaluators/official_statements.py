@@ -11,7 +11,9 @@ write.  Allowed, statement by statement (sqlglot parses each in the server's dia
 - `VALUES (...)`; `SHOW ...`;
 - MySQL: `SET @user_variable = expression` (a session variable, no data) and `SELECT ... INTO @variable`;
 - several statements only on PostgreSQL (psycopg2 returns the last one's rows; PyMySQL without
-  MULTI_STATEMENTS refuses them, so the official verdict there is an error).
+  MULTI_STATEMENTS refuses them, so the official verdict there is an error);
+- on MySQL, a text of comments only: the server answers with no rows (nothing is sent here); on
+  PostgreSQL it is an error (no result to fetch).
 
 MySQL's executable comments `/*! ... */` are never accepted (the server runs their text).
 """
@@ -48,7 +50,9 @@ def plan(sql: str, dialect: str) -> Plan | str:
         return "a MySQL executable comment (/*! ... */), which the server would run"
     statements = split_statements(sql, dialect)
     if not statements:
-        return "an empty query"
+        # Comments only: MySQL answers with no rows, PostgreSQL with no result set (psycopg2's fetchall raises);
+        # a bare `;` is a syntax error on both.
+        return Plan(()) if dialect == "mysql" and sql.strip() and not _tokens(sql, dialect) else "an empty query"
     if len(statements) > 1 and dialect != "postgres":
         return f"{len(statements)} statements (the official driver runs one)"
     out = []
@@ -89,6 +93,15 @@ def _statement(text: str, dialect: str) -> str:
     if into is not None and not (dialect == "mysql" and isinstance(into.this, exp.Table) and _is_variable(into.this)):
         return "!SELECT ... INTO writes a table or a file"
     return _without_locks(text, dialect) if node.find(exp.Lock) else text
+
+
+def _tokens(sql: str, dialect: str) -> list:
+    from evaluators.sqltext import tokenize
+
+    try:
+        return tokenize(sql, dialect)
+    except ValueError:
+        return [sql]
 
 
 def _is_variable(table) -> bool:

@@ -109,6 +109,10 @@ CASES = [
     ("SELECT name FROM items WHERE id = 1", "SELECT name FROM items WHERE id = 1 # comment", "simple", "mysql"),
     ("SELECT name FROM items WHERE id = 1", "SELECT name FROM items WHERE id = 1 /*! AND 1 */", "simple", "mysql"),
     ("SELECT name FROM items", "SELECT name FROM items; ", "simple", "all"),
+    ("SELECT name FROM items WHERE id > 9", " -- only a comment", "simple", "all"),
+    ("SELECT name FROM items WHERE id > 9", "/* only a comment */", "simple", "all"),
+    ("SELECT name FROM items WHERE id > 9", ";", "simple", "all"),
+    ("SELECT name FROM items WHERE id > 9", "; -- c", "simple", "all"),
     ("SELECT name FROM items", "SELECT 1; SELECT name FROM items", "moderate", "pg"),
     ("SELECT name FROM items WHERE id = 1", "SELECT name FROM items WHERE id = 1 FOR UPDATE", "moderate", "server"),
     (
@@ -142,7 +146,8 @@ def random_cases(count: int, seed: int = 11) -> list[tuple]:
     for _ in range(count):
         gold = f"SELECT {rng.choice(columns)} FROM items{rng.choice(wheres)}{rng.choice(orders)}"
         pred = f"SELECT {rng.choice(columns)} FROM items{rng.choice(wheres)}{rng.choice(orders)}"
-        pred = rng.choice([pred, pred, pred, gold, gold + " LIMIT 2", pred + ";", ""])
+        tail = rng.choice(["", "", ";", "; -- c", " -- c", " /* c */", ";\n", ";;", "; SELECT 1", "\n"])
+        pred = rng.choice([pred, pred, pred, gold, gold + " LIMIT 2", ""]) + tail
         out.append((gold, pred, rng.choice(["simple", "moderate", "challenging"]), "all"))
     return out
 

@@ -16,6 +16,7 @@ RUN = [
     ("mysql", "SELECT 1 INTO @v", ("SELECT 1 INTO @v",)),
     ("mysql", "SELECT a FROM t LOCK IN SHARE MODE", ("SELECT a FROM t LOCK IN SHARE MODE",)),
     ("mysql", "SELECT a FROM t FOR UPDATE", ("SELECT a FROM t",)),
+    ("mysql", " -- only a comment", ()),
 ]
 
 REFUSED = [
@@ -32,6 +33,9 @@ REFUSED = [
     ("mysql", "SHOW TABLES; SELECT 1"),
     ("mysql", "CALL p()"),
     ("mysql", ""),
+    ("postgres", "-- only a comment"),
+    ("mysql", ";"),
+    ("mysql", "; -- c"),
 ]
 
 
