@@ -26,6 +26,7 @@ from evaluators.execution.backends.base import (
     keep_result,
     records_frame,
 )
+from evaluators.execution.memory import check_rows, limit_of
 
 TIMEOUT_WORDS = ("timed out", "timeout")
 READ_ONLY_WORDS = "read-only"
@@ -53,6 +54,7 @@ class CypherBackend(Backend):
             raise QueryFailed("result_too_large", f"{len(rows):,} rows, over the limit of {limit:,}")
         columns = [str(h[1]) if isinstance(h, (list, tuple)) else str(h) for h in result.header]
         plain = [tuple(graph_value(v) for v in row) for row in rows]
+        check_rows(plain, limit_of(request.settings))
         return keep_result(request, lambda: records_frame(plain, columns), columns, plain, query_seconds=seconds)
 
     def cancel(self, request: Request, handle: dict) -> str:

@@ -23,6 +23,7 @@ from evaluators.execution.backends.base import (
     refuse_unless_one_query,
 )
 from evaluators.execution.backends.servers import MYSQL_VARIABLES, server_secrets, url_parts
+from evaluators.execution.memory import fetch_rows, limit_of
 
 _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_execution_time, query interrupted
 
@@ -47,9 +48,12 @@ class MySQLBackend(Backend):
             notify({"event": "started"})
             started = time.perf_counter()
             try:
+                # Unbuffered, fetched in batches under the fetch budget (memory.py): the default cursor would
+                # read the whole result into memory first.
+                cursor = con.cursor(pymysql.cursors.SSCursor)
                 cursor.execute(request.sql)
                 columns = [d[0] for d in cursor.description] if cursor.description else None
-                rows = [tuple(r) for r in cursor.fetchall()] if columns is not None else []
+                rows = [tuple(r) for r in fetch_rows(cursor, limit_of(request.settings))] if columns is not None else []
             except pymysql.MySQLError as exc:
                 code = exc.args[0] if exc.args else None
                 if code in _TIMEOUT_ERRORS:

@@ -22,6 +22,7 @@ from evaluators.execution.backends.base import (
     refuse_unless_one_query,
 )
 from evaluators.execution.backends.servers import PG_VARIABLES, server_secrets
+from evaluators.execution.memory import fetch_rows, limit_of
 
 _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
 
@@ -41,13 +42,15 @@ class PostgresBackend(Backend):
         try:
             notify({"event": "handle", "backend_pid": con.info.backend_pid})
             notify({"event": "started"})
-            with con.cursor() as cursor:
-                cursor.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")
+            con.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")
+            # A prediction runs in a server-side cursor, fetched in batches under the fetch budget (memory.py):
+            # a client cursor would have libpq buffer the whole result first.  Gold may be any statement.
+            with con.cursor(**({} if request.trusted else {"name": "graded"})) as cursor:
                 started = time.perf_counter()
                 try:
                     cursor.execute(request.sql)
                     columns = [d.name for d in cursor.description] if cursor.description else None
-                    rows = cursor.fetchall() if columns is not None else []
+                    rows = fetch_rows(cursor, limit_of(request.settings)) if columns is not None else []
                 except psycopg.Error as exc:
                     if getattr(exc, "sqlstate", None) == _TIMEOUT_STATE:
                         raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None

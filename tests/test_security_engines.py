@@ -1,0 +1,130 @@
+"""Untrusted SQL and Cypher against the engines' own limits (docs/security.md, issue 24 "Engines and servers"):
+memory past the cap, disk in BIRD's private copy, the graph server reaching out, executable comments on
+MariaDB, one PostgreSQL session signalling another.  Real engines throughout; small caps keep each test
+to seconds.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluators.execution import worker
+from evaluators.execution.backends.base import Request
+from evaluators.execution.executor import ExecConfig, run_sql
+from evaluators.execution.row_queries import RowQuery, RowRunner
+
+LIMIT_MB = 64  # the --memory-limit-mb of these tests: a 32 MB fetch budget, a worker cap of a few hundred MB
+PEAK_CEILING_MB = 1200  # a worker that kept the rows would be far past this (the attacks below ask for 1-3 GB)
+MEMORY_REASONS = ("result_too_large", "memory_limit")
+
+
+def _rows_of(count: int) -> str:
+    return f"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < {count}) "
+
+
+@pytest.fixture(scope="module")
+def tiny_sqlite(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("engines") / "tiny.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (id INTEGER, name TEXT)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", [(1, "a"), (2, "b")])
+    con.commit()
+    con.close()
+    return path
+
+
+def _config(tmp_path: Path, **extra) -> ExecConfig:
+    return ExecConfig(output_dir=tmp_path / "out", memory_limit_mb=LIMIT_MB, timeout_s=20, **extra)
+
+
+def _peak_rss_mb() -> float:
+    """The highest resident size any idle SQL worker of this process reached (VmHWM)."""
+    peaks = [0.0]
+    for process in worker.pool().idle:
+        try:
+            status = Path(f"/proc/{process.pid}/status").read_text()
+        except OSError:
+            continue
+        peaks += [int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")]
+    return max(peaks)
+
+
+def _fresh_workers() -> None:
+    worker.kill_all()  # each test's peak is its own
+
+
+# ---------------------------------------------------------------- memory: rows fetched into Python
+
+
+@pytest.mark.parametrize(
+    ("backend", "collect", "sql"),
+    [
+        # 40 rows of 25 MB random blobs (1 GB), then 2 GB of text in 200,000 rows of 10 KB
+        ("sqlite", "csv", _rows_of(40) + "SELECT randomblob(25000000) FROM c"),
+        ("sqlite", "inline", _rows_of(200000) + "SELECT printf('%.*c', 10000, 'x') FROM c"),
+        ("duckdb", "inline", "SELECT repeat('y', 5000000) AS s FROM range(300)"),
+        ("duckdb", "csv", "SELECT repeat('z', 1000) || range AS s FROM range(2000000)"),
+    ],
+)
+def test_rows_fetched_into_python_stay_under_the_memory_cap(backend, collect, sql, tiny_sqlite, tmp_path):
+    _fresh_workers()
+    db = str(tiny_sqlite) if backend == "sqlite" else None
+    started = time.monotonic()
+    result = run_sql(backend, db, sql, _config(tmp_path), tmp_path / "r.csv", collect=collect)
+    assert not result.ok and result.reason in MEMORY_REASONS, (result.reason, result.detail)
+    assert time.monotonic() - started < 20
+    assert _peak_rss_mb() < PEAK_CEILING_MB
+    small = run_sql(backend, db, "SELECT 41 + 1", _config(tmp_path), tmp_path / "s.csv", collect=collect)
+    assert small.ok and small.first_cell == 42  # the same worker (its cap lifted) answers the next query
+
+
+def test_an_rl_reward_query_is_capped_like_any_other(tiny_sqlite, tmp_path):
+    _fresh_workers()
+    with RowRunner(jobs=1, config=_config(tmp_path)) as runner:
+        big = runner.run(RowQuery("sqlite", str(tiny_sqlite), _rows_of(30) + "SELECT zeroblob(40000000), x FROM c"))
+        fine = runner.run(RowQuery("sqlite", str(tiny_sqlite), "SELECT name FROM t ORDER BY id"))
+    assert not big.ok and big.reason in MEMORY_REASONS, big
+    assert fine.ok and fine.rows == (("a",), ("b",))
+    assert _peak_rss_mb() < PEAK_CEILING_MB
+
+
+# ---------------------------------------------------------------- BIRD's private copy: memory and disk
+
+
+def _official_pair(tiny_sqlite: Path, tmp_path: Path, sql: str, gold: str = "SELECT 1") -> dict:
+    copy = tmp_path / "work" / "bird" / "copy.sqlite"
+    request = Request("sqlite", sql, str(copy), str(tiny_sqlite), _config(tmp_path).settings(), {}, "inline")
+    event = worker.execute(request, "official_pair", gold_sql=gold)
+    assert not copy.exists()  # removed whatever happened
+    return event
+
+
+def test_birds_private_copy_cannot_fill_the_disk(tiny_sqlite, tmp_path):
+    before = tiny_sqlite.read_bytes()
+    started = time.monotonic()
+    grow = "INSERT INTO t(name) " + _rows_of(100000) + "SELECT hex(randomblob(20000)) FROM c"
+    event = _official_pair(tiny_sqlite, tmp_path, grow)
+    assert event["reason"] == "disk_limit", event
+    assert "database or disk is full" in event["detail"]
+    assert time.monotonic() - started < 20
+    # nor lift the cap first, nor write a file elsewhere
+    for sql in ("PRAGMA max_page_count = 2147483647", "VACUUM INTO '/tmp/stolen.sqlite'", "PRAGMA temp_store = FILE"):
+        event = _official_pair(tiny_sqlite, tmp_path, sql)
+        assert event["reason"] == "exec_error", (sql, event)
+    assert not Path("/tmp/stolen.sqlite").exists()
+    assert tiny_sqlite.read_bytes() == before
+    # a small write and a read-only PRAGMA still run the official way
+    assert _official_pair(tiny_sqlite, tmp_path, "INSERT INTO t VALUES (3, 'c')")["reason"] == "ok"
+    assert _official_pair(tiny_sqlite, tmp_path, "PRAGMA table_info(t)")["reason"] == "ok"
+
+
+def test_birds_private_copy_fetch_is_capped(tiny_sqlite, tmp_path):
+    _fresh_workers()
+    event = _official_pair(tiny_sqlite, tmp_path, _rows_of(50) + "SELECT randomblob(30000000) FROM c")
+    assert event["reason"] in MEMORY_REASONS, event
+    assert event["detail"].startswith("pred:")
+    assert _peak_rss_mb() < PEAK_CEILING_MB
