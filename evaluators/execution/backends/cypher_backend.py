@@ -30,6 +30,7 @@ from evaluators.execution.memory import check_rows, limit_of
 
 TIMEOUT_WORDS = ("timed out", "timeout")
 READ_ONLY_WORDS = "read-only"
+MEMORY_WORDS = "exceeded capacity"  # "Query's mem consumption exceeded capacity" (QUERY_MEM_CAPACITY)
 DEFAULT_MAX_ROWS = 1_000_000
 
 
@@ -39,6 +40,11 @@ class CypherBackend(Backend):
     cancels_on_kill = True
 
     def run(self, request: Request, notify) -> Outcome:
+        if not request.trusted:
+            from evaluators.sqltext import cypher_loads_csv
+
+            if cypher_loads_csv(request.sql):  # the server would fetch the URL (any host and port) or read a file
+                raise QueryFailed("exec_error", "not run: LOAD CSV reads files or URLs, and a prediction may not")
         graph = _graph(request)
         notify({"event": "handle", "server_pid": _ref(request).server_pid})
         notify({"event": "started"})
@@ -90,6 +96,8 @@ def _failure(exc: Exception, request: Request) -> QueryFailed:
     text = first_line(exc)
     if any(word in text.lower() for word in TIMEOUT_WORDS):
         return QueryFailed("timeout", f"stopped after {request.timeout_s:g} s ({text})")
+    if MEMORY_WORDS in text.lower():
+        return QueryFailed("memory_limit", f"the graph server stopped the query at its memory cap ({text})")
     if READ_ONLY_WORDS in text.lower():
         return QueryFailed("exec_error", f"write refused: the graph is read-only ({text})")
     return QueryFailed("exec_error", text)
