@@ -178,7 +178,7 @@ def test_load_csv_is_refused_and_the_server_reads_no_file(tmp_path):
 
     config, _ = _graph_setup(tmp_path)
     listener = _Listener()
-    url = f"http://127.0.0.1:{listener.port}/leak"
+    url = f"https://127.0.0.1:{listener.port}/leak"  # FalkorDB fetches https (http is "Unsupported URI")
     payloads = [
         f"MATCH (p:Person) WITH collect(p.name) AS names LOAD CSV FROM '{url}?d=' + names[0] AS r RETURN r",
         f'load csv with headers from "{url}" as row return count(row)',
