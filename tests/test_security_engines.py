@@ -221,3 +221,163 @@ def test_a_query_that_grows_the_graph_server_is_stopped_at_its_memory_cap(tmp_pa
         assert time.monotonic() - started < 15
     after = run_sql("cypher", "g", "MATCH (p:Person) RETURN count(p)", config, tmp_path / "after.csv")
     assert after.ok and after.first_cell == 2  # the same server goes on
+
+
+# ---------------------------------------------------------------- PostgreSQL and MariaDB
+
+
+def _server_config(tmp_path: Path, postgres_server=None, mariadb_server=None, **extra) -> ExecConfig:
+    return ExecConfig(
+        output_dir=tmp_path / "out",
+        postgres_dsn=postgres_server.dsn if postgres_server else None,
+        mysql_dsn=mariadb_server.dsn if mariadb_server else None,
+        memory_limit_mb=LIMIT_MB,
+        timeout_s=20,
+        **extra,
+    )
+
+
+@pytest.fixture(scope="module")
+def maria(mariadb_server):
+    """A database `engines` the grader may only read (no FILE, no SUPER: docs/backends.md)."""
+    con = mariadb_server.admin()
+    try:
+        cursor = con.cursor()
+        cursor.execute("CREATE DATABASE IF NOT EXISTS engines")
+        cursor.execute("GRANT SELECT ON engines.* TO 'grader'@'%'")
+    finally:
+        con.close()
+    return mariadb_server
+
+
+@pytest.mark.parametrize(
+    ("engine", "sql"),
+    [
+        ("postgres", "SELECT repeat(md5(g::text), 300000) FROM generate_series(1, 400) AS g"),  # 3.8 GB of text
+        ("postgres", "SELECT g, repeat('w', 1000) FROM generate_series(1, 2000000) AS g"),  # 2 GB in small rows
+        ("mysql", "SELECT REPEAT(MD5(seq), 200000) FROM seq_1_to_500"),  # 3.2 GB of text
+    ],
+)
+def test_server_results_stay_under_the_memory_cap(engine, sql, postgres_server, maria, tmp_path):
+    _fresh_workers()
+    config = _server_config(tmp_path, postgres_server, maria)
+    database = "postgres" if engine == "postgres" else "engines"
+    started = time.monotonic()
+    result = run_sql(engine, database, sql, config, tmp_path / "r.csv", collect="inline")
+    assert not result.ok and result.reason in MEMORY_REASONS, (result.reason, result.detail)
+    assert time.monotonic() - started < 30
+    assert _peak_rss_mb() < PEAK_CEILING_MB
+    fine = run_sql(engine, database, "SELECT 6 * 7", config, tmp_path / "f.csv")
+    assert fine.ok and fine.first_cell == 42
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "/*! INTO OUTFILE '{path}' */",
+        "/*!50000 INTO OUTFILE '{path}' */",
+        "/*M!100000 INTO DUMPFILE '{path}' */",
+        "/*m! INTO OUTFILE '{path}' */",
+        "-- x\n/*!INTO OUTFILE '{path}'*/",
+    ],
+)
+def test_mariadb_executable_comments_are_refused(comment, maria, tmp_path):
+    target = tmp_path / "written-by-the-server.txt"
+    tmp_path.chmod(0o777)  # the server's user could write here, had it been asked
+    sql = f"SELECT 'leak' AS a FROM DUAL {comment.format(path=target)}"
+    result = run_sql("mysql", "engines", sql, _server_config(tmp_path, mariadb_server=maria), tmp_path / "r")
+    assert result.reason == "exec_error" and "executable comment" in result.detail, result
+    assert not target.exists()
+
+
+def test_an_executable_comment_would_have_written_the_file(maria, tmp_path):
+    """The control: the same text, run as trusted by an account holding FILE (which the grader's must not,
+    docs/backends.md), writes the file; so the refusal above is what stops it."""
+    con = maria.admin()
+    try:
+        con.cursor().execute("CREATE USER IF NOT EXISTS 'filer'@'%' IDENTIFIED BY 'filer-pw'")
+        con.cursor().execute("GRANT FILE ON *.* TO 'filer'@'%'")
+    finally:
+        con.close()
+    target = tmp_path / "control.txt"
+    tmp_path.chmod(0o777)
+    sql = f"SELECT 'leak' AS a FROM DUAL /*! INTO OUTFILE '{target}' */"
+    config = ExecConfig(output_dir=tmp_path / "out", mysql_dsn=f"mysql://filer:filer-pw@127.0.0.1:{maria.port}")
+    result = run_sql("mysql", None, sql, config, tmp_path / "r", trusted=True)
+    if not target.exists():
+        pytest.skip(f"this server does not write files for the test account ({result.detail})")
+    assert target.read_text().strip() == "leak"
+
+
+def _pg_roles(postgres_server, prefix: str) -> list[str]:
+    with postgres_server.admin() as con:
+        rows = con.execute("SELECT rolname FROM pg_roles WHERE starts_with(rolname, %s)", (prefix,)).fetchall()
+    return [r[0] for r in rows]
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = "
+        "'client backend'",
+        "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%victim%'",
+        "SELECT set_config('role', 'grader', false), pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE pid <> pg_backend_pid()",
+    ],
+)
+def test_a_postgres_answer_cannot_stop_other_sessions(attack, postgres_server, tmp_path):
+    import threading
+
+    config = _server_config(tmp_path, postgres_server)
+    victims: dict = {}
+
+    def victim(name: str, trusted: bool) -> None:
+        sql = f"SELECT 'victim-{name}' AS who, pg_sleep(3) IS NULL AS slept"
+        victims[name] = run_sql("postgres", "postgres", sql, config, tmp_path / f"{name}.csv", trusted=trusted)
+
+    threads = [threading.Thread(target=victim, args=(n, n == "gold")) for n in ("gold", "answer")]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.2)  # both victims are in pg_sleep
+    attacker = run_sql("postgres", "postgres", attack, config, tmp_path / "attack.csv", collect="inline")
+    for thread in threads:
+        thread.join()
+    for name in ("gold", "answer"):
+        assert victims[name].ok and victims[name].first_cell == f"victim-{name}", (name, victims[name], attacker)
+    assert attacker.ok is False or all(not any(row[-1:]) for row in attacker.rows()[1]), attacker
+    # Other sessions' query texts are not visible to an answer either.
+    peek = run_sql(
+        "postgres", "postgres", "SELECT string_agg(query, ' ') FROM pg_stat_activity", config, tmp_path / "p"
+    )
+    assert "victim" not in str(peek.first_cell)
+    assert _pg_roles(postgres_server, "grader_a_") == []  # every answer's role is dropped after its query
+
+
+def test_db_prepare_makes_the_roles_and_an_unprepared_role_is_refused_with_the_hint(postgres_server, tmp_path):
+    from helpers_io import run_cli
+
+    with postgres_server.admin() as con:
+        con.execute("CREATE ROLE scorer_a_0123456789ab LOGIN")  # an answer role left by a killed grader
+        con.execute("CREATE ROLE plain LOGIN")  # a role nobody prepared
+    result = run_cli("db", "prepare", "--engine", "postgres", "--dsn", postgres_server.admin_dsn, "--role", "scorer")
+    assert result.exit_code == 0, result.output
+    assert "role 'scorer': LOGIN CREATEROLE" in result.output and "1 left from earlier runs dropped" in result.output
+    with postgres_server.admin() as con:
+        attributes = con.execute(
+            "SELECT rolcanlogin, rolcreaterole, rolsuper, rolcreatedb, "
+            "pg_has_role('scorer', 'pg_signal_backend', 'MEMBER'), "
+            "pg_has_role('scorer_answers', 'pg_read_all_data', 'MEMBER'), rolcanlogin "
+            "FROM pg_roles WHERE rolname = 'scorer'"
+        ).fetchone()
+    assert attributes == (True, True, False, False, False, True, True)
+    assert _pg_roles(postgres_server, "scorer_a_") == []
+    scorer = ExecConfig(
+        output_dir=tmp_path / "out", postgres_dsn=f"postgresql://scorer@127.0.0.1:{postgres_server.port}/postgres"
+    )
+    assert run_sql("postgres", "postgres", "SELECT 1", scorer, tmp_path / "ok.csv").first_cell == 1
+    plain = ExecConfig(
+        output_dir=tmp_path / "out", postgres_dsn=f"postgresql://plain@127.0.0.1:{postgres_server.port}/postgres"
+    )
+    refused = run_sql("postgres", "postgres", "SELECT 1", plain, tmp_path / "no.csv")
+    assert refused.reason == "credentials_missing" and "evaluate.py db prepare" in refused.detail, refused
+    assert run_sql("postgres", "postgres", "SELECT 1", plain, tmp_path / "gold.csv", trusted=True).first_cell == 1

@@ -1,0 +1,69 @@
+"""`evaluate.py db prepare --engine postgres`: the roles the grader uses on a PostgreSQL server.
+
+Made (or brought to this state) from an administrator's connection:
+
+- `<role>` (default `grader`): LOGIN, CREATEROLE, and nothing else (no SUPERUSER, CREATEDB, REPLICATION,
+  BYPASSRLS, no membership in `pg_signal_backend`).  The grader connects as it; gold queries run as it.
+- `<role>_answers`: NOLOGIN; what answers may read.  With `read_all` (the default, PostgreSQL 14+) it is
+  a member of `pg_read_all_data`; otherwise grant it SELECT on your databases yourself.  `<role>` holds it
+  WITH ADMIN OPTION, so it can make answer roles members of it.
+- per answer, made and dropped by the grader itself (execution/backends/postgres_backend.py):
+  `<role>_a_<random>`, LOGIN with a random password valid for the query's time, a member of
+  `<role>_answers` only.  An answer's session can signal (`pg_cancel_backend`, `pg_terminate_backend`)
+  no other session: not other answers', not the gold's.  Answer roles left by a grader that was killed
+  are dropped here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evaluators.execution.backends.postgres_backend import ANSWER_ROLE_INFIX, ANSWERS_SUFFIX
+
+
+@dataclass(frozen=True)
+class Prepared:
+    role: str
+    answers_role: str
+    read_all: bool
+    dropped: int  # answer roles left behind by an earlier run
+
+    def to_text(self) -> str:
+        reads = "pg_read_all_data" if self.read_all else "nothing yet (GRANT SELECT on your tables to it)"
+        return (
+            f"role {self.role!r}: LOGIN CREATEROLE, no superuser, no pg_signal_backend (gold runs as it)\n"
+            f"role {self.answers_role!r}: NOLOGIN, reads {reads}; {self.role!r} holds it WITH ADMIN OPTION\n"
+            f"each answer: a role {self.role}{ANSWER_ROLE_INFIX}<random> of its own, dropped after "
+            f"({self.dropped} left from earlier runs dropped)\n"
+        )
+
+
+def prepare_postgres(admin_dsn: str, role: str = "grader", password: str | None = None, read_all: bool = True):
+    import psycopg
+    from psycopg import sql
+
+    answers = role + ANSWERS_SUFFIX
+    with psycopg.connect(admin_dsn, autocommit=True, connect_timeout=10) as con:
+        exists = con.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
+        verb = "ALTER" if exists else "CREATE"
+        attributes = "LOGIN CREATEROLE NOSUPERUSER NOCREATEDB NOREPLICATION NOBYPASSRLS"
+        statement = sql.SQL(f"{verb} ROLE {{}} {attributes}").format(sql.Identifier(role))
+        if password is not None:
+            statement = sql.SQL("{} PASSWORD {}").format(statement, sql.Literal(password))
+        con.execute(statement)
+        if not con.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (answers,)).fetchone():
+            con.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(answers)))
+        con.execute(sql.SQL("GRANT {} TO {} WITH ADMIN OPTION").format(sql.Identifier(answers), sql.Identifier(role)))
+        for member in (role, answers):
+            con.execute(sql.SQL("REVOKE pg_signal_backend FROM {}").format(sql.Identifier(member)))
+        if read_all:
+            con.execute(sql.SQL("GRANT pg_read_all_data TO {}").format(sql.Identifier(answers)))
+        left = [
+            r[0]
+            for r in con.execute(
+                "SELECT rolname FROM pg_roles WHERE starts_with(rolname, %s)", (role + ANSWER_ROLE_INFIX,)
+            ).fetchall()
+        ]
+        for name in left:
+            con.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
+    return Prepared(role, answers, read_all, len(left))
