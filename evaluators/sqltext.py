@@ -237,8 +237,10 @@ def cypher_return_ordered(query: str) -> bool:
 
 
 @functools.cache
-def _cypher_words_tokenizer():
-    class Words(_lenient_tokenizer(False, False, True)):  # type: ignore[misc, valid-type]
+def _cypher_words_tokenizer() -> type:
+    base: type = _lenient_tokenizer(False, False, True)
+
+    class Words(base):  # type: ignore[misc, valid-type]
         COMMANDS: set = set()  # `CALL { ... }` is a subquery in Cypher, not a command whose rest is text
 
     return Words

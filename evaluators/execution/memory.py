@@ -10,8 +10,9 @@ outside those caps: 100 MB blobs fetched row after row took a worker past 4 GB. 
   `memory_limit`.  RLIMIT_DATA rather than RLIMIT_AS: DuckDB's allocator and glibc's thread arenas reserve
   far more address space than they ever write, so an address-space cap would refuse them at start.  The
   soft limit is put back after the request (a worker serves many), so each request gets its own cap.
-- `fetch_rows(cursor, limit_mb)`: rows are fetched in batches with a running count of their bytes; past
-  `fetch_budget(limit_mb)` the request ends with `result_too_large` before the next batch is read.
+- `fetch_rows(cursor, limit_mb)`: rows are fetched in batches with a running count of their bytes (from a
+  sample of each large batch); past `fetch_budget(limit_mb)` the request ends with `result_too_large`
+  before the next batch is read.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 WORKER_SLACK_MB = 256  # imports done during the request (pandas, a driver) and the result's JSON line
 THREAD_SLACK_MB = 32  # per core: an engine's thread stacks and allocator arenas (DuckDB runs a thread per core)
 FETCH_BATCH = 1000
+SAMPLE_ROWS = 32  # rows of a batch whose bytes are counted (see chunk_bytes)
 _MB = 1024 * 1024
 _ROW_OVERHEAD = 64  # a tuple and its slots, roughly
 _CELL_OVERHEAD = 16  # a number, a None, a date: counted as this many bytes
@@ -98,6 +100,16 @@ def row_bytes(rows) -> int:
     return total
 
 
+def chunk_bytes(chunk: list) -> int:
+    """`row_bytes` of a batch, from an even sample of `SAMPLE_ROWS` rows when it is longer: counting every
+    cell of a large result would cost a third of fetching it.  A rare huge row the sample misses is still
+    held by the worker's cap (`capped`), as `memory_limit` instead of `result_too_large`."""
+    if len(chunk) <= SAMPLE_ROWS:
+        return row_bytes(chunk)
+    sample = chunk[:: len(chunk) // SAMPLE_ROWS]
+    return row_bytes(sample) * len(chunk) // len(sample)
+
+
 def too_large(used: int, budget: int, rows: int):
     from evaluators.execution.backends.base import QueryFailed
 
@@ -120,7 +132,7 @@ def fetch_rows(cursor, limit_mb: int, batch: int = FETCH_BATCH) -> list:
         chunk = cursor.fetchmany(size)
         if not chunk:
             return rows
-        used += row_bytes(chunk)
+        used += chunk_bytes(chunk)
         if used > budget:
             raise too_large(used, budget, len(rows) + len(chunk))
         rows.extend(chunk)
