@@ -82,6 +82,28 @@ def test_rows_fetched_into_python_stay_under_the_memory_cap(backend, collect, sq
     assert small.ok and small.first_cell == 42  # the same worker (its cap lifted) answers the next query
 
 
+def test_a_submitted_duckdb_view_is_read_under_the_memory_cap(tmp_path):
+    import duckdb
+
+    from evaluators.errors import InstanceError
+    from evaluators.execution.executor import read_duckdb_tables
+
+    _fresh_workers()
+    answer = tmp_path / "answer.duckdb"
+    con = duckdb.connect(str(answer))
+    con.execute("CREATE VIEW t AS SELECT repeat('v', 2000) || range AS s FROM range(1500000)")  # 3 GB as a frame
+    con.execute("CREATE TABLE small AS SELECT 1 AS a")
+    con.close()
+    try:
+        tables = read_duckdb_tables(answer, None, _config(tmp_path))
+    except InstanceError as exc:
+        assert exc.reason == "memory_limit", exc
+    else:
+        assert "Out of Memory" in tables.errors["t"] and "t" not in tables.frames, tables.errors
+    assert _peak_rss_mb() < PEAK_CEILING_MB
+    assert read_duckdb_tables(answer, ["small"], _config(tmp_path)).frames["small"].iat[0, 0] == 1
+
+
 def test_an_rl_reward_query_is_capped_like_any_other(tiny_sqlite, tmp_path):
     _fresh_workers()
     with RowRunner(jobs=1, config=_config(tmp_path)) as runner:
