@@ -196,6 +196,7 @@ class _Listener:
 
 def test_load_csv_is_refused_and_the_server_reads_no_file(tmp_path):
     pytest.importorskip("falkordb")
+    from evaluators.execution.executor import graph_ref
     from evaluators.execution.graphs import server_for
 
     config, _ = _graph_setup(tmp_path)
@@ -211,6 +212,10 @@ def test_load_csv_is_refused_and_the_server_reads_no_file(tmp_path):
         for query in payloads:
             result = run_sql("cypher", "g", query, config, tmp_path / "r.csv", collect="inline")
             assert result.reason == "exec_error" and "LOAD CSV" in result.detail, (query, result)
+            # KG Valid's validators run queries built from the prediction's patterns: refused there too
+            ref = graph_ref("g", config)
+            event = worker.execute(Request("cypher", query, "", ref, config.settings(), {}, "csv"), "kg_valid")
+            assert event["reason"] == "exec_error" and "LOAD CSV" in event["detail"], event
         time.sleep(0.3)
         assert listener.connections == 0
         # A name or a string that only mentions it is a query like any other.

@@ -40,11 +40,7 @@ class CypherBackend(Backend):
     cancels_on_kill = True
 
     def run(self, request: Request, notify) -> Outcome:
-        if not request.trusted:
-            from evaluators.sqltext import cypher_loads_csv
-
-            if cypher_loads_csv(request.sql):  # the server would fetch the URL (any host and port) or read a file
-                raise QueryFailed("exec_error", "not run: LOAD CSV reads files or URLs, and a prediction may not")
+        _refuse_load_csv(request)
         graph = _graph(request)
         notify({"event": "handle", "server_pid": _ref(request).server_pid})
         notify({"event": "started"})
@@ -73,6 +69,14 @@ class CypherBackend(Backend):
         except (ProcessLookupError, PermissionError):
             return "the graph server had already stopped"
         return "the graph server was stopped (it is started again for the next query)"
+
+
+def _refuse_load_csv(request: Request) -> None:
+    """The server would fetch a LOAD CSV URL (any host and port) or read a file: never for a prediction."""
+    from evaluators.sqltext import cypher_loads_csv
+
+    if not request.trusted and cypher_loads_csv(request.sql):
+        raise QueryFailed("exec_error", "not run: LOAD CSV reads files or URLs, and a prediction may not")
 
 
 def _ref(request: Request):
@@ -118,7 +122,9 @@ def graph_value(value):
 
 
 def kg_validity(request: Request, notify) -> dict:
-    """OpenCyVer's three validators on `request.sql` against the graph's own schema (read-only queries)."""
+    """OpenCyVer's three validators on `request.sql` against the graph's own schema (read-only queries, some
+    built from the prediction's own patterns, so LOAD CSV is refused here too)."""
+    _refuse_load_csv(request)
     graph = _graph(request)
     try:
         import opencyver
