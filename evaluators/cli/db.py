@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, handle_errors
+from evaluators.cli.options import AbsolutePath, echo, handle_errors
 
 EPILOG = """\b
 Examples:
@@ -42,7 +42,7 @@ def load_sqlite(sqlite_file, engine, dsn, database, replace):
         raise MissingExtra("psycopg" if engine == "postgres" else "PyMySQL", engine) from None
     except Exception as exc:  # the driver's error, said once, without the DSN's password
         raise UsageError(redact(f"loading {sqlite_file.name} into {engine} failed: {exc}", dsn_secrets(dsn))) from None
-    click.echo(result.to_text(), nl=False)
+    echo(result.to_text(), nl=False)
 
 
 PREPARE_EPILOG = """\b
@@ -84,4 +84,4 @@ def prepare(engine, dsn, role, password_env, read_all):
         raise MissingExtra("psycopg", engine) from None
     except Exception as exc:  # the driver's error, said once, without a password
         raise UsageError(redact(f"preparing {engine} failed: {exc}", [*dsn_secrets(dsn), password or ""])) from None
-    click.echo(result.to_text(), nl=False)
+    echo(result.to_text(), nl=False)
