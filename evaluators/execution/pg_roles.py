@@ -44,9 +44,15 @@ def prepare_postgres(admin_dsn: str, role: str = "grader", password: str | None 
 
     answers = role + ANSWERS_SUFFIX
     with psycopg.connect(admin_dsn, autocommit=True, connect_timeout=10) as con:
-        exists = con.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
-        verb = "ALTER" if exists else "CREATE"
-        attributes = "LOGIN CREATEROLE NOSUPERUSER NOCREATEDB NOREPLICATION NOBYPASSRLS"
+        found = con.execute(
+            "SELECT rolsuper, rolreplication, rolbypassrls FROM pg_roles WHERE rolname = %s", (role,)
+        ).fetchone()
+        # Naming SUPERUSER, REPLICATION or BYPASSRLS at all in ALTER ROLE takes a superuser, even to say no:
+        # an existing role gets the NO... of those it has (and the administrator must then be a superuser).
+        dangerous = ("SUPERUSER", "REPLICATION", "BYPASSRLS")
+        kept = [f"NO{name}" for name, held in zip(dangerous, found or (True, True, True), strict=True) if held]
+        attributes = " ".join(["LOGIN", "CREATEROLE", "NOCREATEDB", *kept])
+        verb = "ALTER" if found else "CREATE"
         statement = sql.SQL(f"{verb} ROLE {{}} {attributes}").format(sql.Identifier(role))
         if password is not None:
             statement = sql.SQL("{} PASSWORD {}").format(statement, sql.Literal(password))
