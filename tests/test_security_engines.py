@@ -408,3 +408,5 @@ def test_db_prepare_makes_the_roles_and_an_unprepared_role_is_refused_with_the_h
     refused = run_sql("postgres", "postgres", "SELECT 1", plain, tmp_path / "no.csv")
     assert refused.reason == "credentials_missing" and "evaluate.py db prepare" in refused.detail, refused
     assert run_sql("postgres", "postgres", "SELECT 1", plain, tmp_path / "gold.csv", trusted=True).first_cell == 1
+    never = run_cli("db", "prepare", "--engine", "postgres", "--dsn", postgres_server.admin_dsn, "--role", "postgres")
+    assert never.exit_code == 2 and "is a superuser" in never.output  # the administrator is never demoted

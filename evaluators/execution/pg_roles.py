@@ -39,37 +39,57 @@ class Prepared:
 
 
 def prepare_postgres(admin_dsn: str, role: str = "grader", password: str | None = None, read_all: bool = True):
+    """Make (or bring to this state) the roles of the module's docstring; ValueError for a superuser `role`."""
     import psycopg
-    from psycopg import sql
 
     answers = role + ANSWERS_SUFFIX
     with psycopg.connect(admin_dsn, autocommit=True, connect_timeout=10) as con:
-        found = con.execute(
-            "SELECT rolsuper, rolreplication, rolbypassrls FROM pg_roles WHERE rolname = %s", (role,)
-        ).fetchone()
-        # Naming SUPERUSER, REPLICATION or BYPASSRLS at all in ALTER ROLE takes a superuser, even to say no:
-        # an existing role gets the NO... of those it has (and the administrator must then be a superuser).
-        dangerous = ("SUPERUSER", "REPLICATION", "BYPASSRLS")
-        kept = [f"NO{name}" for name, held in zip(dangerous, found or (True, True, True), strict=True) if held]
-        attributes = " ".join(["LOGIN", "CREATEROLE", "NOCREATEDB", *kept])
-        verb = "ALTER" if found else "CREATE"
-        statement = sql.SQL(f"{verb} ROLE {{}} {attributes}").format(sql.Identifier(role))
-        if password is not None:
-            statement = sql.SQL("{} PASSWORD {}").format(statement, sql.Literal(password))
-        con.execute(statement)
-        if not con.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (answers,)).fetchone():
-            con.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(answers)))
-        con.execute(sql.SQL("GRANT {} TO {} WITH ADMIN OPTION").format(sql.Identifier(answers), sql.Identifier(role)))
-        for member in (role, answers):
-            con.execute(sql.SQL("REVOKE pg_signal_backend FROM {}").format(sql.Identifier(member)))
-        if read_all:
-            con.execute(sql.SQL("GRANT pg_read_all_data TO {}").format(sql.Identifier(answers)))
-        left = [
-            r[0]
-            for r in con.execute(
-                "SELECT rolname FROM pg_roles WHERE starts_with(rolname, %s)", (role + ANSWER_ROLE_INFIX,)
-            ).fetchall()
-        ]
-        for name in left:
-            con.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
-    return Prepared(role, answers, read_all, len(left))
+        _grader_role(con, role, password)
+        _answers_role(con, role, answers, read_all)
+        dropped = _drop_left_answer_roles(con, role)
+    return Prepared(role, answers, read_all, dropped)
+
+
+def _grader_role(con, role: str, password: str | None) -> None:
+    from psycopg import sql
+
+    found = con.execute(
+        "SELECT rolsuper, rolreplication, rolbypassrls FROM pg_roles WHERE rolname = %s", (role,)
+    ).fetchone()
+    if found and found[0]:
+        raise ValueError(f"role {role!r} is a superuser: grade as another role (--role), never as a superuser")
+    # Naming SUPERUSER, REPLICATION or BYPASSRLS in ALTER ROLE takes a superuser, even to say NO: an existing
+    # role gets the NO... of those it holds (the administrator must then be a superuser), a new one all.
+    held = dict(zip(("REPLICATION", "BYPASSRLS"), found[1:] if found else (True, True), strict=True))
+    attributes = ["LOGIN", "CREATEROLE", "NOCREATEDB", *[f"NO{name}" for name, on in held.items() if on]]
+    if not found:
+        attributes.append("NOSUPERUSER")
+    statement = sql.SQL(f"{'ALTER' if found else 'CREATE'} ROLE {{}} {' '.join(attributes)}").format(
+        sql.Identifier(role)
+    )
+    if password is not None:
+        statement = sql.SQL("{} PASSWORD {}").format(statement, sql.Literal(password))
+    con.execute(statement)
+    con.execute(sql.SQL("REVOKE pg_signal_backend FROM {}").format(sql.Identifier(role)))
+
+
+def _answers_role(con, role: str, answers: str, read_all: bool) -> None:
+    from psycopg import sql
+
+    if not con.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (answers,)).fetchone():
+        con.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(answers)))
+    con.execute(sql.SQL("GRANT {} TO {} WITH ADMIN OPTION").format(sql.Identifier(answers), sql.Identifier(role)))
+    con.execute(sql.SQL("REVOKE pg_signal_backend FROM {}").format(sql.Identifier(answers)))
+    if read_all:
+        con.execute(sql.SQL("GRANT pg_read_all_data TO {}").format(sql.Identifier(answers)))
+
+
+def _drop_left_answer_roles(con, role: str) -> int:
+    """Answer roles a grader that was killed could not drop."""
+    from psycopg import sql
+
+    prefix = role + ANSWER_ROLE_INFIX
+    left = [r[0] for r in con.execute("SELECT rolname FROM pg_roles WHERE starts_with(rolname, %s)", (prefix,))]
+    for name in left:
+        con.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
+    return len(left)
