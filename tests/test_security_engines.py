@@ -317,6 +317,15 @@ def test_mariadb_executable_comments_are_refused(comment, maria, tmp_path):
     assert not target.exists()
 
 
+def test_a_grader_account_without_file_reads_no_server_file(maria, tmp_path):
+    """`LOAD_FILE()` is one read-only query, so no check of ours refuses it: the account's privileges are
+    what stop it, which is why docs/backends.md asks for an account without FILE."""
+    secret = Path("/etc/hostname")
+    config = _server_config(tmp_path, mariadb_server=maria)
+    result = run_sql("mysql", "engines", f"SELECT LOAD_FILE('{secret}') AS f", config, tmp_path / "r.csv")
+    assert result.ok and result.first_cell is None, result
+
+
 def test_an_executable_comment_would_have_written_the_file(maria, tmp_path):
     """The control: the same text, run as trusted by an account holding FILE (which the grader's must not,
     docs/backends.md), writes the file; so the refusal above is what stops it."""
