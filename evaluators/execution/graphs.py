@@ -40,6 +40,7 @@ START_TIMEOUT_S = 20.0
 MAX_SCRIPT_BYTES = 256 * 1024 * 1024
 SOCKET_PATH_LIMIT = 100  # unix sockets take about 107 bytes of path
 PING_TIMEOUT_S = 5.0
+_MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -171,12 +172,16 @@ class EmbeddedServer:
             "TEMP_FOLDER",
             str(temp),
             "QUERY_MEM_CAPACITY",
-            str(self.query_memory_mb * 1024 * 1024),
+            str(self.query_memory_mb * _MB),
         ]
 
     def _set_query_memory(self, megabytes: int) -> None:
-        self._client().connection.execute_command("GRAPH.CONFIG", "SET", "QUERY_MEM_CAPACITY", megabytes * 1024 * 1024)
+        """A run asking for another cap than the running server's: set it, or start the server again with it."""
         self.query_memory_mb = megabytes
+        try:
+            self._client().connection.execute_command("GRAPH.CONFIG", "SET", "QUERY_MEM_CAPACITY", megabytes * _MB)
+        except Exception:  # the server went away meanwhile: a fresh one starts with the new cap
+            self._start()
 
     def _client(self):
         if self.client is None:

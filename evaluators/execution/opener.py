@@ -27,6 +27,12 @@ SQLite
 - `hard_heap_limit`: the memory cap for one connection.
 - A first read of the schema: SQLite opens lazily, and a file that is not a
   database must fail here, as "cannot open", not later as a query error.
+
+SQLite, BIRD's private copy (`sqlite_private_copy`, writable: the official scorer's way)
+- `max_page_count`: the copy grows by `copy_growth_bytes` at most (a recursive
+  `INSERT ... randomblob()` wrote 3 GB in 4 s); `hard_heap_limit` and
+  `temp_store = MEMORY`: temporary tables and sorts stay under the heap cap, not
+  in /tmp; PRAGMAs that set something and ATTACH are denied by the authorizer.
 """
 
 from __future__ import annotations
