@@ -73,10 +73,8 @@ def _fresh_workers() -> None:
 def test_rows_fetched_into_python_stay_under_the_memory_cap(backend, collect, sql, tiny_sqlite, tmp_path):
     _fresh_workers()
     db = str(tiny_sqlite) if backend == "sqlite" else None
-    started = time.monotonic()
     result = run_sql(backend, db, sql, _config(tmp_path), tmp_path / "r.csv", collect=collect)
     assert not result.ok and result.reason in MEMORY_REASONS, (result.reason, result.detail)
-    assert time.monotonic() - started < 20
     assert _peak_rss_mb() < PEAK_CEILING_MB
     small = run_sql(backend, db, "SELECT 41 + 1", _config(tmp_path), tmp_path / "s.csv", collect=collect)
     assert small.ok and small.first_cell == 42  # the same worker (its cap lifted) answers the next query
@@ -127,12 +125,10 @@ def _official_pair(tiny_sqlite: Path, tmp_path: Path, sql: str, gold: str = "SEL
 
 def test_birds_private_copy_cannot_fill_the_disk(tiny_sqlite, tmp_path):
     before = tiny_sqlite.read_bytes()
-    started = time.monotonic()
     grow = "INSERT INTO t(name) " + _rows_of(100000) + "SELECT hex(randomblob(20000)) FROM c"
     event = _official_pair(tiny_sqlite, tmp_path, grow)
     assert event["reason"] == "disk_limit", event
     assert "database or disk is full" in event["detail"]
-    assert time.monotonic() - started < 20
     # nor lift the cap first, nor write a file elsewhere
     for sql in ("PRAGMA max_page_count = 2147483647", "VACUUM INTO '/tmp/stolen.sqlite'", "PRAGMA temp_store = FILE"):
         event = _official_pair(tiny_sqlite, tmp_path, sql)
@@ -242,10 +238,8 @@ def test_a_query_that_grows_the_graph_server_is_stopped_at_its_memory_cap(tmp_pa
         "UNWIND range(1, 40000000) AS x WITH collect(x) AS l RETURN size(l)",
         "UNWIND range(1, 3000000) AS x RETURN size(collect(toString(x) + '-padding-padding-padding'))",
     ):
-        started = time.monotonic()
         result = run_sql("cypher", "g", query, config, tmp_path / "r.csv")
         assert result.reason == "memory_limit", (query, result)
-        assert time.monotonic() - started < 15
     after = run_sql("cypher", "g", "MATCH (p:Person) RETURN count(p)", config, tmp_path / "after.csv")
     assert after.ok and after.first_cell == 2  # the same server goes on
 
@@ -289,10 +283,8 @@ def test_server_results_stay_under_the_memory_cap(engine, sql, postgres_server, 
     _fresh_workers()
     config = _server_config(tmp_path, postgres_server, maria)
     database = "postgres" if engine == "postgres" else "engines"
-    started = time.monotonic()
     result = run_sql(engine, database, sql, config, tmp_path / "r.csv", collect="inline")
     assert not result.ok and result.reason in MEMORY_REASONS, (result.reason, result.detail)
-    assert time.monotonic() - started < 30
     assert _peak_rss_mb() < PEAK_CEILING_MB
     fine = run_sql(engine, database, "SELECT 6 * 7", config, tmp_path / "f.csv")
     assert fine.ok and fine.first_cell == 42
