@@ -83,7 +83,7 @@ Examples:
     type=click.IntRange(1),
     default=2048,
     show_default=True,
-    help="Refuse predicted or gold files larger than this.",
+    help="Refuse predicted or gold files larger than this (results_metadata.jsonl too, at least 256).",
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
 @click.option(
@@ -127,7 +127,9 @@ def grade(
     if ray_address is None:
         from evaluators.grading.warm import warm_from_folders
 
-        loaded = warm_from_folders(result_dir, gold_dir, layout, jobs)  # before the heavy imports below
+        loaded = warm_from_folders(
+            result_dir, gold_dir, layout, jobs, max_file_mb * 1024 * 1024
+        )  # before the heavy imports below
     from evaluators.grading.instance import Options
     from evaluators.grading.run import grade as run_grade
 

@@ -2,7 +2,11 @@
 
 Answers (a submitted `.duckdb`), gold databases and everything under `--db-dir`
 are opened here and nowhere else, always inside a worker process (worker.py), so
-the parent's timeout can kill whatever runs on them.  Why each setting is there:
+the parent's timeout can kill whatever runs on them.  A submitted file is first
+opened, once and without following links out, by `loading/paths.py`; a DuckDB
+answer reaches this module as a hard link to (or a copy of) that open file in the
+work folder (`executor._checked_file`), never by its submitted name again.
+Why each setting is there:
 
 DuckDB
 - `read_only=True`: submitted SQL and views cannot change the file.
@@ -27,6 +31,8 @@ SQLite
 - `hard_heap_limit`: the memory cap for one connection.
 - A first read of the schema: SQLite opens lazily, and a file that is not a
   database must fail here, as "cannot open", not later as a query error.
+- `copy_database_file`: the only way a template is read for `livesql`, whose answers may write: they get
+  a private copy in the work folder (a reflink or a kernel copy), never the file itself.
 
 SQLite, BIRD's private copy (`sqlite_private_copy`, writable: the official scorer's way)
 - `max_page_count`: the copy grows by `copy_growth_bytes` at most (a recursive
@@ -120,6 +126,23 @@ COPY_GROWTH_MB = 256  # what a prediction may write into a private copy, at most
 
 def copy_growth_bytes(memory_limit_mb: int) -> int:
     return min(COPY_GROWTH_MB, max(1, memory_limit_mb)) * 1024 * 1024
+
+
+def copy_database_file(path: str, copy) -> None:
+    """A private copy of the database file `path` (only read) at `copy` in the work folder: a reflink where
+    the file system has them (instant, shares no later writes), else a kernel copy.  LiveSQLBench grades
+    each phase on one (livesql/sandbox.py)."""
+    import fcntl
+    import shutil
+
+    ficlone = 0x40049409  # FICLONE
+    try:
+        with open(path, "rb") as source, open(copy, "wb") as target:
+            fcntl.ioctl(target.fileno(), ficlone, source.fileno())
+        return
+    except OSError:
+        pass
+    shutil.copyfile(path, copy)
 
 
 def read_gold_text(path: Path, max_bytes: int, reason: str) -> str:

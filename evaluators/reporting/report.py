@@ -40,6 +40,8 @@ REASONS = {
     "internal_error": "a bug in the harness while grading this instance (the run goes on)",
     "exec_error": "the SQL failed on its engine (the engine's message is the detail)",
     "timeout": "the SQL ran past the timeout and was stopped",
+    "test_failed": "LiveSQLBench/BIRD-CRITIC: a test case failed (which one and its message are the detail)",
+    "issue_sql_passed": "BIRD-CRITIC: the gold's issue_sql passes its own tests, so every answer fails (official)",
     "cost_limit": "BigQuery: the query would process more bytes than --max-bytes-billed allows",
     "credentials_missing": "no credentials for the BigQuery/Snowflake backend this instance needs",
     "network_error": "a server the backend needs (a token endpoint, the warehouse) could not be reached",
@@ -49,6 +51,7 @@ REASONS = {
     "(--max-result-rows, half of --memory-limit-mb)",
     "memory_limit": "the query's worker passed its memory cap (--memory-limit-mb) and the query was stopped",
     "disk_limit": "the query wrote more into its private database copy than the run allows",
+    "unhashable_result": "BIRD EX: a result holds json or arrays, which the official set() cannot hold: 0",
 }
 
 

@@ -27,7 +27,7 @@ from evaluators.execution.backends.base import (
     import_driver,
     keep_result,
     records_frame,
-    refuse_unless_one_query,
+    statements_to_run,
 )
 from evaluators.execution.backends.servers import PG_VARIABLES, server_secrets
 from evaluators.execution.memory import fetch_rows, limit_of
@@ -49,11 +49,11 @@ class PostgresBackend(Backend):
 
     def run(self, request: Request, notify) -> Outcome:
         psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
-        refuse_unless_one_query(request, "postgres")  # COPY ... TO PROGRAM, DO blocks: never a prediction
+        statements = statements_to_run(request, "postgres")  # COPY ... TO PROGRAM, DO blocks: never a prediction
         if request.trusted:
-            return _run_as(psycopg, request, notify, {})
+            return _run_as(psycopg, request, statements, notify, {})
         with answer_role(psycopg, request) as (role, password):
-            return _run_as(psycopg, request, notify, {"user": role, "password": password})
+            return _run_as(psycopg, request, statements, notify, {"user": role, "password": password})
 
     def cancel(self, request: Request, handle: dict) -> str:
         psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
@@ -74,29 +74,37 @@ class PostgresBackend(Backend):
             con.close()
 
 
-def _run_as(psycopg, request: Request, notify, login: dict) -> Outcome:
+def _run_as(psycopg, request: Request, statements: list[str], notify, login: dict) -> Outcome:
     con = _connect(psycopg, request, login=login)
     try:
         notify({"event": "handle", "backend_pid": con.info.backend_pid, "role": login.get("user")})
         notify({"event": "started"})
         con.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")
-        # A prediction runs in a server-side cursor, fetched in batches under the fetch budget (memory.py):
-        # a client cursor would have libpq buffer the whole result first.  Gold may be any statement.
-        with con.cursor(**({} if request.trusted else {"name": "graded"})) as cursor:
-            started = time.perf_counter()
-            try:
-                cursor.execute(request.sql)
-                columns = [d.name for d in cursor.description] if cursor.description else None
-                rows = fetch_rows(cursor, limit_of(request.settings)) if columns is not None else []
-            except psycopg.Error as exc:
-                if getattr(exc, "sqlstate", None) == _TIMEOUT_STATE:
-                    raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
-                raise QueryFailed("exec_error", first_line(exc)) from None
-            seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        try:
+            for statement in statements[:-1]:  # psycopg2 returns the last statement's rows
+                con.execute(statement)
+            columns, rows = _last_rows(con, request, statements[-1]) if statements else (None, [])
+        except psycopg.Error as exc:
+            if getattr(exc, "sqlstate", None) == _TIMEOUT_STATE:
+                raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
+            raise QueryFailed("exec_error", first_line(exc)) from None
+        seconds = time.perf_counter() - started
         con.rollback()
         return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
     finally:
         con.close()
+
+
+def _last_rows(con, request: Request, statement: str) -> tuple[list | None, list]:
+    """A prediction that is one query runs in a server-side cursor, fetched in batches under the fetch budget
+    (memory.py): a client cursor would have libpq buffer the whole result first.  Gold, and the official
+    drivers' other statements (SHOW, several statements), use a client cursor, still under the worker's cap."""
+    server_side = not request.trusted and not request.setting("official_statements")
+    with con.cursor(**({"name": "graded"} if server_side else {})) as cursor:
+        cursor.execute(statement)
+        columns = [d.name for d in cursor.description] if cursor.description else None
+        return columns, fetch_rows(cursor, limit_of(request.settings)) if columns is not None else []
 
 
 @contextlib.contextmanager
@@ -163,4 +171,41 @@ def _connect(psycopg, request: Request, read_only: bool = True, login: dict | No
     except psycopg.Error as exc:
         raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
     con.read_only = read_only
+    _psycopg2_loaders(psycopg, con, bool(request.setting("postgres_record_text")))
     return con
+
+
+def _psycopg2_loaders(psycopg, con, record_text: bool) -> None:
+    """Where psycopg 3 cannot load a value psycopg2 can, load it as psycopg2 does: `infinity` timestamps and
+    dates as `datetime.max` / `date.max` (`-infinity` as min; psycopg 3 raises), and with `record_text` a
+    record as its text `(1,a)` (psycopg 3 makes a tuple of texts).  Text format only, the cursor's default."""
+    import datetime as dt
+
+    from psycopg.types.datetime import DateLoader, TimestampLoader, TimestamptzLoader
+
+    def infinite(base, high, low):
+        class Loader(base):
+            def load(self, data):
+                text = bytes(data)
+                if text == b"infinity":
+                    return high
+                if text == b"-infinity":
+                    return low
+                return super().load(data)
+
+        return Loader
+
+    utc = dt.UTC
+    con.adapters.register_loader("date", infinite(DateLoader, dt.date.max, dt.date.min))
+    con.adapters.register_loader("timestamp", infinite(TimestampLoader, dt.datetime.max, dt.datetime.min))
+    con.adapters.register_loader(
+        "timestamptz",
+        infinite(TimestamptzLoader, dt.datetime.max.replace(tzinfo=utc), dt.datetime.min.replace(tzinfo=utc)),
+    )
+    if record_text:
+
+        class RecordText(psycopg.adapt.Loader):
+            def load(self, data):
+                return bytes(data).decode(con.info.encoding if con.info.encoding != "ascii" else "utf-8")
+
+        con.adapters.register_loader("record", RecordText)
