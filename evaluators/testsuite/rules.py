@@ -56,11 +56,19 @@ def sqlparse_module():
     return sqlparse
 
 
+class Unparsable(ValueError):
+    """A query sqlparse gives up on (its grouping depth, Python's recursion limit): that pair's problem."""
+
+
 def remove_distinct(query: str) -> str:
     """The scorer's `remove_distinct`: sqlparse's first statement only (`sqlparse.parse(s)[0]`), every token
     whose text is `distinct` in any case dropped.  Quoted names (`"distinct"`, `[distinct]`) are one token
     with their quotes and stay; strings are read as sqlparse reads them (`'x\\'` escapes its quote)."""
-    statements = sqlparse_module().parse(query)
+    sqlparse = sqlparse_module()
+    try:
+        statements = sqlparse.parse(query)
+    except (sqlparse.exceptions.SQLParseError, RecursionError) as error:
+        raise Unparsable(f"sqlparse cannot read it ({error}); the official scorer stops its whole run here") from None
     if not statements:
         return query  # the scorer raises IndexError here and stops; a blank line never reaches it
     return "".join(token.value for token in statements[0].flatten() if token.value.lower() != "distinct")

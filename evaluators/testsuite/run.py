@@ -106,7 +106,10 @@ def _official(
     gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner, keep_distinct: bool, plug: int | None
 ) -> tuple[Verdict, dict]:
     gold_sql = rules.prepare(gold.sql, keep_distinct)
-    pred_sql = rules.prepare(rules.replace_value(pred.sql), keep_distinct)
+    try:
+        pred_sql = rules.prepare(rules.replace_value(pred.sql), keep_distinct)
+    except rules.Unparsable as error:
+        return Verdict(0.0, "unreadable_prediction", f"the prediction: {error}"), {}
     ordered = rules.order_matters(gold_sql)
     info: dict = {"order_matters": ordered, "rewritten": pred_sql != pred.sql}
     verdict = _official_one(gold_sql, pred_sql, ordered, variants, runner)
