@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -20,6 +22,8 @@ from helpers_io import run_cli
 
 from evaluators.cli import main
 from evaluators.cli.options import AbsolutePath
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SEP = "\t----- bird -----\t"
 QUESTIONS = [  # (gold, prediction): 3 of 4 right
@@ -271,3 +275,15 @@ def test_piped_output_has_a_sane_width(monkeypatch):
     assert terminal_width() == 100 or os.isatty(1)
     monkeypatch.setenv("COLUMNS", "5")
     assert terminal_width() == 60
+
+
+def test_ray_auto_without_a_cluster_is_a_usage_error_not_a_traceback(world, tmp_path):
+    pytest.importorskip("ray", reason="pip install '.[ray]'")
+    if subprocess.run(["pgrep", "-f", "gcs_server"], capture_output=True).returncode == 0 and not os.environ.get("CI"):
+        pytest.skip("a Ray cluster runs on this machine (--ray auto finds it by its processes)")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    command = [sys.executable, str(ROOT / "evaluate.py"), "--result-dir", "sub", "--gold-dir", "gold", "--ray", "auto"]
+    result = subprocess.run(command, cwd=world, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "--ray auto: no Ray cluster answers there" in result.stderr and "ray start --head" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, check_writable_outside, handle_errors, warn_about_pairing
+from evaluators.cli.options import AbsolutePath, check_writable_outside, echo, handle_errors, warn_about_pairing
 
 EPILOG = """\b
 Examples (the official scripts' arguments, unchanged):
@@ -94,6 +94,13 @@ def _path(*names, exists: bool = False, **kwargs):
 )
 @click.option("--postgres-dsn", help="PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
 @click.option("--mysql-dsn", help="MySQL connection for --sql_dialect MySQL (never printed).")
+@click.option(
+    "--memory-limit-mb",
+    type=click.IntRange(16),
+    default=4096,
+    show_default=True,
+    help="Memory one query may use: the engine's, its worker's and its fetched rows' cap (docs/security.md).",
+)
 @handle_errors
 def bird(
     predicted,
@@ -111,6 +118,7 @@ def bird(
     plan_cost,
     postgres_dsn,
     mysql_dsn,
+    memory_limit_mb,
 ):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     import os
@@ -133,34 +141,39 @@ def bird(
         mysql_dsn,
         ves_iterations,
         plan_cost,
+        memory_limit_mb=memory_limit_mb,
     )
     report = grade_bird(predicted, ground_truth, questions, options, data_mode)
     table = official_table(report)
     warn_about_pairing(report)
-    click.echo(report.to_text(), nl=False)
-    click.echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
+    echo(report.to_text(), nl=False)
+    echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
     strict = official_table(_strict_view(report), metric="EX strict")
-    click.echo(strict.splitlines()[-1] + "\n", nl=False)
+    echo(strict.splitlines()[-1] + "\n", nl=False)
+    f1 = official_table(report, metric="Soft-F1", key="soft_f1")
+    echo("\nSoft F1 (mini-dev's evaluation_f1.py, rows compared by position):\n" + f1, nl=False)
+    unordered = official_table(report, metric="Soft-F1 unordered", key="soft_f1_unordered")
+    echo(unordered.splitlines()[-1] + "  (ours: rows paired by content)\n", nl=False)
     metrics = report.summary.execution_metrics or {}
     if "ves_dev" in metrics:
-        click.echo(
+        echo(
             f"VES (BIRD dev) {metrics['ves_dev']:.2f}   R-VES (mini-dev) {metrics['rves_mini_dev']:.2f}   "
             f"({metrics['ves_iterations']} iterations; median ratio CV {metrics['ves_ratio_cv_median']})"
         )
         if metrics.get("ves_warning"):
-            click.echo("warning: " + metrics["ves_warning"], err=True)
+            echo("warning: " + metrics["ves_warning"], err=True)
     if "plan_cost_vs_time_spearman" in metrics:
-        click.echo(
+        echo(
             f"plan cost vs time ratio: Spearman {metrics['plan_cost_vs_time_spearman']} over "
             f"{metrics['plan_cost_pairs']} question(s)"
         )
     if log_path:
         with open(log_path, "a", encoding="utf-8") as handle:
-            handle.write("start calculate EX\n" + table)
+            handle.write("start calculate EX\n" + table + "start calculate Soft-F1\n" + f1)
     if output:
         write_atomic(output, report.to_json())
         write_atomic(output.with_suffix(".csv"), report.to_csv())
-        click.echo(f"wrote {output}, {output.with_suffix('.csv')}", err=True)
+        echo(f"wrote {output}, {output.with_suffix('.csv')}", err=True)
 
 
 def _dialect(value: str) -> str:

@@ -10,6 +10,8 @@ import click
 from evaluators.cli.options import (
     AbsolutePath,
     check_writable_outside,
+    echo,
+    echo_json,
     execution_options,
     gold_dir_option,
     handle_errors,
@@ -81,7 +83,7 @@ Examples:
     type=click.IntRange(1),
     default=2048,
     show_default=True,
-    help="Refuse predicted or gold files larger than this.",
+    help="Refuse predicted or gold files larger than this (results_metadata.jsonl too, at least 256).",
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
 @click.option(
@@ -125,7 +127,9 @@ def grade(
     if ray_address is None:
         from evaluators.grading.warm import warm_from_folders
 
-        loaded = warm_from_folders(result_dir, gold_dir, layout, jobs)  # before the heavy imports below
+        loaded = warm_from_folders(
+            result_dir, gold_dir, layout, jobs, max_file_mb * 1024 * 1024
+        )  # before the heavy imports below
     from evaluators.grading.instance import Options
     from evaluators.grading.run import grade as run_grade
 
@@ -150,9 +154,9 @@ def grade(
         loaded=loaded,
     )
     if output_format == "json":
-        click.echo(report.to_json())
+        echo_json(report.to_json())
     else:
-        click.echo(report.to_text(), nl=False)
+        echo(report.to_text(), nl=False)
     if output:
         _write_outputs(report, output, plot_format if plot else None, with_html)
     gold_errors = report.summary.gold_errors
@@ -267,7 +271,7 @@ def _write_outputs(report, output: Path, plot: str | None, with_html: bool = Fal
 
     if output.suffix.lower() in (".html", ".htm"):
         write_atomic(output, report.to_html())
-        click.echo(f"wrote {output}", err=True)
+        echo(f"wrote {output}", err=True)
         return
     write_atomic(output, report.to_json())
     write_atomic(output.with_suffix(".csv"), report.to_csv())
@@ -281,5 +285,5 @@ def _write_outputs(report, output: Path, plot: str | None, with_html: bool = Fal
         try:
             written.append(plot_report(report, output.with_suffix(f".{plot}")))
         except MissingExtra as exc:
-            click.echo(f"note: no {plot.upper()} plot: {exc}", err=True)
-    click.echo("wrote " + ", ".join(str(p) for p in written), err=True)
+            echo(f"note: no {plot.upper()} plot: {exc}", err=True)
+    echo("wrote " + ", ".join(str(p) for p in written), err=True)

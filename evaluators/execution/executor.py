@@ -13,6 +13,7 @@ Everything here is picklable, so a grader may call it from its own worker proces
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from evaluators.execution.backends.base import Request, credential_environment
 from evaluators.execution.gold_cache import GoldCache, compare_csv, first_cell_of, safe_name
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_files import read_rows, rows_path
+from evaluators.loading.paths import PinnedPath
 from evaluators.loading.specs import GoldInstance
 from evaluators.sqltext import read_sql_file, unwrap_fences
 
@@ -51,6 +53,8 @@ class ExecConfig:
     sqlite_decode_errors: str = "strict"  # "ignore": undecodable text is dropped, as test-suite-sql-eval reads it
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB  # per query, for the local engines (execution/opener.py)
     max_result_rows: int = 1_000_000  # rows a Cypher query may return
+    official_statements: bool = False  # PostgreSQL/MySQL: run the read-only statements BIRD's drivers run
+    postgres_record_text: bool = False  # PostgreSQL records as their text '(1,a)', as psycopg2 returns them (BIRD)
 
     def __post_init__(self) -> None:  # the API's edge: the caller's relative paths, made absolute once
         for name in ("output_dir", "db_dir", "credentials_dir"):
@@ -170,7 +174,7 @@ def graph_ref(db_ref: str | None, config: ExecConfig) -> str:
     """The embedded graph server's built graph for `db_ref` (execution/graphs.py), as a worker finds it."""
     from evaluators.execution.graphs import server_for
 
-    return server_for(config.output_dir).graph(db_ref, config.db_dir).to_text()
+    return server_for(config.output_dir).graph(db_ref, config.db_dir, config.memory_limit_mb).to_text()
 
 
 def remove_partial_files(out_csv: Path) -> None:
@@ -357,8 +361,8 @@ def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig)
     from evaluators.execution import worker
 
     folder = Path(config.output_dir).resolve() / "duckdb_tables" / uuid.uuid4().hex
-    request = Request("duckdb", "", str(folder), str(Path(path).resolve()), config.settings(), {}, "csv")
     try:
+        request = Request("duckdb", "", str(folder), _checked_file(path, folder), config.settings(), {}, "csv")
         event = worker.execute(request, "read_tables", tables=tables)
         if event.get("reason") != "ok":
             raise InstanceError(event.get("reason", "exec_error"), event.get("detail", ""))
@@ -374,6 +378,23 @@ def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig)
                 empty.rmdir()
             except OSError:
                 break
+
+
+def _checked_file(path: Path, folder: Path) -> str:
+    """The name the worker opens for `path`.  A pinned answer (loading.paths) is the file already opened
+    and checked: DuckDB resolves names itself, so it gets a hard link to that very file in the work folder
+    (a copy read from the open file when the link cannot be made), never the submitted name again."""
+    if not isinstance(path, PinnedPath):
+        return str(Path(path).resolve())
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    checked = folder / f"answer{path.suffix}"
+    try:
+        os.link(os.fspath(path), checked, follow_symlinks=True)  # /proc/self/fd/N: the open file itself
+    except OSError:  # another file system, or hard links refused
+        shutil.copyfile(os.fspath(path), checked)
+    return str(checked)
 
 
 def duckdb_loader(config: ExecConfig | None = None):

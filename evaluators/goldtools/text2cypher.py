@@ -109,7 +109,8 @@ def _missing_graphs(graphs: dict, db_dir: Path | None) -> list[Problem]:
     return [
         Problem(
             where,
-            f"graph {g!r} ({n} instance(s)) has no {g}{SCRIPT_SUFFIX} in {db_dir}: they are imported, "
+            f"graph {g!r} ({n} instance(s)) has no {g}{SCRIPT_SUFFIX} "
+            f"{f'in {db_dir}' if db_dir else '(no --db-dir given)'}: they are imported, "
             "but grading them needs that script",
         )
         for g, n in sorted(graphs.items())

@@ -67,7 +67,13 @@ def connect(address: str | None):
     except ImportError:
         raise MissingExtra("ray", "ray") from None
     if not ray.is_initialized():
-        ray.init(address=None if address in (None, "local") else address, log_to_driver=False)
+        try:
+            ray.init(address=None if address in (None, "local") else address, log_to_driver=False)
+        except ConnectionError as error:  # "auto" or an address with no cluster behind it
+            raise UsageError(
+                f"--ray {address}: no Ray cluster answers there ({str(error).splitlines()[0]})",
+                hint="start one (`ray start --head`), pass its address, or use --ray local for a new local instance",
+            ) from None
     return ray
 
 

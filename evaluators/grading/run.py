@@ -38,7 +38,10 @@ def grade(
     get_preset(semantics)
     options = Options() if options is None else options
     result_dir, gold_dir = absolute(result_dir), absolute(gold_dir)
-    gold, submission = loaded or (load_gold(gold_dir), load_submission_in(result_dir, options.layout))
+    gold, submission = loaded or (
+        load_gold(gold_dir),
+        load_submission_in(result_dir, options.layout, options.max_file_bytes),
+    )
     work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
     if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
         from evaluators.execution.executor import default_executor

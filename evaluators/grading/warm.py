@@ -30,7 +30,9 @@ def warm_for(work: list) -> None:
         worker.prestart(WARM[engine])
 
 
-def warm_from_folders(result_dir: Path, gold_dir: Path, layout: str, jobs: int | str) -> tuple | None:
+def warm_from_folders(
+    result_dir: Path, gold_dir: Path, layout: str, jobs: int | str, max_bytes: int | None = None
+) -> tuple | None:
     """The same, from the folders, for a run in this process.  Returns the (gold, submission) it loaded, for
     the run to grade without reading them again; None when they cannot be loaded (the run says why)."""
     from evaluators.errors import EvalError
@@ -39,7 +41,7 @@ def warm_from_folders(result_dir: Path, gold_dir: Path, layout: str, jobs: int |
 
     try:
         gold = load_gold(Path(gold_dir))
-        submission = load_submission_in(Path(result_dir), layout)
+        submission = load_submission_in(Path(result_dir), layout, *([max_bytes] if max_bytes else []))
     except (EvalError, OSError):
         return None
     if resolve_jobs(jobs, len(gold.records)) <= 1:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from evaluators.errors import SpecError, UsageError
 from evaluators.metrics.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci
+from evaluators.terminal_safe import one_line
 
 
 @dataclass(frozen=True)
@@ -182,11 +183,11 @@ def comparison_text(data: dict) -> str:
         row("strict", data["strict"]),
     ]
     for key, groups in data["breakdowns"].items():
-        lines += ["", f"  by {key}:{'':<30}{'n':>5}  {'baseline':>8} {'candidate':>9} {'Δ':>7}   strict: Δ"]
+        lines += ["", f"  by {one_line(key)}:{'':<30}{'n':>5}  {'baseline':>8} {'candidate':>9} {'Δ':>7}   strict: Δ"]
         for label, g in groups.items():
             strict = g.get("strict") or {}
             lines.append(
-                f"    {label[:36]:<38}{g['n']:>5}  {100 * g['baseline']:>8.2f} {100 * g['candidate']:>9.2f}"
+                f"    {one_line(label)[:36]:<38}{g['n']:>5}  {100 * g['baseline']:>8.2f} {100 * g['candidate']:>9.2f}"
                 f" {100 * g['delta']:>+7.2f}" + (f"   {100 * strict['delta']:+.2f}" if strict else "")
             )
     if data["execution"]:
@@ -206,6 +207,8 @@ def comparison_text(data: dict) -> str:
             if ids:
                 lines += [
                     "",
-                    f"  {name}: " + ", ".join(ids[:20]) + (f" ... (+{len(ids) - 20})" if len(ids) > 20 else ""),
+                    f"  {name}: "
+                    + ", ".join(one_line(i) for i in ids[:20])
+                    + (f" ... (+{len(ids) - 20})" if len(ids) > 20 else ""),
                 ]
     return "\n".join(lines) + "\n"

@@ -31,6 +31,9 @@ REASONS = (
     "network_error",
     "missing_extra",
     "no_database",
+    "result_too_large",
+    "memory_limit",
+    "disk_limit",
 )
 # What a run keeps: the result CSV; the CSV and the typed rows beside it (rowfile.py); or only the
 # time of executing and fetching every row (VES timing runs, which write nothing).
@@ -268,8 +271,25 @@ def save_frame(frame, out_csv: str, bytes_processed: int | None = None) -> Outco
 
     with atomic_path(out_csv) as tmp:
         frame.to_csv(tmp, index=False)
+        if _holds_carriage_return(tmp):
+            # pandas ends lines with "\n" and so leaves a lone "\r" unquoted: read back, 'alpha\rbeta' would be
+            # two rows.  With "\r\n" line ends the csv module quotes every cell holding "\r" or "\n".
+            frame.to_csv(tmp, index=False, lineterminator="\r\n")
     first = json_safe(frame.iat[0, 0]) if frame.shape[0] and frame.shape[1] else None
     return Outcome(first, int(frame.shape[0]), int(frame.shape[1]), bytes_processed)
+
+
+def _holds_carriage_return(path) -> bool:
+    """Whether the file holds a "\\r": read whole when small, else scanned through a memory map (in C, without
+    reading a large result into memory)."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size <= 1 << 20:
+            return b"\r" in handle.read()
+        import mmap
+
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return view.find(b"\r") >= 0
 
 
 def keep_result(
@@ -343,3 +363,18 @@ def refuse_unless_one_query(request: Request, dialect: str, unparsed_ok: bool = 
     problem = read_only_problem(request.sql, dialect, unparsed_ok)
     if problem:
         raise QueryFailed("exec_error", f"not run: only one read-only query is graded, and this is {problem}")
+
+
+def statements_to_run(request: Request, dialect: str) -> list[str]:
+    """The statements a server backend runs for `request`: its SQL when it is one read-only query; with the
+    `official_statements` setting (BIRD on PostgreSQL/MySQL), the read-only statements the official
+    drivers run (`official_statements.py`), the last one's rows counting.  QueryFailed before any connection."""
+    if request.trusted or not request.setting("official_statements"):
+        refuse_unless_one_query(request, dialect)
+        return [request.sql]
+    from evaluators.official_statements import plan
+
+    found = plan(request.sql, dialect)
+    if isinstance(found, str):
+        raise QueryFailed("exec_error", f"not run: only read-only statements are graded, and this is {found}")
+    return list(found.statements)
