@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluators.errors import Location, SpecError, UsageError
-from evaluators.loading.specs import Problem
+from evaluators.specs import Problem
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from evaluators.errors import Location, SpecError
 from evaluators.loading import pairing
-from evaluators.loading.specs import Problem
+from evaluators.specs import Problem
 
 
 @dataclass(frozen=True)
