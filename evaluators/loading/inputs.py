@@ -1,0 +1,14 @@
+"""The one entry point that reads a run's two files: the gold folder's specs and the submission folder's
+answers, in the layout asked for.  The CLI, the Python API and a Ray run all load through here, once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evaluators.loading.specs import load_gold
+from evaluators.loading.submissions import load_submission_in
+from evaluators.specs import RunInputs
+
+
+def load_inputs(result_dir: Path, gold_dir: Path, layout: str = "nested") -> RunInputs:
+    return RunInputs(load_gold(Path(gold_dir)), load_submission_in(Path(result_dir), layout))
