@@ -70,13 +70,13 @@ def _guard(request: Request, con):
 
 
 def _validity(engine: str, con, sql: str):
-    from evaluators.metrics.validity import check_duckdb_validity, check_sqlite_validity
+    from evaluators.execution.probes.validity import check_duckdb_validity, check_sqlite_validity
 
     return (check_sqlite_validity if engine == "sqlite" else check_duckdb_validity)(con, sql)
 
 
 def _plan_costs(engine: str, con, queries: dict) -> dict:
-    from evaluators.metrics.plan_cost import duckdb_plan_cost, sqlite_plan_cost
+    from evaluators.execution.probes.plan_cost import duckdb_plan_cost, sqlite_plan_cost
 
     cost_of = sqlite_plan_cost if engine == "sqlite" else duckdb_plan_cost
     out: dict = {"engine": engine}
