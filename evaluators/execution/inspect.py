@@ -12,18 +12,7 @@ from __future__ import annotations
 import threading
 import time
 
-from evaluators.execution.backends.base import Request, first_line
-
-DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb"}
-
-
-def one_statement_problem(sql: str | None, engine: str) -> str | None:
-    from evaluators.sqltext import split_statements
-
-    if sql is None or not sql.strip():
-        return None  # the checks themselves call empty SQL a syntax error
-    count = len(split_statements(sql, DIALECTS.get(engine)))
-    return None if count == 1 else f"expected 1 statement, got {count}"
+from evaluators.execution.backends.base import Request, first_line, one_statement_problem
 
 
 def inspect(request: Request, plan_queries: dict | None, notify) -> dict:
