@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import socket
+from typing import Any
 
 from evaluators.errors import MissingExtra, UsageError
 
@@ -46,7 +47,7 @@ def start(shard: type, count: int, num_cpus: float) -> list:
     not restarted (its caller decides what becomes of its work)."""
     import ray
 
-    remote = ray.remote(num_cpus=num_cpus, scheduling_strategy="SPREAD", max_restarts=0)(shard)
+    remote: Any = ray.remote(num_cpus=num_cpus, scheduling_strategy="SPREAD", max_restarts=0)(shard)
     return [remote.remote() for _ in range(count)]
 
 
