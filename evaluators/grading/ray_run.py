@@ -1,12 +1,13 @@
 """Grading spread over Ray actors (`grade --ray ADDRESS`), for corpora too large for one machine.
 
 Each actor (`execution/ray_actors.Shard`, shared with the batch reward) grades chunks of instances with the
-function it is handed (by its "module:attr" name, imported in the actor), exactly as a local worker process does, with its own SQL worker pool.  The submission, gold and
-database folders must be readable at the same absolute paths on every node (a shared file system): before
-any work is sent, every actor fingerprints the two folders and the run stops with a usage error when one
-sees something else.  An actor that dies (its node lost, its process killed) has its chunks graded again
-on the actors that remain, at most `MAX_RETRIES` times; what still cannot be graded gets `internal_error`
-naming the lost node.  Ray is an extra (`pip install '.[ray]'`), imported only here.
+function it is handed (by its "module:attr" name, imported in the actor), exactly as a local worker process
+does, with its own SQL worker pool.  The submission, gold and database folders must be readable at the same
+absolute paths on every node (a shared file system): before any work is sent, every actor fingerprints the two
+folders and the run stops with a usage error when one sees something else.  An actor that dies (its node lost,
+its process killed) has its chunks graded again on the actors that remain, at most `MAX_RETRIES` times; what
+still cannot be graded gets `internal_error` naming the lost node.  Ray is an extra (`pip install '.[ray]'`),
+imported only here.
 """
 
 from __future__ import annotations
