@@ -7,7 +7,7 @@ absolute paths on every node (a shared file system): before any work is sent, ev
 folders and the run stops with a usage error when one sees something else.  An actor that dies (its node lost,
 its process killed) has its chunks graded again on the actors that remain, at most `MAX_RETRIES` times; what
 still cannot be graded gets `internal_error` naming the lost node.  Ray is an extra (`pip install '.[ray]'`),
-imported only here.
+imported only by a run that asks for it.
 """
 
 from __future__ import annotations
