@@ -11,6 +11,7 @@ from evaluators import signals
 
 def run() -> None:
     signals.install()
+    sys.excepthook = print_safely
     try:
         # Importing pandas, numpy and pyarrow makes some 10^5 long-lived objects; collecting garbage while
         # they are made finds none and costs about a tenth of the start-up.
@@ -22,3 +23,13 @@ def run() -> None:
     except signals.Interrupted as stopped:  # before the commands' own handler, or after it
         sys.stderr.write("interrupted: nothing was graded and no report was written\n")
         sys.exit(stopped.exit_code)
+
+
+def print_safely(kind, value, tb) -> None:
+    """A traceback nobody caught (a bug) with its control characters shown escaped: its message may quote a
+    submission's text, which must not reach the terminal raw (`terminal_safe`)."""
+    import traceback
+
+    from evaluators.terminal_safe import terminal_text
+
+    sys.stderr.write(terminal_text("".join(traceback.format_exception(kind, value, tb))))

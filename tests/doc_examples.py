@@ -1,6 +1,6 @@
 """The docs' example commands, found where users read them, and a working folder where every one of them runs.
 
-`documented_commands()` reads every fenced shell block of README.md and docs/*.md and every `--help` epilog
+`documented_commands()` reads every fenced block of README.md and docs/*.md and every `--help` epilog
 of the CLI, and returns each `evaluate.py` command once (continuation lines joined, spaces collapsed, the
 trailing `# comment` dropped). `build_world(root)` writes, under `root`, the files those commands name, with
 the names they use, and returns the working directory to run them from (`root/work`, so that BIRD's
@@ -19,7 +19,7 @@ import duckdb
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_LITE_GOLD = ROOT.parent / "shared" / "corpora" / "spider2-lite" / "gold"
-FENCE = re.compile(r"```(?:bash|sh|shell|console)\n(.*?)```", re.S)
+FENCE = re.compile(r"```[a-z]*\n(.*?)```", re.S)
 SEP = "\t----- bird -----\t"
 QUESTIONS = [  # BIRD and test-suite: (gold, prediction), 3 of 4 right
     ("SELECT name FROM pets WHERE kind = 'cat'", "SELECT name FROM pets WHERE kind = 'cat'"),
@@ -36,7 +36,7 @@ def normalise(command: str) -> str:
 
 def _commands_in(text: str) -> list[str]:
     joined = text.replace("\\\n", " ")
-    return [normalise(line) for line in joined.splitlines() if re.search(r"\bevaluate\.py\b", line)]
+    return [normalise(line) for line in joined.splitlines() if re.search(r"\bpython evaluate\.py\b", line)]
 
 
 def doc_commands() -> dict[str, str]:
@@ -82,6 +82,7 @@ def build_world(root: Path) -> Path:
     _cypher_files(work)
     _lite_sources(work)
     _server_files(work)
+    _livesql_files(root, work)
     return work
 
 
@@ -187,3 +188,19 @@ def _lite_sources(work: Path) -> None:
 def _server_files(work: Path) -> None:
     _pets(work / "dev_databases" / "california_schools" / "california_schools.sqlite")
     _pets(work / "shop.sqlite")
+
+
+def _livesql_files(root: Path, work: Path) -> None:
+    """The generated LiveSQLBench and BIRD-CRITIC sets (tests/livesql_generator.py) under the docs' names;
+    preds.jsonl holds both PostgreSQL sets, each gold file one of them."""
+    from livesql_generator import write, write_postgres
+
+    sqlite_files, pg_files = write(root / "livesql"), write_postgres(root / "livesql_pg")
+    for name in ("database", "sqlite_databases"):
+        shutil.copytree(sqlite_files["root"], work / name, dirs_exist_ok=True)
+    shutil.copy(sqlite_files["livesql"], work / "post_processed_sql.jsonl")
+    shutil.copy(sqlite_files["critic"], work / "critic_preds.jsonl")
+    (work / "preds.jsonl").write_text(pg_files["livesql_pg"].read_text() + pg_files["critic_pg"].read_text())
+    shutil.copy(pg_files["critic_pg"], work / "gt.jsonl")
+    for name in ("livesql_gt.jsonl", "livesqlbench_gt.jsonl"):
+        shutil.copy(pg_files["livesql_pg"], work / name)

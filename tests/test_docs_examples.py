@@ -101,9 +101,24 @@ def _admin_dsn(kind: str, request) -> str:
         return f"mysql://loader:load-pw@127.0.0.1:{server.port}"
 
 
+@pytest.fixture(scope="module")
+def livesql_dsn(postgres_server) -> str:
+    """The generated PostgreSQL templates, owned by the role the grader connects as (docs/livesql.md)."""
+    from livesql_generator import load_postgres
+
+    server = postgres_server
+    with server.admin() as admin:
+        if not admin.execute("SELECT 1 FROM pg_roles WHERE rolname = 'livesql_docs'").fetchone():
+            admin.execute("CREATE ROLE livesql_docs LOGIN CREATEDB PASSWORD 'docs-pw'")
+    load_postgres(server.admin, "livesql_docs")
+    return f"postgresql://livesql_docs:docs-pw@127.0.0.1:{server.port}/postgres"
+
+
 def _with_server(command: str, entry: dict, request) -> str:
     if "server" not in entry:
         return command
+    if entry["server"] == "postgres-livesql":
+        return re.sub(r"--postgres-dsn \S+", f"--postgres-dsn {request.getfixturevalue('livesql_dsn')}", command)
     return re.sub(r"--dsn \S+", f"--dsn {_admin_dsn(entry['server'], request)}", command)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, check_writable_outside, handle_errors, warn_about_pairing
+from evaluators.cli.options import AbsolutePath, check_writable_outside, echo, handle_errors, warn_about_pairing
 
 EPILOG = """\b
 Examples (the official scripts' arguments, unchanged):
@@ -137,20 +137,20 @@ def bird(
     report = grade_bird(predicted, ground_truth, questions, options, data_mode)
     table = official_table(report)
     warn_about_pairing(report)
-    click.echo(report.to_text(), nl=False)
-    click.echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
+    echo(report.to_text(), nl=False)
+    echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
     strict = official_table(_strict_view(report), metric="EX strict")
-    click.echo(strict.splitlines()[-1] + "\n", nl=False)
+    echo(strict.splitlines()[-1] + "\n", nl=False)
     metrics = report.summary.execution_metrics or {}
     if "ves_dev" in metrics:
-        click.echo(
+        echo(
             f"VES (BIRD dev) {metrics['ves_dev']:.2f}   R-VES (mini-dev) {metrics['rves_mini_dev']:.2f}   "
             f"({metrics['ves_iterations']} iterations; median ratio CV {metrics['ves_ratio_cv_median']})"
         )
         if metrics.get("ves_warning"):
-            click.echo("warning: " + metrics["ves_warning"], err=True)
+            echo("warning: " + metrics["ves_warning"], err=True)
     if "plan_cost_vs_time_spearman" in metrics:
-        click.echo(
+        echo(
             f"plan cost vs time ratio: Spearman {metrics['plan_cost_vs_time_spearman']} over "
             f"{metrics['plan_cost_pairs']} question(s)"
         )
@@ -160,7 +160,7 @@ def bird(
     if output:
         write_atomic(output, report.to_json())
         write_atomic(output.with_suffix(".csv"), report.to_csv())
-        click.echo(f"wrote {output}, {output.with_suffix('.csv')}", err=True)
+        echo(f"wrote {output}, {output.with_suffix('.csv')}", err=True)
 
 
 def _dialect(value: str) -> str:

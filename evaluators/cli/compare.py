@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, handle_errors
+from evaluators.cli.options import AbsolutePath, echo, handle_errors
 
 EPILOG = """\b
 Examples:
@@ -32,7 +32,7 @@ def compare(baseline, candidate, output, html_path):
     from evaluators.reporting.report import write_atomic
 
     comparison = compare_reports(baseline, candidate)
-    click.echo(comparison.to_text(), nl=False)
+    echo(comparison.to_text(), nl=False)
     if output:
         write_atomic(output, comparison.to_json())
     if html_path:

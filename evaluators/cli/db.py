@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, handle_errors
+from evaluators.cli.options import AbsolutePath, echo, handle_errors
 
 EPILOG = """\b
 Examples:
@@ -41,4 +41,4 @@ def load_sqlite(sqlite_file, engine, dsn, database, replace):
         raise MissingExtra("psycopg" if engine == "postgres" else "PyMySQL", engine) from None
     except Exception as exc:  # the driver's error, said once, without the DSN's password
         raise UsageError(redact(f"loading {sqlite_file.name} into {engine} failed: {exc}", dsn_secrets(dsn))) from None
-    click.echo(result.to_text(), nl=False)
+    echo(result.to_text(), nl=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, gold_dir_option, handle_errors, max_file_mb_option
+from evaluators.cli.options import AbsolutePath, echo, gold_dir_option, handle_errors, max_file_mb_option
 from evaluators.errors import Failed, UsageError
 from evaluators.matching import registry
 
@@ -146,7 +146,7 @@ def add(
         _metadata(metadata),
     )
     path = add_gold(gold_dir, new, replace=replace, max_file_bytes=max_file_mb * 1024 * 1024)
-    click.echo(f"{'replaced' if replace else 'added'} {instance_id} in {path}")
+    echo(f"{'replaced' if replace else 'added'} {instance_id} in {path}")
 
 
 @gold.command(
@@ -171,7 +171,7 @@ def lint(gold_dir, self_check, jobs, max_file_mb):
     from evaluators.goldtools.lint import lint_gold
 
     result = lint_gold(gold_dir, max_file_mb * 1024 * 1024, run_self_check=self_check, jobs=jobs)
-    click.echo(result.to_text(), nl=False)
+    echo(result.to_text(), nl=False)
     if not result.ok:
         raise Failed("gold lint: the gold has the problems listed above")
 
@@ -213,7 +213,7 @@ def import_spider2_lite(source, target, eval_file, tasks, replace):
     from evaluators.goldtools.lite_import import import_spider2_lite as run_import
 
     result = run_import(source, target, replace=replace, eval_file=eval_file, tasks=tasks)
-    click.echo(result.to_text(), nl=False)
+    echo(result.to_text(), nl=False)
     if result.problems:
         raise Failed("import: some gold could not be imported cleanly (listed above)")
 
@@ -248,6 +248,6 @@ def import_text2cypher(source, target, db_dir, prefix):
     from evaluators.goldtools.text2cypher import import_text2cypher as run_import
 
     result = run_import(source, target, db_dir, prefix)
-    click.echo(result.to_text(), nl=False)
+    echo(result.to_text(), nl=False)
     if result.problems:
         raise Failed("import: some rows were left out or need a graph script (listed above)")

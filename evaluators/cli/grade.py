@@ -10,6 +10,8 @@ import click
 from evaluators.cli.options import (
     AbsolutePath,
     check_writable_outside,
+    echo,
+    echo_json,
     execution_options,
     gold_dir_option,
     handle_errors,
@@ -148,9 +150,9 @@ def grade(
         loaded=loaded,
     )
     if output_format == "json":
-        click.echo(report.to_json())
+        echo_json(report.to_json())
     else:
-        click.echo(report.to_text(), nl=False)
+        echo(report.to_text(), nl=False)
     if output:
         _write_outputs(report, output, plot_format if plot else None, with_html)
     gold_errors = report.summary.gold_errors
@@ -265,7 +267,7 @@ def _write_outputs(report, output: Path, plot: str | None, with_html: bool = Fal
 
     if output.suffix.lower() in (".html", ".htm"):
         write_atomic(output, report.to_html())
-        click.echo(f"wrote {output}", err=True)
+        echo(f"wrote {output}", err=True)
         return
     write_atomic(output, report.to_json())
     write_atomic(output.with_suffix(".csv"), report.to_csv())
@@ -279,5 +281,5 @@ def _write_outputs(report, output: Path, plot: str | None, with_html: bool = Fal
         try:
             written.append(plot_report(report, output.with_suffix(f".{plot}")))
         except MissingExtra as exc:
-            click.echo(f"note: no {plot.upper()} plot: {exc}", err=True)
-    click.echo("wrote " + ", ".join(str(p) for p in written), err=True)
+            echo(f"note: no {plot.upper()} plot: {exc}", err=True)
+    echo("wrote " + ", ".join(str(p) for p in written), err=True)

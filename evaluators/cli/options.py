@@ -13,6 +13,7 @@ import click
 from evaluators import signals
 from evaluators.cwd import absolute
 from evaluators.errors import EvalError, UsageError
+from evaluators.terminal_safe import json_text, terminal_text
 
 
 class AbsolutePath(click.Path):
@@ -104,13 +105,24 @@ def jobs_option(what: str, default="auto"):
     )
 
 
+def echo(text: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """Every line the CLI prints: file names, instance ids and engine messages in it come from submissions and
+    databases, so control characters are shown escaped (`terminal_safe`), on a terminal or piped."""
+    click.echo(terminal_text(text), err=err, nl=nl)
+
+
+def echo_json(text: str) -> None:
+    """A JSON document on stdout, still the same JSON, with no raw control character (`terminal_safe.json_text`)."""
+    click.echo(json_text(text))
+
+
 def handle_errors(fn):
     @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except EvalError as exc:
-            click.echo(f"{exc.label}{exc}", err=True)
+            echo(f"{exc.label}{exc}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             stop_interrupted()
@@ -122,7 +134,7 @@ def stop_interrupted() -> None:
     """A signal (or Ctrl-C) came: stop every query and server, say so in one line, exit 128 + its number."""
     code = signals.cleaning_up()
     _stop_workers()
-    click.echo("interrupted: every query was stopped and no report was written", err=True)
+    echo("interrupted: every query was stopped and no report was written", err=True)
     sys.exit(code)
 
 
@@ -253,4 +265,4 @@ def warn_about_pairing(report) -> None:
     from evaluators.loading.pairing import warnings
 
     for text in warnings(report.summary.problems):
-        click.echo(f"warning: {text}", err=True)
+        echo(f"warning: {text}", err=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, handle_errors, jobs_option, warn_about_pairing
+from evaluators.cli.options import AbsolutePath, echo, handle_errors, jobs_option, warn_about_pairing
 
 EPILOG = """\b
 Examples:
@@ -82,12 +82,12 @@ def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, wor
         jobs=resolve_jobs(jobs, 10**6),
     )
     warn_about_pairing(report)
-    click.echo(report.to_text(), nl=False)
+    echo(report.to_text(), nl=False)
     s = report.summary
     accuracy, compared = official_accuracy(report)
-    click.echo(f"\nexecution (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}")
-    click.echo(f"score over all {s.gold_instances} gold lines: test-suite {s.score:.3f}, strict {s.strict_score:.3f}")
+    echo(f"\nexecution (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}")
+    echo(f"score over all {s.gold_instances} gold lines: test-suite {s.score:.3f}, strict {s.strict_score:.3f}")
     if output:
         write_atomic(output, report.to_json())
         write_atomic(output.with_suffix(".csv"), report.to_csv())
-        click.echo(f"wrote {output}, {output.with_suffix('.csv')}", err=True)
+        echo(f"wrote {output}, {output.with_suffix('.csv')}", err=True)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from evaluators.cli.options import gold_dir_option, handle_errors, layout_option, max_file_mb_option, result_dir_option
+from evaluators.cli.options import (
+    echo,
+    gold_dir_option,
+    handle_errors,
+    layout_option,
+    max_file_mb_option,
+    result_dir_option,
+)
 from evaluators.errors import Failed
 
 VALIDATE_EPILOG = """\b
@@ -28,6 +35,6 @@ def validate(result_dir, gold_dir, layout, max_file_mb):
     from evaluators.loading.validate import validate as run_validate
 
     result = run_validate(result_dir, gold_dir, layout=layout, max_file_bytes=max_file_mb * 1024 * 1024)
-    click.echo(result.to_text(), nl=False)
+    echo(result.to_text(), nl=False)
     if not result.ok:
         raise Failed("validate: the submission has the problems listed above")

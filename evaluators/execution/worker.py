@@ -83,6 +83,8 @@ ACTIONS = {
     "inspect": ("evaluators.execution.inspect", "inspect", lambda f, r, m, send: f(r, m.get("plan_queries"), send)),
     "kg_valid": (f"{_BACKENDS}.cypher_backend", "kg_validity", lambda f, r, m, send: f(r, send)),
     "read_tables": (f"{_BACKENDS}.duckdb_backend", "read_tables", lambda f, r, m, send: f(r, m.get("tables"), send)),
+    # LiveSQLBench / BIRD-CRITIC: one instance on private databases, its trusted test cases run here too
+    "livesql": ("evaluators.livesql.sandbox", "grade", lambda f, r, m, send: f(r, m, send)),
 }
 
 

@@ -24,6 +24,7 @@ from evaluators.loading.submissions import load_submission_in
 from evaluators.matching import registry
 from evaluators.specs import GoldInstance, Problem, SubmissionLine
 from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
+from evaluators.terminal_safe import one_line
 
 MISSING = "gold instance"  # how the problems of gold instances without a submission begin
 SHOWN_MISSING = 10  # those listed one by one; the rest share one line
@@ -45,15 +46,15 @@ class Validation:
 
     def to_text(self) -> str:
         missing = [p for p in self.errors if p.message.startswith(MISSING)]
-        out = [str(p) for p in self.errors if not p.message.startswith(MISSING)]
-        out += [str(p) for p in missing[:SHOWN_MISSING]]
+        out = [one_line(p) for p in self.errors if not p.message.startswith(MISSING)]
+        out += [one_line(p) for p in missing[:SHOWN_MISSING]]
         if len(missing) > SHOWN_MISSING:
             rest = [p.instance_id for p in missing[SHOWN_MISSING:]]
             out.append(
-                f"{missing[0].location.path}: and {len(rest)} more gold instances without a submission: "
-                + ", ".join(str(r) for r in rest)
+                f"{one_line(missing[0].location.path)}: and {len(rest)} more gold instances without a submission: "
+                + ", ".join(one_line(r) for r in rest)
             )
-        out += [f"warning: {p}" for p in self.warnings]
+        out += [f"warning: {one_line(p)}" for p in self.warnings]
         summary = (
             f"{self.lines} submission line(s) checked: {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
         )

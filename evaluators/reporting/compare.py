@@ -16,6 +16,7 @@ from pathlib import Path
 
 from evaluators.errors import SpecError, UsageError
 from evaluators.metrics.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci
+from evaluators.terminal_safe import one_line
 
 
 @dataclass(frozen=True)
@@ -164,10 +165,10 @@ def comparison_text(data: dict) -> str:
         row("strict", data["strict"]),
     ]
     for key, groups in data["breakdowns"].items():
-        lines += ["", f"  by {key}:"]
+        lines += ["", f"  by {one_line(key)}:"]
         for label, g in groups.items():
             lines.append(
-                f"    {label[:36]:<38}{g['n']:>5}  {100 * g['baseline']:>7.2f}  {100 * g['candidate']:>7.2f}"
+                f"    {one_line(label)[:36]:<38}{g['n']:>5}  {100 * g['baseline']:>7.2f}  {100 * g['candidate']:>7.2f}"
                 f"  {100 * g['delta']:>+7.2f}"
             )
     if data["execution"]:
@@ -178,5 +179,10 @@ def comparison_text(data: dict) -> str:
         ]
     for name, ids in (("fixed (0 -> 1)", data["fixed"]), ("broken (1 -> 0)", data["broken"])):
         if ids:
-            lines += ["", f"  {name}: " + ", ".join(ids[:20]) + (f" ... (+{len(ids) - 20})" if len(ids) > 20 else "")]
+            lines += [
+                "",
+                f"  {name}: "
+                + ", ".join(one_line(i) for i in ids[:20])
+                + (f" ... (+{len(ids) - 20})" if len(ids) > 20 else ""),
+            ]
     return "\n".join(lines) + "\n"

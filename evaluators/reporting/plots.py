@@ -31,8 +31,9 @@ def plot_report(report, path: Path) -> Path:
     if Path(path).suffix.lower() == ".svg":
         from evaluators.atomic import write_text
         from evaluators.reporting.svg import report_svg
+        from evaluators.terminal_safe import encodable
 
-        write_text(path, report_svg(report))
+        write_text(path, encodable(report_svg(report)))
         return Path(path)
     fig = report_figure(report)
     with atomic_path(path) as tmp:

@@ -2,6 +2,10 @@
 
 `gold_sha256` hashes every file of the gold folder (databases over 64 MiB are named by size instead, so a
 report stays quick to make); `gold_digest` is one hash over all of them, which `compare` checks.
+
+The command is stored with its secrets redacted (`redacted_command`): a DSN's password (URL userinfo, a
+`password=` of a libpq string or URL query), the value of an option or `NAME=value` whose name says password,
+secret, token or key, and every other spelling of those values in the line (URL-encoded, base64, ...).
 """
 
 from __future__ import annotations
@@ -9,11 +13,13 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
 import shlex
 import sys
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from urllib.parse import unquote
 
 LIBRARIES = ("pandas", "numpy", "duckdb", "pyarrow", "sqlglot", "click")
 HASH_LIMIT = 64 * 1024 * 1024
@@ -23,13 +29,68 @@ def provenance(gold_dir: Path | None, argv: list[str] | None = None) -> dict:
     hashes = gold_hashes(Path(gold_dir)) if gold_dir is not None else {}
     return {
         "project_version": _version("spider-grade"),
-        "command": shlex.join(argv if argv is not None else sys.argv),
+        "command": redacted_command(argv if argv is not None else sys.argv),
         "utc_time": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "libraries": {name: _version(name) for name in LIBRARIES},
         "gold_sha256": hashes,
         "gold_digest": digest(hashes),
     }
+
+
+REDACTED = "[redacted]"
+_SECRET_NAME = r"[\w.-]*(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|private[_-]?key)[\w.-]*"
+# NAME=value in a libpq string, a URL query or an environment assignment; a libpq value may be quoted.
+_ASSIGNED = re.compile(rf"(?i)(\b{_SECRET_NAME}\s*=\s*)('(?:[^'\\]|\\.)*'?|\"[^\"]*\"?|[^\s&;]*)")
+_SECRET_OPTION = re.compile(rf"(?i)--?{_SECRET_NAME}|--(?:[\w-]+-)?dsn")
+
+
+def redacted_command(argv: list[str]) -> str:
+    """The command line as a shell would take it, with every secret it holds replaced by [redacted]."""
+    found: list[str] = []
+    words = []
+    secret_next = False
+    for word in map(str, argv):
+        if secret_next and not _is_dsn(word):
+            found.append(word)
+            words.append(REDACTED)
+        else:
+            words.append(_redact_word(word, found))
+        secret_next = bool(_SECRET_OPTION.fullmatch(word))
+    from evaluators.execution.backends.base import redact  # every other spelling of the values found
+
+    return redact(shlex.join(words), [s for s in found if len(s) >= 4])
+
+
+def _is_dsn(word: str) -> bool:
+    return "://" in word or "=" in word
+
+
+def _redact_word(word: str, found: list[str]) -> str:
+    name, equals, value = word.partition("=")
+    if equals and name.startswith("-") and _SECRET_OPTION.fullmatch(name) and not _is_dsn(value):
+        found.append(value)
+        return f"{name}={REDACTED}"
+    return _ASSIGNED.sub(lambda m: _hide(m, found), _redact_userinfo(word, found))
+
+
+def _redact_userinfo(word: str, found: list[str]) -> str:
+    """`scheme://user:password@host` keeps the user and host; the password goes (the last `@` ends it, as
+    URL parsers read it)."""
+
+    def hide(match: re.Match) -> str:
+        found.extend({match.group(2), unquote(match.group(2))})
+        return f"{match.group(1)}{REDACTED}@"
+
+    return re.sub(r"(\w[\w+.-]*://[^/?#\s:@]*:)([^\s]*)@", hide, word)
+
+
+def _hide(match: re.Match, found: list[str]) -> str:
+    value = match.group(2)
+    if not value or value == REDACTED:
+        return match.group(0)
+    found.append(value.strip("'\""))
+    return f"{match.group(1)}{REDACTED}"
 
 
 def _version(name: str) -> str | None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 
 from evaluators.reporting.execution_summary import execution_metrics, render_lines, valid_at_k_text, validity_section
+from evaluators.terminal_safe import encodable, json_text, one_line
 
 REPORT_VERSION = 2  # 2: score intervals, graded scores, gold errors and provenance in the summary
 GOLD_ERROR_REASONS = ("invalid_gold", "unknown_func", "invalid_spec", "unreadable_gold")
@@ -38,6 +40,8 @@ REASONS = {
     "internal_error": "a bug in the harness while grading this instance (the run goes on)",
     "exec_error": "the SQL failed on its engine (the engine's message is the detail)",
     "timeout": "the SQL ran past the timeout and was stopped",
+    "test_failed": "LiveSQLBench/BIRD-CRITIC: a test case failed (which one and its message are the detail)",
+    "issue_sql_passed": "BIRD-CRITIC: the gold's issue_sql passes its own tests, so every answer fails (official)",
     "cost_limit": "BigQuery: the query would process more bytes than --max-bytes-billed allows",
     "credentials_missing": "no credentials for the BigQuery/Snowflake backend this instance needs",
     "network_error": "a server the backend needs (a token endpoint, the warehouse) could not be reached",
@@ -129,11 +133,16 @@ class Report:
         )
         lines = [json.dumps(i, ensure_ascii=False, default=str) for i in data["instances"]]
         instances = "[\n    " + ",\n    ".join(lines) + "\n  ]" if lines else "[]"
-        return f'{head[:-2]},\n  "instances": {instances}\n}}'
+        return json_text(f'{head[:-2]},\n  "instances": {instances}\n}}')  # C1, bidi, lone surrogates: \\u escapes
 
-    def to_csv(self) -> str:
+    def to_csv(self, spreadsheet_safe: bool = True) -> str:
+        """One row per instance.  Instance ids, details and metadata come from submissions: a text cell a
+        spreadsheet would run as a formula (`=HYPERLINK(...)`, `+`, `-`, `@`, a leading tab or carriage return)
+        gets a leading `'` (OWASP's rule for CSV exports); numbers stay numbers.  `spreadsheet_safe=False`
+        gives the cells as they are, for programs (`to_pandas`)."""
         buffer = io.StringIO()
         writer = csv.writer(buffer)
+        cell = spreadsheet_cell if spreadsheet_safe else _same
         names = sorted(self.summary.scores)
         keys = sorted(
             {
@@ -156,23 +165,22 @@ class Report:
                 "strict_detail",
             ]
             + [f"score_{n}" for n in names]
-            + keys
+            + [cell(k) for k in keys]
         )
         for i in self.instances:
+            row = [
+                i.instance_id,
+                "+".join(i.funcs),
+                i.answer_type or "",
+                i.score,
+                i.strict_score,
+                i.reason,
+                i.detail,
+                i.strict_reason,
+                i.strict_detail,
+            ]
             writer.writerow(
-                [
-                    i.instance_id,
-                    "+".join(i.funcs),
-                    i.answer_type or "",
-                    i.score,
-                    i.strict_score,
-                    i.reason,
-                    i.detail,
-                    i.strict_reason,
-                    i.strict_detail,
-                ]
-                + [i.scores.get(n, "") for n in names]
-                + [i.metadata.get(k, "") for k in keys]
+                [cell(v) for v in row + [i.scores.get(n, "") for n in names] + [i.metadata.get(k, "") for k in keys]]
             )
         return buffer.getvalue()
 
@@ -191,7 +199,25 @@ class Report:
 
         import pandas as pd
 
-        return pd.read_csv(_io.StringIO(self.to_csv()), dtype={"instance_id": str}, keep_default_na=False)
+        return pd.read_csv(
+            _io.StringIO(self.to_csv(spreadsheet_safe=False)), dtype={"instance_id": str}, keep_default_na=False
+        )
+
+
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what makes a spreadsheet read a cell as a formula
+
+
+def spreadsheet_cell(value):
+    """A CSV cell no spreadsheet evaluates: text that starts like a formula (after any spaces) gets a leading
+    `'`; numbers, and text that is only a number ("-3.5"), stay as they are."""
+    if isinstance(value, str) and value.lstrip(" ").startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def _same(value):
+    return value
 
 
 def _plain(value):
@@ -357,9 +383,11 @@ def render_text(report: Report, width: int | None = None) -> str:
     if s.semantics == "spider2-lite":
         lines += _lite_headline(report)
     for key, buckets in s.breakdowns.items():
-        lines += ["", f"  by {key}:"]
+        lines += ["", f"  by {one_line(key)}:"]
         for label, b in buckets.items():
-            lines.append(f"    {label[:40]:<42}{b['n']:>6}  score {b['score']:>7.2%}  strict {b['strict_score']:>7.2%}")
+            lines.append(
+                f"    {one_line(label)[:40]:<42}{b['n']:>6}  score {b['score']:>7.2%}  strict {b['strict_score']:>7.2%}"
+            )
     lines += ["", "  reasons: " + ", ".join(f"{k} {v}" for k, v in s.reasons.items())]
     if s.attempts:
         lines += ["", *_attempt_lines(s.attempts)]
@@ -378,7 +406,7 @@ def render_text(report: Report, width: int | None = None) -> str:
             "",
             f"  Likely false positives ({len(s.likely_false_positives)}: {s.semantics} passes, strict fails):",
         ]
-        lines += [f"    {i}" for i in s.likely_false_positives[:20]]
+        lines += [f"    {one_line(i)}" for i in s.likely_false_positives[:20]]
         if len(s.likely_false_positives) > 20:
             lines.append(f"    ... and {len(s.likely_false_positives) - 20} more (see the JSON report)")
     failed = [
@@ -386,13 +414,16 @@ def render_text(report: Report, width: int | None = None) -> str:
     ]
     if failed:
         lines += ["", f"  Failed ({len(failed)}; reason and detail):"]
-        lines += [fit(f"    {i.instance_id}: {i.reason}: {_one_line(i.detail)}", width) for i in failed[:20]]
+        lines += [fit(f"    {one_line(i.instance_id)}: {i.reason}: {_one_line(i.detail)}", width) for i in failed[:20]]
         if len(failed) > 20:
             lines.append(f"    ... and {len(failed) - 20} more (see the JSON or HTML report)")
     if s.gold_errors:
         lines += ["", f"  Gold errors ({len(s.gold_errors)}; the gold's problems, not the model's):"]
         by_id = {i.instance_id: i for i in report.instances}
-        lines += [fit(f"    {g}: {by_id[g].reason}: {_one_line(by_id[g].detail)}", width) for g in s.gold_errors[:20]]
+        lines += [
+            fit(f"    {one_line(g)}: {by_id[g].reason}: {_one_line(by_id[g].detail)}", width)
+            for g in s.gold_errors[:20]
+        ]
     extras = sorted(
         {hint for i in report.instances if i.reason == "missing_extra" and (hint := _pip_hint(i.detail)) is not None}
     )
@@ -402,7 +433,9 @@ def render_text(report: Report, width: int | None = None) -> str:
     if s.missing:
         lines += ["", f"  Missing predictions ({len(s.missing)}, scored 0): " + _short(s.missing)]
     if s.problems:
-        lines += ["", f"  Input problems ({len(s.problems)}):"] + [fit(f"    {p}", width) for p in s.problems[:20]]
+        lines += ["", f"  Input problems ({len(s.problems)}):"] + [
+            fit(f"    {one_line(p)}", width) for p in s.problems[:20]
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -421,7 +454,8 @@ def _lite_headline(report: Report) -> list[str]:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """A detail on one line: its whitespace runs become one space, its other control characters are shown escaped."""
+    return one_line(" ".join(str(text).split()))
 
 
 def _pip_hint(detail: str) -> str | None:
@@ -447,12 +481,13 @@ def _attempt_lines(attempts: dict) -> list[str]:
 
 
 def _short(ids, limit=10) -> str:
-    ids = list(ids)
+    ids = [one_line(i) for i in ids]
     return ", ".join(ids[:limit]) + (f" ... (+{len(ids) - limit})" if len(ids) > limit else "")
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write a report atomically (`atomic.write_text`): readers never see half a report."""
+    """Write a report atomically (`atomic.write_text`): readers never see half a report.  Names from a submission
+    may hold bytes that are not UTF-8: they are written as `\\xNN` (`terminal_safe.encodable`)."""
     from evaluators.atomic import write_text
 
-    write_text(path, text)
+    write_text(path, encodable(text))

@@ -268,8 +268,25 @@ def save_frame(frame, out_csv: str, bytes_processed: int | None = None) -> Outco
 
     with atomic_path(out_csv) as tmp:
         frame.to_csv(tmp, index=False)
+        if _holds_carriage_return(tmp):
+            # pandas ends lines with "\n" and so leaves a lone "\r" unquoted: read back, 'alpha\rbeta' would be
+            # two rows.  With "\r\n" line ends the csv module quotes every cell holding "\r" or "\n".
+            frame.to_csv(tmp, index=False, lineterminator="\r\n")
     first = json_safe(frame.iat[0, 0]) if frame.shape[0] and frame.shape[1] else None
     return Outcome(first, int(frame.shape[0]), int(frame.shape[1]), bytes_processed)
+
+
+def _holds_carriage_return(path) -> bool:
+    """Whether the file holds a "\\r": read whole when small, else scanned through a memory map (in C, without
+    reading a large result into memory)."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size <= 1 << 20:
+            return b"\r" in handle.read()
+        import mmap
+
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return view.find(b"\r") >= 0
 
 
 def keep_result(

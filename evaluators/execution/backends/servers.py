@@ -9,6 +9,7 @@ are never printed: they are collected as secrets for redaction.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 PG_VARIABLES = (
@@ -51,11 +52,21 @@ def server_secrets(request, dsn_setting: str, password_variable: str) -> list[st
 
 
 def dsn_secrets(dsn: str | None) -> list[str]:
-    """The password of a URL DSN, or of a `key=value` libpq string."""
+    """The password of a URL DSN (its userinfo, as written and decoded, and a `password` query option), or of a
+    `key=value` libpq string (a quoted value may hold spaces and escaped quotes)."""
     if not dsn:
         return []
     if "://" in dsn:
-        password = url_parts(dsn).get("password")
-        return [password] if password else []
-    pairs = dict(part.split("=", 1) for part in dsn.split() if "=" in part)
-    return [pairs["password"].strip("'")] if pairs.get("password") else []
+        parts = urlsplit(dsn)
+        found = [parts.password, unquote(parts.password)] if parts.password else []
+        return found + [v for k, v in parse_qsl(parts.query) if k.lower() == "password" and v]
+    found = []
+    for match in _LIBPQ_PASSWORD.finditer(dsn):
+        value = match.group(1)
+        if value.startswith("'"):
+            value = re.sub(r"\\(.)", r"\1", value[1:-1] if value.endswith("'") and len(value) > 1 else value[1:])
+        found += [value, *(piece for piece in value.split() if len(piece) >= 4)] if value else []
+    return [v for v in found if v]
+
+
+_LIBPQ_PASSWORD = re.compile(r"(?i)(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'?|\S+)")

@@ -1,0 +1,109 @@
+"""`livesql`: LiveSQLBench and BIRD-CRITIC answers graded by their test cases, with the official harness's
+arguments (`--jsonl_file`, `--num_threads`, `--mode`, `--logging`) and our report beside the official figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from evaluators.cli.options import AbsolutePath, check_writable_outside, handle_errors, warn_about_pairing
+
+EPILOG = """\b
+Examples:
+  python evaluate.py livesql --jsonl_file post_processed_sql.jsonl --db_root database/ --output out/live.json
+  python evaluate.py livesql --jsonl_file preds.jsonl --gold livesqlbench_gt.jsonl --engine postgresql \\
+      --postgres-dsn postgresql://root@localhost:5432/postgres --num_threads 8
+  python evaluate.py livesql --benchmark critic --jsonl_file critic_preds.jsonl --db_root sqlite_databases/
+"""
+
+
+@click.command("livesql", epilog=EPILOG)
+@click.option(
+    "--jsonl_file",
+    "--jsonl-file",
+    "jsonl_file",
+    type=AbsolutePath(exists=True, dir_okay=False),
+    required=True,
+    help="Instances with pred_sqls, as the official post-processing writes them.",
+)
+@click.option(
+    "--gold",
+    type=AbsolutePath(exists=True, dir_okay=False),
+    help="The gold JSON lines (sol_sql, test_cases, ...), matched by instance_id, when --jsonl_file lacks them.",
+)
+@click.option(
+    "--db_root",
+    "--db-root",
+    "db_root",
+    type=AbsolutePath(exists=True, file_okay=False),
+    help="SQLite: the folder of <db>/<db>_template.sqlite.",
+)
+@click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
+@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
+@click.option("--postgres-dsn", help="PostgreSQL server holding <db>_template databases (never printed).")
+@click.option("--num_threads", "--num-threads", "num_threads", type=click.IntRange(1), default=4, show_default=True)
+@click.option(
+    "--mode", type=click.Choice(["pred", "gold"]), default="pred", show_default=True, help="gold: grade sol_sql."
+)
+@click.option("--logging", "logging_", default="false", help="Accepted for the official command line; unused.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per phase of an instance.")
+@click.option("--memory-limit-mb", type=click.IntRange(64), default=2048, show_default=True)
+@click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True)
+@click.option("--output", type=AbsolutePath(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
+@click.option("--html", "with_html", is_flag=True, help="With --output: also the HTML report beside it.")
+@click.option("--work-dir", type=AbsolutePath(file_okay=False), help="Where private database copies go.")
+@handle_errors
+def livesql(
+    jsonl_file,
+    gold,
+    db_root,
+    benchmark,
+    engine,
+    postgres_dsn,
+    num_threads,
+    mode,
+    logging_,
+    timeout,
+    memory_limit_mb,
+    disk_limit_mb,
+    output,
+    with_html,
+    work_dir,
+):
+    """Grade LiveSQLBench / BIRD-CRITIC predictions by their test cases (Query and Management tasks)."""
+    from evaluators.errors import UsageError
+    from evaluators.livesql.run import LiveSQLOptions, grade_livesql, official_table
+    from evaluators.reporting.report import write_atomic
+
+    if engine == "sqlite" and db_root is None:
+        raise UsageError("--db_root is required with --engine sqlite")
+    if engine == "postgresql" and not postgres_dsn:
+        raise UsageError("--postgres-dsn is required with --engine postgresql (PG* variables apply too)")
+    if work_dir is None:
+        work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
+    check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    options = LiveSQLOptions(
+        benchmark=benchmark,
+        engine=engine,
+        db_root=db_root,
+        num_threads=num_threads,
+        work_dir=work_dir,
+        postgres_dsn=postgres_dsn,
+        mode=mode,
+        instance_timeout_s=timeout,
+        memory_limit_mb=memory_limit_mb,
+        disk_limit_mb=disk_limit_mb,
+    )
+    report = grade_livesql(jsonl_file, gold, options)
+    warn_about_pairing(report)
+    click.echo(report.to_text(), nl=False)
+    click.echo("\nPass rate per category (official, and strict beside it):\n" + official_table(report), nl=False)
+    if output:
+        write_atomic(output, report.to_json())
+        write_atomic(output.with_suffix(".csv"), report.to_csv())
+        written = [output, output.with_suffix(".csv")]
+        if with_html:
+            write_atomic(output.with_suffix(".html"), report.to_html())
+            written.append(output.with_suffix(".html"))
+        click.echo("wrote " + ", ".join(map(str, written)), err=True)

@@ -1,0 +1,93 @@
+"""The official files: instances as JSON lines (LiveSQLBench / BIRD-CRITIC), predictions as the official
+post-processing writes them (the instance line with `pred_sqls`, a list of statements), and the gold
+fields (`sol_sql`, `test_cases`, ...) either in the same lines or in a separate file matched by
+`instance_id` (the public sets ship without them)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluators.errors import Location, UsageError
+from evaluators.loading.specs import Problem
+
+GOLD_FIELDS = (
+    "sol_sql",
+    "test_cases",
+    "preprocess_sql",
+    "clean_up_sql",
+    "conditions",
+    "efficiency",
+    "issue_sql",
+    "category",
+)
+
+
+@dataclass(frozen=True)
+class Line:
+    data: dict
+    location: Location
+
+    @property
+    def instance_id(self) -> str:
+        return str(self.data.get("instance_id", self.location.line))
+
+
+def read_lines(path: Path, problems: list) -> list[Line]:
+    """Every JSON object line with its place; a broken line is a problem, not the end of the run."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    lines = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        where = Location(str(path), number)
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            problems.append(Problem(where, f"not JSON: {exc}"))
+            continue
+        if not isinstance(data, dict):
+            problems.append(Problem(where, "a line must be a JSON object"))
+            continue
+        lines.append(Line(data, where))
+    return lines
+
+
+def merge(predictions: list[Line], gold: list[Line] | None, problems: list) -> tuple[list[Line], list[str]]:
+    """The instances to grade: the gold's lines with the predictions' `pred_sqls` (when a gold file is
+    given), else the prediction lines themselves.  Also the ids predicted but not in the gold."""
+    if gold is None:
+        return predictions, []
+    by_id: dict = {}
+    for line in predictions:
+        if line.instance_id in by_id:
+            problems.append(Problem(line.location, f"instance {line.instance_id} predicted twice; the first is kept"))
+            continue
+        by_id[line.instance_id] = line
+    merged = []
+    for line in gold:
+        pred = by_id.get(line.instance_id)
+        data = {k: v for k, v in line.data.items() if k != "pred_sqls"}
+        if pred is not None and "pred_sqls" in pred.data:
+            data["pred_sqls"] = pred.data["pred_sqls"]
+        merged.append(Line(data, pred.location if pred is not None else line.location))
+    known = {line.instance_id for line in gold}
+    return merged, [i for i in by_id if i not in known]
+
+
+def database_of(data: dict) -> str | None:
+    value = data.get("selected_database", data.get("db_id"))
+    return str(value) if value else None
+
+
+def sqlite_template(db_root: Path, db: str) -> Path | None:
+    """`<root>/<db>/<db>_template.sqlite`, else `<db>.sqlite` beside it (the harness's own fallback)."""
+    folder = db_root / db
+    for candidate in (folder / f"{db}_template.sqlite", folder / f"{db}.sqlite"):
+        if candidate.is_file():
+            return candidate
+    return None

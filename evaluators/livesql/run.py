@@ -1,0 +1,210 @@
+"""Grade LiveSQLBench / BIRD-CRITIC predictions by their test cases: the official verdict per instance
+(with the failing test case and its message) and the strict one beside it, in the project's `Report`.
+
+Each instance runs in a worker process (sandbox.py) on private databases; instances run in parallel
+(`num_threads`), each on its own copies, so nothing is shared between them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from evaluators.cwd import absolute_or_none
+from evaluators.execution.executor import run_parallel
+from evaluators.livesql import native
+from evaluators.livesql.profiles import Profile, profile_for
+from evaluators.matching.verdicts import Verdict
+from evaluators.reporting.report import InstanceReport, Report, build_summary
+
+NAMES = ("official", "strict")
+CATEGORIES = ("Query", "Management")
+
+
+@dataclass(frozen=True)
+class LiveSQLOptions:
+    benchmark: str = "livesql"  # livesql | critic
+    engine: str = "sqlite"  # sqlite | postgresql
+    db_root: Path | None = None  # SQLite: <root>/<db>/<db>_template.sqlite
+    num_threads: int = 4
+    work_dir: Path = Path(".grade-work")
+    postgres_dsn: str | None = None  # PostgreSQL: the server holding <db>_template databases
+    mode: str = "pred"  # gold: grade sol_sql itself (the official --mode gold)
+    statement_timeout_s: float = 60.0  # PostgreSQL's statement_timeout, as LiveSQLBench sets it
+    instance_timeout_s: float = 60.0  # one phase: preprocess, prediction, test cases, clean-up
+    memory_limit_mb: int = 2048
+    disk_limit_mb: int = 1024
+
+    def __post_init__(self) -> None:  # the API's edge: the caller's relative paths, made absolute once
+        for name in ("db_root", "work_dir"):
+            object.__setattr__(self, name, absolute_or_none(getattr(self, name)))
+
+    @property
+    def profile(self) -> Profile:
+        return profile_for(self.benchmark, self.engine)
+
+
+def grade_livesql(jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions) -> Report:
+    jsonl_file, gold_file = Path(jsonl_file).resolve(), Path(gold_file).resolve() if gold_file else None
+    problems: list = []
+    predictions = native.read_lines(jsonl_file, problems)
+    gold = native.read_lines(gold_file, problems) if gold_file is not None else None
+    lines, unknown = native.merge(predictions, gold, problems)
+    instances = run_parallel(lambda line: _guarded(line, options), lines, max(1, options.num_threads))
+    summary = build_summary("official", instances, len(predictions), unknown, problems, NAMES)
+    metrics = {**(summary.execution_metrics or {}), "livesql": category_table(instances)}
+    return Report(replace(summary, execution_metrics=metrics), tuple(instances))
+
+
+def _guarded(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
+    """One broken instance never stops the run: a bug while grading it becomes its reason."""
+    try:
+        return grade_line(line, options)
+    except Exception as exc:
+        meta = {"category": str(line.data.get("category", "Query")), "database": native.database_of(line.data) or "?"}
+        words = f"{type(exc).__name__}: {exc} (instance at {line.location})"
+        return _report(line, meta, "sql", _same(Verdict(0.0, "internal_error", words)))
+
+
+def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
+    data = dict(line.data)
+    if options.mode == "gold":
+        data["pred_sqls"] = data.get("sol_sql")
+    profile = options.profile
+    db = native.database_of(data)
+    meta = {"category": data.get("category", "Query"), "database": db or "?"}
+    missing = [f for f in profile.required if f not in data]
+    if "pred_sqls" in missing:
+        return _report(line, meta, None, _same(Verdict(0.0, "missing_prediction", "no pred_sqls for this instance")))
+    if missing or db is None:
+        words = f"missing fields: {', '.join(missing) or 'selected_database'} (the official harness fails it)"
+        return _report(line, meta, "sql", _same(Verdict(0.0, "invalid_gold", words)))
+    db_ref = _database(db, options)
+    if db_ref is None:
+        where = f"{db}/{db}_template.sqlite under {options.db_root}"
+        return _report(line, meta, "sql", _same(Verdict(0.0, "no_database", f"no database {where}")))
+    event = _run(data, db_ref, options)
+    verdicts, info = verdicts_of(event)
+    return _report(line, meta, "sql", verdicts, info)
+
+
+def _database(db: str, options: LiveSQLOptions) -> str | None:
+    if options.profile.engine == "postgres":
+        return f"{db}_template"
+    if options.db_root is None:
+        return None
+    found = native.sqlite_template(options.db_root, db)
+    return str(found) if found is not None else None
+
+
+def _run(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
+    from evaluators.execution import worker
+    from evaluators.execution.backends.base import Request, credential_environment
+
+    profile = options.profile
+    key = uuid.uuid4().hex[:12]
+    folder = Path(options.work_dir).resolve() / "livesql" / key
+    phases = 3 if profile.checks_issue_sql else 2
+    settings = {
+        "timeout_s": options.instance_timeout_s * phases + 2.0,  # the parent kills the worker past this
+        "phase_timeout_s": options.instance_timeout_s,
+        "statement_timeout_s": options.statement_timeout_s,
+        "memory_limit_mb": options.memory_limit_mb,
+        "disk_limit_mb": options.disk_limit_mb,
+        "postgres_dsn": options.postgres_dsn,
+    }
+    backend = "sqlite" if profile.engine == "sqlite" else "postgres"
+    environment = credential_environment() if backend == "postgres" else {}
+    request = Request(backend, "", str(folder), db_ref, settings, environment, "inline", trusted=True)
+    prefix = f"lsq_{key}"
+    event: dict = {}
+    try:
+        event = worker.execute(request, "livesql", profile=profile.name, instance=data, clone_prefix=prefix)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # a killed worker cannot remove its copies
+        if backend == "postgres" and event.get("reason") != "ok":
+            _drop_clones(request, prefix)
+    return event
+
+
+def _drop_clones(request, prefix: str) -> None:
+    """The clones of a worker that was killed (a timeout, Ctrl-C): dropped from here, not through a new
+    worker, because after a signal no worker starts; the grader's own administration, never the answer's."""
+    from evaluators.livesql.pgclone import drop_prefixed
+
+    try:
+        drop_prefixed(request, {"clone_prefix": prefix}, None)
+    except Exception:  # a server that is gone has nothing left to drop
+        pass
+
+
+def verdicts_of(event: dict) -> tuple[dict, dict]:
+    """The official and strict verdicts from the worker's answer, and what the report keeps of it."""
+    if event.get("reason") != "ok":
+        failed = Verdict(0.0, event.get("reason", "exec_error"), event.get("detail", ""))
+        return _same(failed), {"stage": "worker"}
+    official = _phase_verdict(event["official"])
+    strict = _phase_verdict(event["strict"]) if event.get("strict") else official
+    info = {"official": event["official"], **({"strict": event["strict"]} if event.get("strict") else {})}
+    issue = event.get("issue")
+    if issue is not None:
+        info["issue_sql"] = issue
+        if issue.get("passed"):
+            words = "issue_sql passed all tests when it should demonstrate a problem (the official verdict fails)"
+            official = Verdict(0.0, "issue_sql_passed", words)
+    return {"official": official, "strict": strict}, info
+
+
+def _phase_verdict(phase: dict) -> Verdict:
+    if phase.get("stage") == "refused":
+        return Verdict(0.0, "exec_error", phase["messages"][0])
+    if phase.get("stage") == "prediction":
+        reason = "timeout" if phase.get("timeout") else "exec_error"
+        return Verdict(0.0, reason, "prediction: " + "; ".join(phase.get("messages", [])))
+    if phase.get("passed"):
+        return Verdict(1.0, "match", f"{phase['total']}/{phase['total']} test case(s) passed")
+    first, message = phase["failed_tests"][0], phase["messages"][0]
+    return Verdict(0.0, "test_failed", f"{first} of {phase['total']} failed: {message}")
+
+
+def _same(verdict: Verdict) -> dict:
+    return {name: verdict for name in NAMES}
+
+
+def _report(line: native.Line, meta: dict, answer_type, verdicts: dict, info: dict | None = None) -> InstanceReport:
+    official, strict = verdicts["official"], verdicts["strict"]
+    return InstanceReport.from_verdicts(
+        line.instance_id,
+        official,
+        strict,
+        {"official": official.score, "strict": strict.score},
+        funcs=("test_cases",),
+        answer_type=answer_type,
+        location=str(line.location),
+        metadata=meta,
+        execution=info or {},
+    )
+
+
+def category_table(instances: list) -> dict:
+    """The official figure: pass rate per category and overall (official and strict)."""
+    out = {}
+    for label in (*CATEGORIES, "overall"):
+        chosen = [i for i in instances if label == "overall" or i.metadata.get("category") == label]
+        if chosen:
+            out[label] = {
+                "n": len(chosen),
+                "official": sum(i.score for i in chosen) / len(chosen),
+                "strict": sum(i.strict_score for i in chosen) / len(chosen),
+            }
+    return out
+
+
+def official_table(report: Report) -> str:
+    table = (report.summary.execution_metrics or {}).get("livesql", {})
+    lines = [f"{'category':12} {'count':>6} {'official %':>11} {'strict %':>9}"]
+    for label, row in table.items():
+        lines.append(f"{label:12} {row['n']:>6} {100 * row['official']:>11.2f} {100 * row['strict']:>9.2f}")
+    return "\n".join(lines) + "\n"

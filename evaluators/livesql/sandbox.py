@@ -1,0 +1,211 @@
+"""One LiveSQLBench / BIRD-CRITIC instance, graded inside a worker process (execution/worker.py action
+`livesql`): never in the grader's own process, so a test case that loops or a prediction that runs away
+dies with the worker when the parent's timeout kills it.
+
+SQLite: each phase runs on a fresh private copy of `<db>_template.sqlite` in the run's work folder
+(`request.out_csv` names the instance's folder), deleted after; the template is only read.  PostgreSQL:
+each phase runs on a database cloned from the template (`CREATE DATABASE ... TEMPLATE`, what `createdb
+--template` does), dropped after.  Writes are allowed, but only there (security.py holds the rules).
+
+A phase is the official sequence: preprocess_sql, the prediction (its failure fails the instance), every
+test case (trusted gold Python, with only the helper names its harness provides), clean_up_sql.  When a
+test case used a lossy helper, the strict phase runs the same sequence again on a fresh copy with the
+strict helpers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+import time
+import traceback
+import uuid
+from pathlib import Path
+
+from evaluators.execution.backends.base import QueryFailed, Request, first_line
+from evaluators.execution.opener import copy_database_file
+from evaluators.livesql import security
+from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace, remove_comments
+from evaluators.livesql.profiles import DEFAULT_TEST_CASE, PROFILES, Profile, split_field
+
+_OUTPUT_TAIL = 2000
+
+
+def grade(request: Request, message: dict, notify) -> dict:
+    """The worker action: {"official": phase, "strict": phase or None, "issue": phase or None}."""
+    with security.process_memory_limit(request.setting("memory_limit_mb")):
+        return _grade(request, message, notify)
+
+
+def _grade(request: Request, message: dict, notify) -> dict:
+    profile = PROFILES[message["profile"]]
+    instance = message["instance"]
+    notify({"event": "started"})
+    place = _Place(profile, request, message)
+    out: dict = {"issue": None, "strict": None}
+    issue_sqls = split_field(instance, "issue_sql")
+    if profile.checks_issue_sql and issue_sqls:
+        out["issue"] = _phase(place, profile, instance, issue_sqls, strict=False)
+    refusal = security.refused(split_field(instance, "pred_sqls"), profile.engine)
+    if refusal:
+        out["official"] = {"passed": False, "stage": "refused", "failed_tests": [], "messages": [refusal], "total": 0}
+        return out
+    official = _phase(place, profile, instance, split_field(instance, "pred_sqls"), strict=False)
+    out["official"] = official
+    if "strict_here" in official:
+        out["strict"] = official.pop("strict_here")
+        out["strict"].pop("used")
+        official.pop("used")
+    elif set(official.pop("used")) & set(LOSSY):
+        strict = _phase(place, profile, instance, split_field(instance, "pred_sqls"), strict=True)
+        strict.pop("used")
+        out["strict"] = strict
+    if out["issue"]:
+        out["issue"].pop("used")
+    return out
+
+
+class _Place:
+    """Where a phase runs: a fresh private database each time, removed after."""
+
+    def __init__(self, profile: Profile, request: Request, message: dict):
+        self.profile, self.request, self.message = profile, request, message
+
+    @contextlib.contextmanager
+    def database(self, deadline: float):
+        if self.profile.engine == "sqlite":
+            with _sqlite_copy(self.request, deadline) as pair:
+                yield pair
+        else:
+            with _postgres_clone(self.request, self.message, deadline) as pair:
+                yield pair
+
+
+def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, strict: bool) -> dict:
+    timeout = place.request.setting("statement_timeout_s", 30.0)
+    deadline = time.monotonic() + place.request.setting("phase_timeout_s", 60.0)
+    sol_sqls = split_field(instance, "sol_sql")
+    tests, kwargs = profile.plan(instance)
+    result: dict = {"passed": False, "failed_tests": [], "messages": [], "total": len(tests), "used": []}
+    with place.database(deadline) as (conn, db_arg):
+        session = Session(profile.engine, conn, strict)
+        session.statement_timeout_ms = int(timeout * 1000)
+        session.execute_queries(split_field(instance, "preprocess_sql"))  # errors ignored, as the harness does
+        session.deadline = deadline
+        outcome, failed, timed_out, message = session.execute_queries(pred_sqls)
+        if failed or timed_out:
+            result.update(
+                stage="prediction",
+                timeout=timed_out,
+                execution_error=failed,
+                messages=[message.strip()],
+                total=len(tests),
+            )
+        else:
+            test_pred, test_sol = pred_sqls, sol_sqls
+            if profile.name == "critic" and instance.get("efficiency"):
+                test_pred, test_sol = split_field(instance, "issue_sql"), pred_sqls  # as BIRD-CRITIC calls them
+            run = (profile, session, tests, outcome, test_pred, test_sol, db_arg, kwargs)
+            result.update(_run_tests(*run), stage="tests")
+            if not strict and set(session.used) & set(LOSSY) and _strict_here(tests, test_pred + test_sol):
+                result["used"] = sorted(session.used)
+                session.strict, session.used = True, set()
+                result["strict_here"] = {**_run_tests(*run), "stage": "tests", "total": len(tests), "used": []}
+                session.strict = False
+        session.execute_queries(split_field(instance, "clean_up_sql"))
+        result["used"] = result.get("used") or sorted(session.used)
+    return result
+
+
+def _run_tests(profile, session, tests, outcome, pred_sqls, sol_sqls, db_arg, kwargs) -> dict:
+    found: dict = {"failed_tests": [], "messages": []}
+    for i, source in enumerate(tests, start=1):
+        passed, words, printed = _run_test(profile, source, session, outcome, pred_sqls, sol_sqls, db_arg, kwargs)
+        if not passed:
+            found["failed_tests"].append(f"test_{i}")
+            found["messages"].append(words)
+            found.setdefault("printed", printed[-_OUTPUT_TAIL:])
+    found["passed"] = not found["failed_tests"]
+    return found
+
+
+_WRITES = re.compile(r"\b(insert|update|delete|merge|create|drop|alter|truncate|replace|grant|revoke|vacuum|call|do)\b")
+
+
+def _strict_here(tests: list, sqls: list) -> bool:
+    """The strict run may reuse this database when it only re-runs the default test on reading SQL: the
+    state it sees is the one a fresh copy would reach (saves a second copy or clone per Query task)."""
+    if tests != [DEFAULT_TEST_CASE]:
+        return False
+    for sql in remove_comments(sqls):
+        text = sql.strip().rstrip(";").lower()
+        if not text.startswith(("select", "with")) or ";" in text or _WRITES.search(text):
+            return False
+    return True
+
+
+def _run_test(profile, source, session, outcome, pred_sqls, sol_sqls, db_arg, kwargs) -> tuple[bool, str, str]:
+    """Run one test case as the harness does (exec with its names); (passed, message, what it printed)."""
+    env = namespace(session, profile.name, outcome)
+    local = {"conn": session.conn, "pred_sqls": pred_sqls, "sol_sqls": sol_sqls, "db_path": db_arg, "kwargs": kwargs}
+    code = profile.prelude + source + "\n__test_case_result__ = test_case(pred_sqls, sol_sqls, db_path, conn, **kwargs)"
+    buffer = captured_stdout()
+    saved = sys.stdout
+    sys.stdout = buffer
+    try:
+        exec(compile(code, "<test_case>", "exec"), env, local)  # trusted gold code, in this worker only
+        return True, "", buffer.getvalue()
+    except AssertionError as exc:
+        return False, f"Test case failed due to assertion error: {exc}", buffer.getvalue()
+    except Exception as exc:
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        line = f" (test_case line {where.lineno})" if where.filename == "<test_case>" else ""
+        words = str(exc) or type(exc).__name__  # MemoryError says nothing of itself
+        return False, f"Test case failed due to error: {words}{line}", buffer.getvalue()
+    finally:
+        sys.stdout = saved
+
+
+@contextlib.contextmanager
+def _sqlite_copy(request: Request, deadline: float):
+    import sqlite3
+
+    folder = Path(request.out_csv)
+    folder.mkdir(parents=True, exist_ok=True)
+    copy = folder / f"{uuid.uuid4().hex}.sqlite"
+    try:
+        copy_database_file(str(request.db_ref), copy)
+        conn = sqlite3.connect(str(copy), timeout=30)
+        try:
+            security.lock_down_sqlite(
+                conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline
+            )
+            yield conn, str(copy)
+        finally:
+            conn.close()
+    finally:
+        for leftover in (copy, *(copy.with_name(copy.name + s) for s in ("-journal", "-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _postgres_clone(request: Request, message: dict, deadline: float):
+    from evaluators.execution.backends.base import import_driver
+    from evaluators.livesql import pgclone
+
+    psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
+    name = pgclone.clone_name(message["clone_prefix"])
+    template = str(request.db_ref)
+    try:
+        pgclone.create(psycopg, request, template, name)
+    except psycopg.Error as exc:
+        raise QueryFailed("no_database", f"cannot clone {template}: {first_line(exc)}") from None
+    try:
+        conn = pgclone.connect(psycopg, request, name)
+        try:
+            yield conn, name
+        finally:
+            conn.close()
+    finally:
+        pgclone.drop(psycopg, request, name)

@@ -1,0 +1,184 @@
+"""`evaluate.py livesql`: LiveSQLBench (SQLite edition) and BIRD-CRITIC SQLite instances from the generator,
+graded verdict for verdict as the unmodified official scripts graded them (tests/data/
+livesql_official_verdicts.json, recorded by `tests/livesql_generator.py --record`), on private copies."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from livesql_generator import VERDICTS, write
+from processes import busy_descendants, descendants
+
+from evaluators.livesql.run import LiveSQLOptions, grade_livesql
+
+OFFICIAL = json.loads(VERDICTS.read_text())
+
+
+def _hashes(root: Path) -> dict:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    return write(tmp_path_factory.mktemp("livesql"))
+
+
+def _grade(generated, label: str, work: Path, path: Path | None = None, **options):
+    settings = {"benchmark": label, "db_root": generated["root"], "work_dir": work, "num_threads": 2, **options}
+    return grade_livesql(path or generated[label], None, LiveSQLOptions(**settings))
+
+
+@pytest.mark.parametrize("label", ["livesql", "critic"])
+def test_every_verdict_equals_the_official_one_and_the_gold_is_untouched(generated, tmp_path, label):
+    before = _hashes(generated["root"])
+    report = _grade(generated, label, tmp_path / "work")
+    official = {k: v["status"] == "success" for k, v in OFFICIAL[label].items()}
+    ours = {i.instance_id: i.score == 1 for i in report.instances}
+    assert ours == official
+    for instance in report.instances:  # the failing test case is named as the official harness names it
+        failed = OFFICIAL[label][instance.instance_id]["failed_test_cases"]
+        if failed:
+            assert instance.detail.startswith(failed[0]), instance.detail
+    assert _hashes(generated["root"]) == before  # byte-identical templates, nothing created beside them
+    assert not any((tmp_path / "work").rglob("*.sqlite*"))  # every private copy deleted
+
+
+def test_strict_disagrees_only_where_the_official_helpers_are_lossy(generated, tmp_path):
+    report = _grade(generated, "livesql", tmp_path)
+    by_id = {i.instance_id: i for i in report.instances}
+    lossy = {"q_round_kept", "q_round_2dp", "q_distinct", "q_dupes", "q_custom_rounded"}
+    assert {i for i, r in by_id.items() if r.score == 1 and r.strict_score == 0} == lossy
+    assert {i for i, r in by_id.items() if r.score == 0 and r.strict_score == 1} == {"q_empty_gold"}
+    assert report.summary.breakdowns["category"]["Management"]["n"] == 12
+    assert set(report.summary.breakdowns["database"]) == {"shop", "library"}
+    table = report.summary.execution_metrics["livesql"]
+    assert table["overall"]["n"] == 28
+
+
+def _one(tmp_path: Path, generated, **fields) -> Path:
+    base = json.loads(generated["livesql"].read_text().splitlines()[0])
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps({**base, **fields}) + "\n")
+    return path
+
+
+def test_a_looping_test_case_is_stopped_and_nothing_keeps_running(generated, tmp_path):
+    loop = "def test_case(pred_sqls, sol_sqls, db_path, conn):\n    while True:\n        pass\n"
+    path = _one(tmp_path, generated, test_cases=[loop])
+    report = _grade(generated, "livesql", tmp_path / "work", path, instance_timeout_s=0.5)
+    assert report.instances[0].reason == "timeout"
+    assert busy_descendants(0.5) < 0.2
+    assert not any((tmp_path / "work").rglob("*.sqlite*"))
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "ATTACH DATABASE '{dir}/stolen.sqlite' AS x",
+        "VACUUM INTO '{dir}/copy.sqlite'",
+        "SELECT load_extension('/tmp/nothing')",
+        "PRAGMA max_page_count = 1000000000",
+    ],
+)
+def test_a_prediction_cannot_reach_outside_its_copy(generated, tmp_path, statement):
+    path = _one(tmp_path, generated, pred_sqls=[statement.format(dir=tmp_path)])
+    report = _grade(generated, "livesql", tmp_path / "work", path)
+    assert report.instances[0].reason == "exec_error", report.instances[0].detail
+    assert not list(tmp_path.glob("*.sqlite"))
+
+
+def test_a_prediction_that_fills_the_disk_fails_at_the_limit(generated, tmp_path):
+    fill = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 200000) "
+    fill = "CREATE TABLE big AS " + fill + "SELECT i, printf('%.100c', 'x') FROM n"
+    path = _one(
+        tmp_path, generated, category="Management", pred_sqls=[fill], test_cases=["def test_case(*a):\n    pass\n"]
+    )
+    report = _grade(generated, "livesql", tmp_path / "work", path, disk_limit_mb=1)
+    assert report.instances[0].reason == "exec_error"
+    assert "full" in report.instances[0].detail
+
+
+def test_the_command_line_writes_the_reports(generated, tmp_path):
+    from click.testing import CliRunner
+
+    from evaluators.cli import main
+
+    out = tmp_path / "out" / "live.json"
+    args = ["livesql", "--jsonl_file", str(generated["critic"]), "--benchmark", "critic"]
+    args += ["--db_root", str(generated["root"]), "--output", str(out), "--html", "--num_threads", "2"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "overall" in result.output and "issue_sql_passed" in result.output
+    assert out.exists() and out.with_suffix(".csv").exists() and out.with_suffix(".html").exists()
+
+
+def test_gold_mode_and_a_separate_gold_file(generated, tmp_path):
+    lines = [json.loads(x) for x in generated["livesql"].read_text().splitlines()]
+    gold, preds = tmp_path / "gold.jsonl", tmp_path / "preds.jsonl"
+    gold.write_text("".join(json.dumps({k: v for k, v in x.items() if k != "pred_sqls"}) + "\n" for x in lines))
+    preds.write_text(
+        "".join(json.dumps({"instance_id": x["instance_id"], "pred_sqls": x["pred_sqls"]}) + "\n" for x in lines[:5])
+    )
+    options = LiveSQLOptions(db_root=generated["root"], work_dir=tmp_path / "w", num_threads=2)
+    report = grade_livesql(preds, gold, options)
+    assert [i.reason for i in report.instances[5:]] == ["missing_prediction"] * (len(lines) - 5)
+    gold_mode = grade_livesql(
+        gold, None, LiveSQLOptions(db_root=generated["root"], work_dir=tmp_path / "w", mode="gold")
+    )
+    failing = {i.instance_id for i in gold_mode.instances if i.score < 1}
+    # the gold fails where the official harness fails it too: no rows, tests declaring conditions, no QEP helper
+    assert failing == {"q_empty_gold", "q_custom_cond", "m_qep_missing", "m_conditions_param"}
+
+
+def interrupt_run(args: list, work: Path, signum: int = signal.SIGINT) -> tuple[int, list, str]:
+    """Start `evaluate.py livesql ARGS`, signal it once a worker runs; (exit code, processes left, stderr)."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    command = [sys.executable, str(root / "evaluate.py"), "livesql", *args, "--work-dir", str(work)]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: set = set()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not any((work / "livesql").glob("*/*.sqlite")) and len(seen) < 1:
+        seen.update(descendants(proc.pid))
+        time.sleep(0.05)
+    time.sleep(1.0)  # the worker is inside the instance now
+    seen.update(descendants(proc.pid))
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=30)
+    time.sleep(0.5)
+    return proc.returncode, [p for p in seen if Path(f"/proc/{p}").exists()], stderr
+
+
+def test_ctrl_c_leaves_nothing_running_and_no_copy(generated, tmp_path):
+    before = _hashes(generated["root"])
+    loop = "def test_case(pred_sqls, sol_sqls, db_path, conn):\n    while True:\n        pass\n"
+    path = _one(tmp_path, generated, test_cases=[loop])
+    code, left, stderr = interrupt_run(["--jsonl_file", str(path), "--db_root", str(generated["root"])], tmp_path / "w")
+    assert code == 130, stderr
+    assert not left
+    assert not any((tmp_path / "w").rglob("*.sqlite*"))
+    assert _hashes(generated["root"]) == before
+
+
+def test_a_test_case_that_takes_all_memory_fails_alone(generated, tmp_path):
+    greedy = "def test_case(pred_sqls, sol_sqls, db_path, conn):\n    hog = bytearray(64 * 1024 ** 3)\n"
+    path = _one(tmp_path, generated, test_cases=[greedy])
+    report = _grade(generated, "livesql", tmp_path / "work", path, memory_limit_mb=256)
+    assert report.instances[0].reason == "test_failed"
+    assert "MemoryError" in report.instances[0].detail or "memory" in report.instances[0].detail.lower()
+
+
+def test_relative_paths_grade_as_absolute_ones(generated, tmp_path, monkeypatch):
+    absolute = _grade(generated, "critic", tmp_path / "a")
+    monkeypatch.chdir(generated["root"].parent)
+    options = LiveSQLOptions(benchmark="critic", db_root=Path("databases"), work_dir=Path("w"))
+    relative = grade_livesql(Path("critic.jsonl"), None, options)
+    assert [i.score for i in relative.instances] == [i.score for i in absolute.instances]
