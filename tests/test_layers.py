@@ -113,14 +113,14 @@ def test_exit_codes_come_from_the_error_family_only():
 # and of the floors below, never above; a room is a package under evaluators/ or a module beside them
 # ("__init__" is the package itself, the Python API).
 FLOORS = (
-    ("ground", ("errors", "cwd", "signals", "atomic", "sqltext", "specs")),
+    ("ground", ("errors", "cwd", "signals", "atomic", "sqltext", "specs", "terminal_safe")),
     ("metrics", ("metrics",)),
     ("execution", ("execution",)),
     ("tables", ("tables",)),
     ("matching", ("matching",)),
     ("loading and reporting", ("loading", "reporting")),
     ("grading", ("grading",)),
-    ("formats and rewards", ("bird", "testsuite", "goldtools", "rewards")),
+    ("formats and rewards", ("bird", "testsuite", "livesql", "goldtools", "rewards")),
     ("cli", ("cli",)),
     ("entry", ("entry", "__init__")),
 )

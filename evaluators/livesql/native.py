@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.errors import Location, UsageError
-from evaluators.loading.specs import Problem
+from evaluators.specs import Problem
 
 GOLD_FIELDS = (
     "sol_sql",
