@@ -60,7 +60,7 @@ def unwrap_fences(text: str) -> str:
 
 def read_sql_file(path: Path, max_bytes: int = DEFAULT_MAX_SQL_BYTES, reason: str = "unreadable_prediction") -> str:
     """The SQL in a `.sql` file, fence removed; InstanceError(reason) when it is unreadable or blank."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)  # a pinned answer stays the file it opened
     try:
         size = path.stat().st_size
         if size > max_bytes:
@@ -150,6 +150,10 @@ def read_only_problem(sql: str, dialect: str, unparsed_ok: bool = False) -> str 
         if unparsed_ok:
             return None
         return f"cannot be parsed as {dialect} SQL ({str(exc).splitlines()[0][:120]})"
+    except RecursionError:  # sqlglot's parser recurses per bracket: a few hundred nested ones exhaust it
+        if unparsed_ok:
+            return None
+        return f"cannot be parsed as {dialect} SQL (nested too deeply for the parser)"
     if len(statements) != 1:
         return f"{len(statements)} statements; exactly one query is graded"
     statement = statements[0]

@@ -75,7 +75,7 @@ def grade_bird(
     problems: list[Problem] = []
     pred_file = native.resolve(predictions, data_mode, "predict_{mode}.json")
     gold_file = native.resolve(gold, data_mode, "{mode}_gold.sql")
-    preds = native.read_predictions(pred_file)
+    preds = native.read_predictions(pred_file, named=not Path(predictions).is_dir())
     golds = native.read_gold(gold_file, problems)
     metadata = native.read_questions(questions, problems)
     _check_lengths(preds, golds, metadata, pred_file, questions, problems)
@@ -114,6 +114,7 @@ def _check_lengths(preds, golds, metadata, pred_file: Path, questions: Path | No
         ),
     ]
     problems.extend(p for p in found if p is not None)
+    problems.extend(Problem(p.location, f"prediction {p.key!r}: {p.problem}") for p in preds if p.problem)
     if questions is not None and len(metadata) != len(golds):
         problems.append(
             Problem(

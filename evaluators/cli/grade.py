@@ -83,7 +83,7 @@ Examples:
     type=click.IntRange(1),
     default=2048,
     show_default=True,
-    help="Refuse predicted or gold files larger than this.",
+    help="Refuse predicted or gold files larger than this (results_metadata.jsonl too, at least 256).",
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
 @click.option(
@@ -125,7 +125,9 @@ def grade(
     """Grade a submission folder against a gold folder."""
     from evaluators.grading.warm import warm_from_folders
 
-    loaded = warm_from_folders(result_dir, gold_dir, layout, jobs, ray_address)  # before the heavy imports below
+    loaded = warm_from_folders(  # before the heavy imports below
+        result_dir, gold_dir, layout, jobs, ray_address, max_file_mb * 1024 * 1024
+    )
     from evaluators.grading.instance import Options
     from evaluators.grading.run import grade as run_grade
 

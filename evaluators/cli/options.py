@@ -74,7 +74,7 @@ def max_file_mb_option(fn):
         type=click.IntRange(1),
         default=2048,
         show_default=True,
-        help="Refuse predicted or gold files larger than this.",
+        help="Refuse predicted or gold files larger than this (results_metadata.jsonl too, at least 256).",
     )(fn)
 
 

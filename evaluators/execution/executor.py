@@ -13,6 +13,7 @@ Everything here is picklable, so a grader may call it from its own worker proces
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from evaluators.execution.backends.base import Request, credential_environment
 from evaluators.execution.gold_cache import GoldCache, compare_csv, first_cell_of, safe_name
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_files import read_rows, rows_path
+from evaluators.loading.paths import PinnedPath
 from evaluators.specs import GoldInstance
 from evaluators.sqltext import read_sql_file, unwrap_fences
 
@@ -357,8 +359,8 @@ def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig)
     from evaluators.execution import worker
 
     folder = Path(config.output_dir).resolve() / "duckdb_tables" / uuid.uuid4().hex
-    request = Request("duckdb", "", str(folder), str(Path(path).resolve()), config.settings(), {}, "csv")
     try:
+        request = Request("duckdb", "", str(folder), _checked_file(path, folder), config.settings(), {}, "csv")
         event = worker.execute(request, "read_tables", tables=tables)
         if event.get("reason") != "ok":
             raise InstanceError(event.get("reason", "exec_error"), event.get("detail", ""))
@@ -374,6 +376,23 @@ def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig)
                 empty.rmdir()
             except OSError:
                 break
+
+
+def _checked_file(path: Path, folder: Path) -> str:
+    """The name the worker opens for `path`.  A pinned answer (loading.paths) is the file already opened
+    and checked: DuckDB resolves names itself, so it gets a hard link to that very file in the work folder
+    (a copy read from the open file when the link cannot be made), never the submitted name again."""
+    if not isinstance(path, PinnedPath):
+        return str(Path(path).resolve())
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    checked = folder / f"answer{path.suffix}"
+    try:
+        os.link(os.fspath(path), checked, follow_symlinks=True)  # /proc/self/fd/N: the open file itself
+    except OSError:  # another file system, or hard links refused
+        shutil.copyfile(os.fspath(path), checked)
+    return str(checked)
 
 
 def duckdb_loader(config: ExecConfig | None = None):

@@ -2,7 +2,11 @@
 
 Answers (a submitted `.duckdb`), gold databases and everything under `--db-dir`
 are opened here and nowhere else, always inside a worker process (worker.py), so
-the parent's timeout can kill whatever runs on them.  Why each setting is there:
+the parent's timeout can kill whatever runs on them.  A submitted file is first
+opened, once and without following links out, by `loading/paths.py`; a DuckDB
+answer reaches this module as a hard link to (or a copy of) that open file in the
+work folder (`executor._checked_file`), never by its submitted name again.
+Why each setting is there:
 
 DuckDB
 - `read_only=True`: submitted SQL and views cannot change the file.

@@ -20,6 +20,7 @@ from evaluators.grading import execution_match
 from evaluators.grading.sql_answers import SqlContext, run_answer_sql, temporal_params, unreadable_sql_is_invalid
 from evaluators.loading import checks
 from evaluators.loading.paths import answer_path
+from evaluators.loading.specs import MAX_JSON_DEPTH, too_deep
 from evaluators.matching import registry, table_match
 from evaluators.matching.semantics import PRESETS, Preset
 from evaluators.matching.verdicts import Verdict, same_for_all
@@ -138,6 +139,9 @@ def _checked_specs(gold: GoldInstance) -> list:
     return checked
 
 
+_TOO_DEEP = object()  # what a trajectory nested past json's recursion decodes to
+
+
 def _with_trajectory(line: SubmissionLine, result_dir: Path, options: Options) -> SubmissionLine:
     """A `trajectory` named in the metadata line is a JSON message list beside the answer; load it."""
     named = line.extra.get("trajectory")
@@ -154,6 +158,12 @@ def _with_trajectory(line: SubmissionLine, result_dir: Path, options: Options) -
         messages = json.loads(path.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InstanceError("unreadable_prediction", f"trajectory {named}: not a JSON message list ({exc})") from None
+    except RecursionError:  # json's decoder recurses once per level
+        messages = _TOO_DEEP
+    if messages is _TOO_DEEP or too_deep(messages):
+        raise InstanceError(
+            "unreadable_prediction", f"trajectory {named}: nested more than {MAX_JSON_DEPTH} levels deep"
+        )
     if not isinstance(messages, list):
         raise InstanceError("unreadable_prediction", f"trajectory {named}: expected a list of messages")
     return replace(line, extra={**line.extra, "trajectory": messages})

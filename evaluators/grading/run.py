@@ -37,7 +37,7 @@ def grade(
     get_preset(semantics)
     options = Options() if options is None else options
     result_dir, gold_dir = absolute(result_dir), absolute(gold_dir)
-    inputs = loaded if loaded is not None else prepare(result_dir, gold_dir, options.layout, jobs, ray_address)
+    inputs = loaded or prepare(result_dir, gold_dir, options.layout, jobs, ray_address, options.max_file_bytes)
     gold, submission, work = inputs.gold, inputs.submission, inputs.work
     if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
         from evaluators.execution.executor import default_executor

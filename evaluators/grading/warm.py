@@ -32,28 +32,39 @@ def warm_for(work: list) -> None:
 
 
 def prepare(
-    result_dir: Path, gold_dir: Path, layout: str, jobs: int | str, ray_address: str | None = None
+    result_dir: Path,
+    gold_dir: Path,
+    layout: str,
+    jobs: int | str,
+    ray_address: str | None = None,
+    max_bytes: int | None = None,
 ) -> RunInputs:
-    """The one entry point of a run's start: load its two files (`loading/inputs.py`) and, when it grades in
-    this process (no Ray, one job), start the worker it will need.  The CLI calls it before the heavy
-    imports, `grading/run.grade` when it is not handed the inputs: either way once per run."""
+    """The one entry point of a run's start: load its two files (`loading/inputs.py`; `max_bytes`: the
+    metadata's size cap, --max-file-mb) and, when it grades in this process (no Ray, one job), start the
+    worker it will need.  The CLI calls it before the heavy imports, `grading/run.grade` when it is not
+    handed the inputs: either way once per run."""
     from evaluators.loading.inputs import load_inputs
 
-    inputs = load_inputs(result_dir, gold_dir, layout)
+    inputs = load_inputs(result_dir, gold_dir, layout, max_bytes)
     if ray_address is None and resolve_jobs(jobs, len(inputs.gold.records)) <= 1:
         warm_for(inputs.work)
     return inputs
 
 
 def warm_from_folders(
-    result_dir: Path, gold_dir: Path, layout: str, jobs: int | str, ray_address: str | None = None
+    result_dir: Path,
+    gold_dir: Path,
+    layout: str,
+    jobs: int | str,
+    ray_address: str | None = None,
+    max_bytes: int | None = None,
 ) -> RunInputs | None:
     """`prepare` for the CLI, which has not checked its other flags yet: None when the files cannot be
     loaded, so that the run says why, after those checks, as it always has."""
     from evaluators.errors import EvalError
 
     try:
-        return prepare(result_dir, gold_dir, layout, jobs, ray_address)
+        return prepare(result_dir, gold_dir, layout, jobs, ray_address, max_bytes)
     except (EvalError, OSError):
         return None
 

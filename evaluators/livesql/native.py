@@ -10,7 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.errors import Location, UsageError
+from evaluators.loading.paths import read_untrusted
+from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, too_deep
 from evaluators.specs import Problem
+
+MAX_PREDICTIONS_BYTES = MIN_MAX_METADATA_BYTES  # 256 MiB
+_TOO_DEEP = object()  # what a line nested past json's recursion decodes to
 
 GOLD_FIELDS = (
     "sol_sql",
@@ -34,10 +39,16 @@ class Line:
         return str(self.data.get("instance_id", self.location.line))
 
 
-def read_lines(path: Path, problems: list) -> list[Line]:
-    """Every JSON object line with its place; a broken line is a problem, not the end of the run."""
+def read_lines(path: Path, problems: list, submitted: bool = False) -> list[Line]:
+    """Every JSON object line with its place; a broken line is a problem, not the end of the run.  A
+    `submitted` file (the predictions) is read as every submitted file is (`paths.read_untrusted`: the
+    name the operator gave is followed, then a regular file, no FIFO or device, at most 256 MiB)."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        if submitted:
+            real = Path(path).resolve()
+            text = read_untrusted(real.parent, real.name, MAX_PREDICTIONS_BYTES, "jsonl file").decode("utf-8-sig")
+        else:
+            text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from None
     lines = []
@@ -49,6 +60,11 @@ def read_lines(path: Path, problems: list) -> list[Line]:
             data = json.loads(raw)
         except ValueError as exc:
             problems.append(Problem(where, f"not JSON: {exc}"))
+            continue
+        except RecursionError:  # json's decoder recurses once per level
+            data = _TOO_DEEP
+        if data is _TOO_DEEP or too_deep(data):
+            problems.append(Problem(where, f"not JSON: nested more than {MAX_JSON_DEPTH} levels deep"))
             continue
         if not isinstance(data, dict):
             problems.append(Problem(where, "a line must be a JSON object"))

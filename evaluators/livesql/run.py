@@ -49,7 +49,7 @@ class LiveSQLOptions:
 def grade_livesql(jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions) -> Report:
     jsonl_file, gold_file = Path(jsonl_file).resolve(), Path(gold_file).resolve() if gold_file else None
     problems: list = []
-    predictions = native.read_lines(jsonl_file, problems)
+    predictions = native.read_lines(jsonl_file, problems, submitted=True)
     gold = native.read_lines(gold_file, problems) if gold_file is not None else None
     lines, unknown = native.merge(predictions, gold, problems)
     instances = run_parallel(lambda line: _guarded(line, options), lines, max(1, options.num_threads))

@@ -26,7 +26,7 @@ class CsvFinding:
 
 
 def scan_csv(path: Path) -> list[CsvFinding]:
-    bad = _encoding_problem(Path(path))
+    bad = _encoding_problem(path)  # the same (possibly pinned) file, not its name again
     if bad:
         return [bad]
     with open(path, encoding="utf-8-sig", newline="") as handle:

@@ -10,5 +10,7 @@ from evaluators.loading.submissions import load_submission_in
 from evaluators.specs import RunInputs
 
 
-def load_inputs(result_dir: Path, gold_dir: Path, layout: str = "nested") -> RunInputs:
-    return RunInputs(load_gold(Path(gold_dir)), load_submission_in(Path(result_dir), layout))
+def load_inputs(result_dir: Path, gold_dir: Path, layout: str = "nested", max_bytes: int | None = None) -> RunInputs:
+    """`max_bytes`: the size cap of the submission's metadata file (--max-file-mb; None: the default cap)."""
+    submission = load_submission_in(Path(result_dir), layout, *([max_bytes] if max_bytes else []))
+    return RunInputs(load_gold(Path(gold_dir)), submission)

@@ -14,10 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.errors import Location, SpecError
+from evaluators.loading.paths import read_untrusted
 from evaluators.specs import ANSWER_TYPES, GoldInstance, Loaded, Problem, Spec, SubmissionLine
 
 GOLD_FILE = "spider2_eval.jsonl"
 SUBMISSION_FILE = "results_metadata.jsonl"
+MAX_JSON_DEPTH = 100  # lists and objects inside each other; no answer or spec needs more
+# The metadata's size cap: 256 MiB (a million lines of short answers), or --max-file-mb when that is more.
+MIN_MAX_METADATA_BYTES = 256 * 1024**2
+DEFAULT_MAX_METADATA_BYTES = MIN_MAX_METADATA_BYTES
 _ID_PATTERN = re.compile(r'"instance_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -25,14 +30,17 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
-def iter_json_lines(path: Path) -> Iterator[tuple[Location, Any, str | None]]:
-    """Yield (location, object or None, error or None) for each non-blank line."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SpecError("file not found", Location(str(path))) from None
-    except IsADirectoryError:
-        raise SpecError("is a folder, expected a jsonl file", Location(str(path))) from None
+def iter_json_lines(path: Path, raw: bytes | None = None) -> Iterator[tuple[Location, Any, str | None]]:
+    """Yield (location, object or None, error or None) for each non-blank line (of `raw` when given: the
+    bytes already read from `path`)."""
+    for where, obj, error, _ in _json_lines(path, raw):
+        yield where, obj, error
+
+
+def _json_lines(path: Path, raw: bytes | None) -> Iterator[tuple[Location, Any, str | None, str]]:
+    """(location, object or None, error or None, the line's text) for each non-blank line."""
+    if raw is None:
+        raw = _read_trusted(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -45,17 +53,47 @@ def iter_json_lines(path: Path) -> Iterator[tuple[Location, Any, str | None]]:
             continue
         where = Location(str(path), number)
         try:
-            yield where, json.loads(line, parse_constant=_reject_constant), None
+            obj = json.loads(line, parse_constant=_reject_constant)
         except (json.JSONDecodeError, ValueError) as exc:
             column = getattr(exc, "colno", None)
-            yield Location(str(path), number, column), None, f"invalid JSON: {getattr(exc, 'msg', exc)}"
+            yield Location(str(path), number, column), None, f"invalid JSON: {getattr(exc, 'msg', exc)}", line
+            continue
+        except RecursionError:  # json's decoder recurses once per level
+            yield where, None, f"invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep", line
+            continue
+        if too_deep(obj):
+            yield where, None, f"invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep", line
+            continue
+        yield where, obj, None, line
 
 
-def _guess_id(path: Path, location: Location) -> str | None:
+def _read_trusted(path: Path) -> bytes:
+    """The operator's own file (the gold): read by its name."""
     try:
-        line = path.read_text("utf-8-sig").splitlines()[(location.line or 1) - 1]
-    except (OSError, UnicodeDecodeError, IndexError):
-        return None
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise SpecError("file not found", Location(str(path))) from None
+    except IsADirectoryError:
+        raise SpecError("is a folder, expected a jsonl file", Location(str(path))) from None
+
+
+def too_deep(obj: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether `obj` nests lists and objects more than `limit` levels (walked without recursion): what
+    the decoder let through must not make a later repr, copy or pickle recurse past Python's limit."""
+    level = [obj] if isinstance(obj, dict | list) else []
+    for _ in range(limit):
+        if not level:
+            return False
+        level = [child for item in level for child in _children(item) if isinstance(child, dict | list)]
+    return bool(level)
+
+
+def _children(container: dict | list):
+    return container.values() if isinstance(container, dict) else container
+
+
+def _guess_id(line: str) -> str | None:
+    """The instance_id a broken line seems to be about (its own text, already split: no second read)."""
     found = _ID_PATTERN.search(line)
     return found.group(1) if found else None
 
@@ -120,18 +158,21 @@ def _submission_line(obj: dict, where: Location) -> SubmissionLine:
     )
 
 
-def load_submission(result_dir: Path) -> Loaded:
-    path = Path(result_dir) / SUBMISSION_FILE
-    return _load(path, _submission_line, "submission")
+def load_submission(result_dir: Path, max_bytes: int = DEFAULT_MAX_METADATA_BYTES) -> Loaded:
+    """The submission's metadata: opened as every submitted file is (paths.read_untrusted: a regular file
+    in the folder, not a link, FIFO or device, within `max_bytes` or 256 MiB, whichever is more)."""
+    cap = max(max_bytes, MIN_MAX_METADATA_BYTES)
+    raw = read_untrusted(Path(result_dir), SUBMISSION_FILE, cap, "jsonl file")
+    return _load(Path(result_dir) / SUBMISSION_FILE, _submission_line, "submission", raw)
 
 
-def _load(path: Path, build, what: str) -> Loaded:
+def _load(path: Path, build, what: str, raw: bytes | None = None) -> Loaded:
     records: dict = {}
     problems: list[Problem] = []
     duplicates: dict = {}
-    for where, obj, error in iter_json_lines(path):
+    for where, obj, error, line in _json_lines(path, raw):
         if error:
-            problems.append(Problem(where, error, _guess_id(path, where), hint="one JSON object per line"))
+            problems.append(Problem(where, error, _guess_id(line), hint="one JSON object per line"))
             continue
         iid = _instance_id(obj)
         if iid is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaluators.errors import Location, SpecError, UsageError
-from evaluators.loading.specs import SUBMISSION_FILE, load_submission
+from evaluators.loading.specs import DEFAULT_MAX_METADATA_BYTES, SUBMISSION_FILE, load_submission
 from evaluators.matching.semantics import did_you_mean
 from evaluators.specs import Loaded, Problem, SubmissionLine
 
@@ -21,10 +21,11 @@ LAYOUTS = ("nested", "flat")
 FLAT_SUFFIXES = (".csv", ".sql")  # when both exist for one id, the CSV is graded: it needs no database
 
 
-def load_submission_in(result_dir: Path, layout: str = "nested") -> Loaded:
+def load_submission_in(result_dir: Path, layout: str = "nested", max_bytes: int = DEFAULT_MAX_METADATA_BYTES) -> Loaded:
+    """`max_bytes`: the size cap of the metadata file, as for answers (--max-file-mb)."""
     if layout not in LAYOUTS:
         raise UsageError(f"unknown layout {layout!r}", hint=did_you_mean(layout, LAYOUTS))
-    return load_submission(result_dir) if layout == "nested" else load_flat_submission(result_dir)
+    return load_submission(result_dir, max_bytes) if layout == "nested" else load_flat_submission(result_dir)
 
 
 def load_flat_submission(result_dir: Path) -> Loaded:

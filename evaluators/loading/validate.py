@@ -77,7 +77,7 @@ def validate(result_dir, gold_dir=None, layout: str = "nested", max_file_bytes: 
     result_dir = Path(result_dir)
     gold = load_gold(Path(gold_dir)).records if gold_dir is not None else None
     try:
-        submission = load_submission_in(result_dir, layout)
+        submission = load_submission_in(result_dir, layout, max_file_bytes)
     except SpecError as exc:
         where = exc.location or Location(str(result_dir / SUBMISSION_FILE))
         return Validation(0, (Problem(where, exc.message, hint=exc.hint or "one JSON object per line, UTF-8"),), ())

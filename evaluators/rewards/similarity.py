@@ -15,6 +15,16 @@ from evaluators.rewards.inputs import import_optional, require_str
 # perfect query at exactly 1.0 (0.3 + 0.4 + 0.2 + 0.1 is not 1.0 in floats).
 LLMETRIC_TENTHS = {"pass1": 3, "valid": 4, "output_jaccard": 2, "text": 1}
 
+# The prediction is untrusted and these run in the grader's own process: it is scored on at most
+# PRED_TOKEN_RATIO times the gold's tokens (at least MIN_PRED_TOKENS), and only its first
+# CHARS_PER_TOKEN characters per allowed token are tokenized.  ROUGE-L's table is then at most
+# PRED_TOKEN_RATIO x gold² cells, whatever was submitted (a 700 KB answer against a 150-token gold: 34 s
+# before, 0.3 s now).  Past the cap the prefix's scores are given (docs/rewards.md); ROUGE-L F1 is at
+# most 2 / (1 + PRED_TOKEN_RATIO) there either way.
+PRED_TOKEN_RATIO = 8
+MIN_PRED_TOKENS = 1024
+CHARS_PER_TOKEN = 16
+
 
 def sql_tokens(sql: str) -> list[str]:
     """Split SQL into identifiers, numbers, quoted strings, operators, punctuation (sqlglot's tokens).
@@ -48,6 +58,29 @@ class SqlTokenizer:
         return sql_tokens(text)
 
 
+class _Given:
+    """A rouge-score tokenizer handing back tokens already made (bounded by `token_pair`)."""
+
+    def __init__(self, tokens: dict[str, list[str]]):
+        self.tokens = tokens
+
+    def tokenize(self, text: str) -> list[str]:
+        return self.tokens[text]
+
+
+def pred_token_cap(gold_tokens: int) -> int:
+    """How many of a prediction's tokens are scored against a gold of `gold_tokens` tokens."""
+    return max(MIN_PRED_TOKENS, PRED_TOKEN_RATIO * gold_tokens)
+
+
+def token_pair(pred_sql: str, gold_sql: str) -> tuple[list[str], list[str]]:
+    """(prediction tokens, gold tokens), the prediction's bounded as PRED_TOKEN_RATIO says."""
+    gold = sql_tokens(gold_sql)
+    cap = pred_token_cap(len(gold))
+    text = require_str(pred_sql, "sql")
+    return sql_tokens(text[: cap * CHARS_PER_TOKEN])[:cap], gold
+
+
 def jaccard(left: Iterable, right: Iterable) -> float:
     """|A ∩ B| / |A ∪ B| of two sets; two empty sets are identical, so 1.0."""
     a, b = set(left), set(right)
@@ -63,7 +96,10 @@ def _clamp(value: float) -> float:
 
 def bleu(pred_sql: str, gold_sql: str) -> float:
     """Sentence BLEU (sacrebleu, exp smoothing, effective order), 0..1."""
-    pred, gold = sql_tokens(pred_sql), sql_tokens(gold_sql)
+    return _bleu(*token_pair(pred_sql, gold_sql))
+
+
+def _bleu(pred: list[str], gold: list[str]) -> float:
     if not pred or not gold:
         return float(pred == gold)  # sacrebleu scores two empty queries 0
     sacrebleu = import_optional("sacrebleu")
@@ -80,11 +116,15 @@ def bleu(pred_sql: str, gold_sql: str) -> float:
 
 def rouge_l(pred_sql: str, gold_sql: str) -> float:
     """ROUGE-L F1 (rouge-score) over SQL tokens."""
-    if not sql_tokens(pred_sql) and not sql_tokens(gold_sql):
+    return _rouge_l(*token_pair(pred_sql, gold_sql))
+
+
+def _rouge_l(pred: list[str], gold: list[str]) -> float:
+    if not pred and not gold:
         return 1.0  # rouge-score scores two empty queries 0
     rouge_scorer = import_optional("rouge_score.rouge_scorer")
-    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=SqlTokenizer())
-    return _clamp(scorer.score(gold_sql, pred_sql)["rougeL"].fmeasure)
+    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=_Given({"gold": gold, "pred": pred}))
+    return _clamp(scorer.score("gold", "pred")["rougeL"].fmeasure)
 
 
 def jaro_winkler(pred_sql: str, gold_sql: str) -> float:
@@ -93,18 +133,23 @@ def jaro_winkler(pred_sql: str, gold_sql: str) -> float:
     Comparing tokens joined by single spaces makes the score ignore layout
     and keyword case. Two empty queries score 1.0 (rapidfuzz's own value).
     """
+    return _jaro_winkler(*token_pair(pred_sql, gold_sql))
+
+
+def _jaro_winkler(pred_tokens: list[str], gold_tokens: list[str]) -> float:
     distance = import_optional("rapidfuzz.distance")
-    pred, gold = " ".join(sql_tokens(pred_sql)), " ".join(sql_tokens(gold_sql))
+    pred, gold = " ".join(pred_tokens), " ".join(gold_tokens)
     return _clamp(distance.JaroWinkler.similarity(pred, gold))
 
 
 def query_similarity(pred_sql: str, gold_sql: str) -> dict[str, float]:
     """BLEU, ROUGE-L, Jaro-Winkler and token Jaccard, each in 0..1."""
+    pred, gold = token_pair(pred_sql, gold_sql)  # tokenized once, bounded
     return {
-        "bleu": bleu(pred_sql, gold_sql),
-        "rouge_l": rouge_l(pred_sql, gold_sql),
-        "jaro_winkler": jaro_winkler(pred_sql, gold_sql),
-        "jaccard": jaccard(sql_tokens(pred_sql), sql_tokens(gold_sql)),
+        "bleu": _bleu(pred, gold),
+        "rouge_l": _rouge_l(pred, gold),
+        "jaro_winkler": _jaro_winkler(pred, gold),
+        "jaccard": jaccard(pred, gold),
     }
 
 
@@ -141,7 +186,8 @@ def llmetric_q(
     """0.3·Pass@1 + 0.4·Valid + 0.2·Jaccard(rows) + 0.1·(JW + ROUGE-L)/2."""
     w = LLMETRIC_TENTHS
     output = jaccard(_row_set(pred_rows, "pred_rows"), _row_set(gold_rows, "gold_rows"))
-    text = (jaro_winkler(pred_sql, gold_sql) + rouge_l(pred_sql, gold_sql)) / 2
+    pred, gold = token_pair(pred_sql, gold_sql)
+    text = (_jaro_winkler(pred, gold) + _rouge_l(pred, gold)) / 2
     score = (
         w["pass1"] * _as_flag(pass1, "pass1")
         + w["valid"] * _as_flag(valid, "valid")

@@ -104,7 +104,7 @@ class TableReader:
     def _load_duckdb(self, path: Path, tables: list[str] | None):
         key = str(path)
         if key not in self._duckdb:
-            self._duckdb[key] = self._read_duckdb(Path(path), tables)
+            self._duckdb[key] = self._read_duckdb(path if isinstance(path, Path) else Path(path), tables)
         loaded = self._duckdb[key]
         if isinstance(loaded, InstanceError):
             raise loaded
@@ -194,9 +194,24 @@ def _decompressed(path: Path, limit: int, reason: str):
             raise InstanceError(
                 reason, f"{path.name}: {name.rsplit('.', 1)[-1]} compression is not read (use .gz, .bz2, .xz or .zip)"
             )
-    except (OSError, zipfile.BadZipFile, lzma.LZMAError) as exc:
+    except (OSError, zipfile.BadZipFile, lzma.LZMAError, EOFError) as exc:
         raise InstanceError(reason, f"{path.name}: {_first_line(exc)}") from None
+    except NotImplementedError as exc:  # zipfile: a compression method it does not know (before RuntimeError)
+        raise InstanceError(reason, f"{path.name}: the zip member's compression is not supported ({exc})") from None
+    except RuntimeError as exc:  # zipfile: "File ... is encrypted, password required for extraction"
+        raise InstanceError(reason, f"{path.name}: the zip member is encrypted ({_first_line(exc)})") from None
     return io.BufferedReader(_Limited(raw, limit))
+
+
+def _broken_stream_errors() -> tuple:
+    import lzma
+    import zipfile
+    import zlib
+
+    return (zlib.error, zipfile.BadZipFile, lzma.LZMAError, EOFError)
+
+
+_BROKEN_STREAM = _broken_stream_errors()
 
 
 def _read(path: Path, reason: str, max_bytes: int = DEFAULT_MAX_BYTES, **options) -> pd.DataFrame:
@@ -210,6 +225,8 @@ def _read(path: Path, reason: str, max_bytes: int = DEFAULT_MAX_BYTES, **options
                 f"{path.name} decompresses to more than {max_bytes:,} bytes (stopped at "
                 f"{exc.count:,}; raise the limit with --max-file-mb)",
             ) from None
+        except _BROKEN_STREAM as exc:  # corrupt compressed data, met while pandas reads it
+            raise InstanceError(reason, f"{path.name}: corrupt compressed data ({_first_line(exc)})") from None
         finally:
             stream.close()
     return _read_frame(path, path, reason, **options)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from evaluators.errors import Location, SpecError
 from evaluators.loading import pairing
+from evaluators.loading.paths import read_untrusted
+from evaluators.loading.specs import MIN_MAX_METADATA_BYTES
 from evaluators.specs import Problem
 
 
@@ -35,10 +37,19 @@ class Prediction:
     db_id: str | None = None  # a line `SQL<TAB>db_id` names its database (the scorer reads only the SQL)
 
 
-def _sessions(path: Path) -> list[list[tuple[int, str]]]:
-    """Non-blank lines (number, stripped text), grouped into blank-line-separated sessions."""
+MAX_PREDICTIONS_BYTES = MIN_MAX_METADATA_BYTES  # 256 MiB: Spider's 1,034 queries are well under 1 MiB
+
+
+def _sessions(path: Path, submitted: bool = False) -> list[list[tuple[int, str]]]:
+    """Non-blank lines (number, stripped text), grouped into blank-line-separated sessions.  A `submitted`
+    file (the predictions) is read as every submitted file is: a regular file (the name the operator gave
+    is followed), no FIFO or device, at most MAX_PREDICTIONS_BYTES."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        if submitted:
+            real = Path(path).resolve()
+            text = read_untrusted(real.parent, real.name, MAX_PREDICTIONS_BYTES, "predictions file").decode("utf-8")
+        else:
+            text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError(f"cannot read: {exc}", Location(str(path))) from None
     sessions: list[list[tuple[int, str]]] = [[]]
@@ -67,7 +78,8 @@ def _gold_line(path: Path, number: int, line: str, problems: list[Problem]) -> G
 
 
 def read_predictions(path: Path) -> list[list[Prediction]]:
-    return [[_prediction(line, Location(str(path), n)) for n, line in session] for session in _sessions(path)]
+    sessions = _sessions(path, submitted=True)
+    return [[_prediction(line, Location(str(path), n)) for n, line in session] for session in sessions]
 
 
 def _prediction(line: str, where: Location) -> Prediction:
