@@ -167,6 +167,8 @@ def test_kg_valid_and_its_reasons(tmp_path):
     assert all(found[k]["execution"]["kg_valid"] is (want == "valid") for k, (_, _, want) in KG_CASES.items())
     assert found["unknown_label"]["score"] == 0.0 and found["unknown_label"]["reason"] == "row_count_mismatch"
     assert found["runtime_error_is_valid"]["reason"] == "exec_error"  # valid, and wrong
+    assert found["runtime_error_is_valid"]["execution"]["ex_strict"] is False  # an errored answer fails strict too
+    assert found["syntax_error"]["execution"]["ex_strict"] is False
     assert found["valid"]["score"] == 1.0
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluators.errors import Location, SpecError, UsageError
+from evaluators.loading.lines import readlines
 from evaluators.loading.paths import read_untrusted
 from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, too_deep
 from evaluators.specs import Problem
@@ -193,7 +194,7 @@ def read_gold(path: Path, problems: list[Problem]) -> list[GoldLine | None]:
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError(f"cannot read the gold file: {exc}", Location(str(path))) from None
     out: list[GoldLine | None] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(readlines(text), 1):
         fields = line.strip().split("\t")
         where = Location(str(path), number)
         if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():

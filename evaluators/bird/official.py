@@ -4,7 +4,10 @@
   (a fenced prediction fails: nothing is unwrapped).  A value without the separator, or with it twice,
   runs whole after `strip()`, so the `--` of a mangled `-----bird-----` starts an SQL comment.  The db_id
   after the separator is ignored: the gold line's database is used.  A value that is not a string runs
-  as `" "`, which returns no rows.
+  as `" "`, which returns no rows on SQLite and is an error on PostgreSQL and MySQL (psycopg2, PyMySQL).
+- BIRD dev (`evaluation.py`) runs both queries on the prediction's db_id (`financial` for a non-string
+  value) and crashes on a value without exactly one separator; mini-dev runs on the gold's db_id.
+- A result holding an unhashable value (json, arrays) makes `set()` raise: 0.
 - Results are compared as Python sets of row tuples: `1 == 1.0`, duplicates and row order ignored.
 - An error or a timeout scores 0.  `;;` and two statements fail (sqlite3 runs one statement).
 - The prediction and then the gold run on one writable connection inside the transaction Python's
@@ -17,6 +20,12 @@ from __future__ import annotations
 
 SEPARATOR = "\t----- bird -----\t"
 NOT_A_STRING = " "
+DEV_DEFAULT_DB = "financial"  # dev's database for a value that is not a string
+# What psycopg2 and PyMySQL raise for an empty or blank query (the SQLite script gets no rows instead).
+EMPTY_QUERY_ERRORS = {
+    "postgres": "can't execute an empty query (psycopg2, as the official script runs it)",
+    "mysql": "(1065, 'Query was empty') (PyMySQL, as the official script runs it)",
+}
 
 
 def split_prediction(value: object) -> tuple[str, str | None]:
@@ -27,6 +36,55 @@ def split_prediction(value: object) -> tuple[str, str | None]:
     if len(parts) != 2:
         return value.strip(), None
     return parts[0], parts[1]
+
+
+def dev_database(value: object) -> str | None:
+    """The database BIRD dev's `evaluation.py` runs this prediction (and its gold) on: the db_id after the
+    separator, `financial` for a value that is not a string; None where dev crashes (no separator, or two)."""
+    if not isinstance(value, str):
+        return DEV_DEFAULT_DB
+    parts = value.split(SEPARATOR)
+    return parts[1] if len(parts) == 2 else None
+
+
+def dev_crash_problems(preds: list, pred_file) -> list:
+    """A file dev's `evaluation.py` cannot score (`sql, db_name = value.split(...)` raises): said once."""
+    from evaluators.errors import Location
+    from evaluators.loading.specs import Problem
+
+    crashing = [p for p in preds if dev_database(p.value) is None]
+    if not crashing:
+        return []
+    keys = ", ".join(p.key for p in crashing[:5]) + (" ..." if len(crashing) > 5 else "")
+    return [
+        Problem(
+            crashing[0].location if crashing[0].location.line else Location(str(pred_file)),
+            f"{len(crashing)} prediction(s) without exactly one separator (keys {keys}): BIRD dev's evaluation.py "
+            "stops on the first (not enough values to unpack) and gives no figure for this file; graded here "
+            "as mini-dev does (the text run whole, on the gold's database)",
+        )
+    ]
+
+
+def unhashable(pred_rows: list, gold_rows: list) -> str | None:
+    """Why the official `set(rows)` raises on these results (json, arrays), or None: the official verdict
+    is then 0 whatever the rows hold."""
+    for side, rows in (("prediction", pred_rows), ("gold", gold_rows)):
+        try:
+            set(map(tuple, rows))
+        except TypeError as exc:
+            return f"BIRD EX: the {side}'s rows hold an unhashable value ({exc}); the official set() raises: 0"
+    return None
+
+
+def as_psycopg2(rows: list) -> list:
+    """Rows with the values psycopg2 gives as text in that form: a uuid is its text (psycopg 3 makes a UUID).
+    Other engines never return UUID objects, so this changes PostgreSQL rows only."""
+    import uuid
+
+    if not any(isinstance(v, uuid.UUID) for row in rows for v in row):
+        return rows
+    return [tuple(str(v) if isinstance(v, uuid.UUID) else v for v in row) for row in rows]
 
 
 def is_plain_query(sql: str) -> bool:

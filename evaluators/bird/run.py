@@ -38,6 +38,7 @@ class BirdOptions:
     mysql_dsn: str | None = None
     ves_iterations: int = 0  # > 0: time correct answers for VES (BIRD dev) and R-VES (mini-dev); BIRD uses 100
     plan_cost: bool = False  # EXPLAIN cost of gold and prediction, and its rank correlation with the time ratio
+    layout: str = "mini-dev"  # "dev" when the predictions are BIRD dev's folder: dev runs on the prediction's db_id
 
     @property
     def backend(self) -> str:
@@ -73,17 +74,23 @@ def grade_bird(
     predictions: Path, gold: Path, questions: Path | None, options: BirdOptions, data_mode: str = "dev"
 ) -> Report:
     problems: list[Problem] = []
+    if Path(predictions).is_dir():
+        options = replace(options, layout="dev")  # BIRD dev's evaluation.py reads a folder; mini-dev a file
     pred_file = native.resolve(predictions, data_mode, "predict_{mode}.json")
     gold_file = native.resolve(gold, data_mode, "{mode}_gold.sql")
     preds = native.read_predictions(pred_file, named=not Path(predictions).is_dir())
     golds = native.read_gold(gold_file, problems)
     metadata = native.read_questions(questions, problems)
     _check_lengths(preds, golds, metadata, pred_file, questions, problems)
+    if options.layout == "dev":
+        problems.extend(official.dev_crash_problems(preds, pred_file))
     config = ExecConfig(
         output_dir=options.work_dir,
         timeout_s=options.meta_time_out,
         postgres_dsn=options.postgres_dsn,
         mysql_dsn=options.mysql_dsn,
+        postgres_record_text=True,  # as psycopg2 returns records, which the official scripts compare
+        official_statements=True,  # SHOW, VALUES, SET @x ...: what the official drivers run, read-only
     )
     runner = _Runner(options, config)
     items = [
@@ -97,7 +104,7 @@ def grade_bird(
     finally:
         runner.rows.close()
     summary = build_summary("bird", instances, len(preds), _unpaired(preds, golds), problems, NAMES)
-    efficiency = efficiency_summary(instances, options)
+    efficiency = {**soft_f1_summary(instances), **efficiency_summary(instances, options)}
     if efficiency:
         summary = replace(summary, execution_metrics={**(summary.execution_metrics or {}), **efficiency})
     return Report(summary, tuple(instances))
@@ -147,14 +154,17 @@ def _grade(
             index, gold, None, meta, _both(Verdict(0.0, "missing_prediction", "no prediction at this position")), {}
         )
     sql, named_db = official.split_prediction(pred.value)
-    db = runner.database(gold.db_id)
+    db_id = gold.db_id
+    if runner.options.layout == "dev" and runner.options.backend == "sqlite":
+        db_id = official.dev_database(pred.value) or gold.db_id  # None: dev crashes on this file (a problem)
+    db = runner.database(db_id)
     if runner.options.backend == "sqlite" and (db is None or not Path(db).is_file()):
-        verdict = Verdict(
-            0.0, "no_database", f"no database {gold.db_id}/{gold.db_id}.sqlite under {runner.options.db_root}"
-        )
-        return _instance(index, gold, pred, meta, _both(verdict), {})
-    verdicts, info = _execute(sql, gold, db, runner)
+        verdict = Verdict(0.0, "no_database", f"no database {db_id}/{db_id}.sqlite under {runner.options.db_root}")
+        return _instance(index, gold, pred, meta, _both(verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
+    verdicts, info = _execute(sql, gold, db, runner, db_id != gold.db_id)
     info["db_named_in_prediction"] = named_db
+    if db_id != gold.db_id:
+        info["ran_on"] = f"{db_id} (BIRD dev runs the prediction and the gold on the prediction's db_id)"
     return _instance(index, gold, pred, meta, verdicts, info)
 
 
@@ -162,44 +172,80 @@ def _both(verdict: Verdict) -> dict:
     return {name: verdict for name in NAMES}
 
 
-def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner) -> tuple[dict, dict]:
+def _failed(verdict: Verdict, info: dict) -> tuple[dict, dict]:
+    return _both(verdict), {**info, "ex_bird": False, "ex_strict": False, "soft_f1": 0.0, "soft_f1_unordered": 0.0}
+
+
+def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, elsewhere: bool) -> tuple[dict, dict]:
     from evaluators.metrics.bird import outermost_has_order_by
 
-    info: dict = {"backend": runner.options.backend}
-    if runner.options.backend == "sqlite" and sql.strip() and not official.is_plain_query(sql):
+    backend = runner.options.backend
+    info: dict = {"backend": backend}
+    if backend != "sqlite" and not sql.strip():
+        return _failed(Verdict(0.0, "exec_error", official.EMPTY_QUERY_ERRORS[backend]), info)
+    if backend == "sqlite" and sql.strip() and not official.is_plain_query(sql):
         pair = _official_pair(sql, gold.sql, db, runner)
         if isinstance(pair, Verdict):
-            return _both(pair), {**info, "ex_bird": False, "ex_strict": False, "ran": "private copy"}
+            return _failed(pair, {**info, "ran": "private copy"})
         pred_rows, gold_rows = pair
         info["ran"] = "private copy (the prediction is not one read-only query)"
     else:
         gold_result = runner.gold(gold.sql, db)
         if not gold_result.ok:
-            verdict = Verdict(
-                0.0, "unreadable_gold", f"the gold query failed ({gold_result.reason}): {gold_result.detail}"
+            reason = "exec_error" if elsewhere else "unreadable_gold"
+            where = " on the prediction's database" if elsewhere else ""
+            return _failed(
+                Verdict(0.0, reason, f"the gold query failed{where} ({gold_result.reason}): {gold_result.detail}"), info
             )
-            return _both(verdict), {**info, "ex_bird": False, "ex_strict": False}
         gold_rows = list(gold_result.rows)
         if not sql.strip():
             pred_rows = []  # the official script runs an empty text, which returns no rows
         else:
             pred_result = runner.run(sql, db)
             if not pred_result.ok:
-                failed = Verdict(0.0, pred_result.reason, pred_result.detail)
-                return _both(failed), {**info, "ex_bird": False, "ex_strict": False}
+                return _failed(Verdict(0.0, pred_result.reason, pred_result.detail), info)
             pred_rows = list(pred_result.rows)
             info["pred_seconds"] = pred_result.query_seconds
-    bird = official.ex(pred_rows, gold_rows)
+    typed_pred, typed_gold = pred_rows, gold_rows
+    pred_rows, gold_rows = official.as_psycopg2(pred_rows), official.as_psycopg2(gold_rows)
+    unhashable = official.unhashable(pred_rows, gold_rows)
+    bird = False if unhashable else official.ex(pred_rows, gold_rows)
     ordered = outermost_has_order_by(gold.sql)
-    strict = strict_rows(gold_rows, pred_rows, ordered)
-    info.update(ex_bird=bird, ex_strict=strict.passed, gold_order_by=ordered)
-    if runner.options.backend == "sqlite" and sql.strip() and "ran" not in info:
+    strict = strict_rows(typed_gold, typed_pred, ordered)
+    info.update(ex_bird=bird, ex_strict=strict.passed, gold_order_by=ordered, **_soft_f1(pred_rows, gold_rows))
+    if backend == "sqlite" and sql.strip() and "ran" not in info:
         info.update(_efficiency(sql, gold.sql, db, bird, runner))
-    words = "equal as sets of rows" if bird else "different sets of rows"
+    if unhashable:
+        info["ex_bird_note"] = unhashable
+        words, reason = unhashable, "unhashable_result"
+    else:
+        words = "BIRD EX: " + ("equal as sets of rows" if bird else "different sets of rows")
+        reason = "match" if bird else "value_mismatch"
+    return {"bird": Verdict(float(bird), reason, words), "strict": strict}, info
+
+
+def _soft_f1(pred_rows: list, gold_rows: list) -> dict:
+    """mini-dev's Soft F1 as written (0 where it raises), and ours with rows paired by content."""
+    from evaluators.metrics.soft_f1 import soft_f1, soft_f1_unordered
+
+    try:
+        official_f1 = soft_f1(pred_rows, gold_rows)
+    except TypeError:
+        official_f1 = 0.0  # an unhashable value: evaluation_f1.py's set() raises, the question scores 0
+    return {"soft_f1": official_f1, "soft_f1_unordered": soft_f1_unordered(pred_rows, gold_rows)}
+
+
+def soft_f1_summary(instances: list) -> dict:
+    """Soft F1 over the compared questions (mini-dev's figure), and ours beside it, both in percent."""
+    compared = [i for i in instances if i.answer_type is not None]
+    if not compared:
+        return {}
     return {
-        "bird": Verdict(float(bird), "match" if bird else "value_mismatch", f"BIRD EX: {words}"),
-        "strict": strict,
-    }, info
+        "soft_f1": 100 * sum(i.execution.get("soft_f1", 0.0) for i in compared) / len(compared),
+        "soft_f1_unordered": 100 * sum(i.execution.get("soft_f1_unordered", 0.0) for i in compared) / len(compared),
+        "soft_f1_definition": "mini-dev evaluation_f1.py: rows compared by position after dropping duplicates; "
+        "soft_f1_unordered (ours) pairs rows by content",
+    }
 
 
 def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: _Runner) -> dict:
@@ -329,17 +375,22 @@ def _instance(
         metadata=meta,
         execution={
             **info,
-            **({"ex_bird": False, "ex_strict": False} if "ex_bird" not in info and pred and gold else {}),
+            **(
+                {"ex_bird": False, "ex_strict": False, "soft_f1": 0.0, "soft_f1_unordered": 0.0}
+                if "ex_bird" not in info and pred and gold
+                else {}
+            ),
         },
     )
 
 
-def official_table(report: Report, metric: str = "EX") -> str:
-    """The official scripts' table: count and accuracy per difficulty and in total (over the compared pairs)."""
+def official_table(report: Report, metric: str = "EX", key: str | None = None) -> str:
+    """The official scripts' table: count and figure per difficulty and in total (over the compared pairs);
+    `key` names a per-question figure in `execution` (Soft F1) instead of the score."""
     compared = [i for i in report.instances if i.answer_type is not None]
     by_level = {level: [i for i in compared if i.metadata.get("difficulty") == level] for level in LEVELS}
     counts = [len(by_level[level]) for level in LEVELS] + [len(compared)]
-    scores = [_percent(by_level[level]) for level in LEVELS] + [_percent(compared)]
+    scores = [_percent(by_level[level], key) for level in LEVELS] + [_percent(compared, key)]
     lines = [
         "{:20} {:20} {:20} {:20} {:20}".format("", *LEVELS, "total"),
         "{:20} {:<20} {:<20} {:<20} {:<20}".format("count", *counts),
@@ -349,5 +400,8 @@ def official_table(report: Report, metric: str = "EX") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _percent(instances: list) -> str:
-    return f"{100 * sum(i.score for i in instances) / len(instances):.2f}" if instances else "-"
+def _percent(instances: list, key: str | None = None) -> str:
+    if not instances:
+        return "-"
+    values = [i.execution.get(key, 0.0) if key else i.score for i in instances]
+    return f"{100 * sum(values) / len(values):.2f}"

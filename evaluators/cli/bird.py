@@ -141,6 +141,10 @@ def bird(
     echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
     strict = official_table(_strict_view(report), metric="EX strict")
     echo(strict.splitlines()[-1] + "\n", nl=False)
+    f1 = official_table(report, metric="Soft-F1", key="soft_f1")
+    echo("\nSoft F1 (mini-dev's evaluation_f1.py, rows compared by position):\n" + f1, nl=False)
+    unordered = official_table(report, metric="Soft-F1 unordered", key="soft_f1_unordered")
+    echo(unordered.splitlines()[-1] + "  (ours: rows paired by content)\n", nl=False)
     metrics = report.summary.execution_metrics or {}
     if "ves_dev" in metrics:
         echo(
@@ -156,7 +160,7 @@ def bird(
         )
     if log_path:
         with open(log_path, "a", encoding="utf-8") as handle:
-            handle.write("start calculate EX\n" + table)
+            handle.write("start calculate EX\n" + table + "start calculate Soft-F1\n" + f1)
     if output:
         write_atomic(output, report.to_json())
         write_atomic(output.with_suffix(".csv"), report.to_csv())

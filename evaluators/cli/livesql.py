@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, check_writable_outside, handle_errors, warn_about_pairing
+from evaluators.cli.options import AbsolutePath, check_writable_outside, echo, handle_errors, warn_about_pairing
 
 EPILOG = """\b
 Examples:
@@ -97,8 +97,8 @@ def livesql(
     )
     report = grade_livesql(jsonl_file, gold, options)
     warn_about_pairing(report)
-    click.echo(report.to_text(), nl=False)
-    click.echo("\nPass rate per category (official, and strict beside it):\n" + official_table(report), nl=False)
+    echo(report.to_text(), nl=False)
+    echo("\nPass rate per category (official, and strict beside it):\n" + official_table(report), nl=False)
     if output:
         write_atomic(output, report.to_json())
         write_atomic(output.with_suffix(".csv"), report.to_csv())
@@ -106,4 +106,4 @@ def livesql(
         if with_html:
             write_atomic(output.with_suffix(".html"), report.to_html())
             written.append(output.with_suffix(".html"))
-        click.echo("wrote " + ", ".join(map(str, written)), err=True)
+        echo("wrote " + ", ".join(map(str, written)), err=True)

@@ -46,6 +46,21 @@ Examples:
     help="Keep DISTINCT (the scorer removes it by default).",
 )
 @click.option(
+    "--plug-value",
+    "--plug_value",
+    "plug_value",
+    is_flag=True,
+    help="The scorer's --plug_value: also try the gold's values plugged into the prediction's value slots.",
+)
+@click.option(
+    "--plug-value-cap",
+    type=click.IntRange(0),
+    default=1000,
+    show_default=True,
+    help="At most this many plugged variants per question (the scorer's own search is unbounded); "
+    "a question that hits the cap says so.",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
     default=60.0,
@@ -64,7 +79,9 @@ Examples:
 )
 @jobs_option("Run")
 @handle_errors
-def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, work_dir, jobs):
+def test_suite(
+    gold_file, pred_file, db_dir, keep_distinct, plug_value, plug_value_cap, timeout, output, work_dir, jobs
+):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
     from evaluators.grading.jobs import resolve_jobs
     from evaluators.reporting.report import write_atomic
@@ -80,6 +97,8 @@ def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, wor
         keep_distinct=keep_distinct,
         timeout_s=timeout,
         jobs=resolve_jobs(jobs, 10**6),
+        plug_value=plug_value,
+        plug_value_cap=plug_value_cap,
     )
     warn_about_pairing(report)
     echo(report.to_text(), nl=False)
@@ -87,6 +106,13 @@ def test_suite(gold_file, pred_file, db_dir, keep_distinct, timeout, output, wor
     accuracy, compared = official_accuracy(report)
     echo(f"\nexecution (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}")
     echo(f"score over all {s.gold_instances} gold lines: test-suite {s.score:.3f}, strict {s.strict_score:.3f}")
+    capped = [i for i in report.instances if (i.execution or {}).get("plug_value", {}).get("cap_hit")]
+    if capped:
+        echo(
+            f"warning: --plug-value-cap {plug_value_cap} hit on {len(capped)} question(s) "
+            f"({', '.join(i.instance_id for i in capped[:10])}); the official search would try more variants",
+            err=True,
+        )
     if output:
         write_atomic(output, report.to_json())
         write_atomic(output.with_suffix(".csv"), report.to_csv())

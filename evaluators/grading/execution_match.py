@@ -55,6 +55,7 @@ def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
         pred = run_answer_sql(path, ctx, collect="rows", gold=target, gold_sql=gold_sql)
     except InstanceError as exc:
         if ctx.pred_sql is not None and exc.reason in PREDICTION_FAILURES:
+            _note_failed_answer(ctx)
             _keep_rows_after_failure(ctx, target, gold_sql)
         raise
     gold = _run_gold(ctx, target, gold_sql)
@@ -121,6 +122,14 @@ def _run_gold(ctx: SqlContext, target: GoldInstance, gold_sql: str):
     raise InstanceError(
         "unreadable_gold", f"the gold query failed on {result.backend} ({result.reason}): {result.detail}"
     )
+
+
+def _note_failed_answer(ctx: SqlContext) -> None:
+    """An answer that errored or timed out is a failure under every verdict: strict (SQL and Cypher alike)
+    and, for SQL, BIRD EX (the official scripts score an error 0)."""
+    ctx.info["ex_strict"] = False
+    if ctx.info.get("backend") != "cypher":
+        ctx.info["ex_bird"] = False
 
 
 def _keep_rows_after_failure(ctx: SqlContext, target: GoldInstance, gold_sql: str) -> None:

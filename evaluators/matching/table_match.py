@@ -239,6 +239,15 @@ def _duckdb_tables(job, preset, pred, gold, params) -> Verdict:
         raise InstanceError(
             "invalid_spec", f"{n} table(s) but {len(cols)} condition_cols and {len(orders)} ignore_orders entries"
         )
+    if preset.official:
+        from evaluators.matching.official.table_names import unquoted_problem
+
+        unreadable = [(t, unquoted_problem(t)) for t in tabs if unquoted_problem(t)]
+        if unreadable:  # the official scorer reads both files unquoted; a failed read scores 0
+            table, problem = unreadable[0]
+            return Verdict(
+                0.0, "table_not_found", f"table {table!r}: the official duckdb_match reads it unquoted: {problem}"
+            )
     job.gold_reader.duckdb_prefetch(gold, tabs)
     job.pred_reader.duckdb_prefetch(pred, tabs)
     gold_frames = [job.gold_reader.duckdb_table(gold, t) for t in tabs]

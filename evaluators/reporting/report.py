@@ -48,6 +48,7 @@ REASONS = {
     "missing_extra": "the driver for this instance's backend is not installed (pip install '.[extra]')",
     "no_database": "no database to run the SQL on (unknown backend, or no file under --db-dir)",
     "result_too_large": "the query returned more rows than the run allows (--max-result-rows)",
+    "unhashable_result": "BIRD EX: a result holds json or arrays, which the official set() cannot hold: 0",
 }
 
 

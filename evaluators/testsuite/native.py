@@ -18,6 +18,7 @@ from pathlib import Path
 
 from evaluators.errors import Location, SpecError
 from evaluators.loading import pairing
+from evaluators.loading.lines import readlines
 from evaluators.loading.paths import read_untrusted
 from evaluators.loading.specs import MIN_MAX_METADATA_BYTES
 from evaluators.specs import Problem
@@ -53,7 +54,7 @@ def _sessions(path: Path, submitted: bool = False) -> list[list[tuple[int, str]]
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError(f"cannot read: {exc}", Location(str(path))) from None
     sessions: list[list[tuple[int, str]]] = [[]]
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(readlines(text), 1):
         if line.strip():
             sessions[-1].append((number, line.strip()))
         else:

@@ -24,6 +24,7 @@ from evaluators.testsuite.native import GoldQuery, Prediction, database_variants
 SEMANTICS = "test-suite"
 NAMES = (SEMANTICS, "strict")
 TIMEOUT_S = 60.0  # the scorer's own per-query limit
+PLUG_VALUE_CAP = 1000  # plugged variants tried per question at most (the scorer's search is unbounded)
 
 
 @dataclass
@@ -48,15 +49,20 @@ def grade_test_suite(
     keep_distinct: bool = False,
     timeout_s: float = TIMEOUT_S,
     jobs: int = 1,
+    plug_value: bool = False,
+    plug_value_cap: int = PLUG_VALUE_CAP,
 ) -> Report:
+    if plug_value or not keep_distinct:
+        rules.sqlparse_module()  # fails early, with the extra to install, rather than on every question
     problems: list[Problem] = []
     preds = read_predictions(Path(pred_file))
     pairs = pair(read_gold(Path(gold_file), problems), preds, Path(pred_file), problems)
     config = ExecConfig(output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore")
     runner = _Runner(config)
+    plug = plug_value_cap if plug_value else None
     items = [(i, gold, pred) for i, (gold, pred) in enumerate(pairs)]
     instances = run_parallel(
-        lambda item: _grade(item[0], item[1], item[2], Path(db_dir), runner, keep_distinct), items, jobs
+        lambda item: _grade(item[0], item[1], item[2], Path(db_dir), runner, keep_distinct, plug), items, jobs
     )
     submitted = sum(len(session) for session in preds)
     return Report(build_summary(SEMANTICS, instances, submitted, [], problems, NAMES), tuple(instances))
@@ -69,7 +75,13 @@ def official_accuracy(report: Report) -> tuple[float, int]:
 
 
 def _grade(
-    index: int, gold: GoldQuery | None, pred: Prediction | None, db_dir: Path, runner: _Runner, keep_distinct: bool
+    index: int,
+    gold: GoldQuery | None,
+    pred: Prediction | None,
+    db_dir: Path,
+    runner: _Runner,
+    keep_distinct: bool,
+    plug: int | None,
 ) -> InstanceReport:
     if gold is None:
         both = _both(Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)"))
@@ -80,7 +92,7 @@ def _grade(
     if not variants:
         verdict = Verdict(0.0, "no_database", f"no {gold.db_id}/*.sqlite under {db_dir}")
         return _instance(index, gold, pred, _both(verdict), {})
-    official, info = _official(gold, pred, variants, runner, keep_distinct)
+    official, info = _official(gold, pred, variants, runner, keep_distinct, plug)
     strict = _strict(gold, pred, variants, runner)
     info["databases"] = len(variants)
     return _instance(index, gold, pred, {SEMANTICS: official, "strict": strict}, info)
@@ -91,12 +103,40 @@ def _both(verdict: Verdict) -> dict:
 
 
 def _official(
-    gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner, keep_distinct: bool
+    gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner, keep_distinct: bool, plug: int | None
 ) -> tuple[Verdict, dict]:
     gold_sql = rules.prepare(gold.sql, keep_distinct)
-    pred_sql = rules.prepare(rules.replace_value(pred.sql), keep_distinct)
+    try:
+        pred_sql = rules.prepare(rules.replace_value(pred.sql), keep_distinct)
+    except rules.Unparsable as error:
+        return Verdict(0.0, "unreadable_prediction", f"the prediction: {error}"), {}
     ordered = rules.order_matters(gold_sql)
-    info = {"order_matters": ordered, "rewritten": pred_sql != pred.sql}
+    info: dict = {"order_matters": ordered, "rewritten": pred_sql != pred.sql}
+    verdict = _official_one(gold_sql, pred_sql, ordered, variants, runner)
+    if plug is None or verdict.passed or verdict.reason == "unreadable_gold":
+        return verdict, info
+    from evaluators.testsuite.plug import plugged_predictions
+
+    plugged = plugged_predictions(gold_sql, pred_sql, plug)
+    info["plug_value"] = {"variants": plugged.total, "tried": len(plugged.variants), "slots": plugged.slots}
+    for number, variant in enumerate(plugged.variants, 1):
+        attempt = _official_one(gold_sql, variant, ordered, variants, runner)
+        if attempt.passed:
+            info["plug_value"]["matched"] = variant
+            return Verdict(
+                1.0, "match", f"{attempt.detail}, with the gold's values plugged in (variant {number})"
+            ), info
+    if plugged.capped:
+        note = (
+            f"--plug-value-cap {plug} hit: tried {len(plugged.variants)} of {plugged.total} plugged variants "
+            f"({plugged.values} value(s) into {plugged.slots} slot(s)); the official search would go on"
+        )
+        info["plug_value"]["cap_hit"] = note
+        return Verdict(0.0, verdict.reason, f"{verdict.detail}; {note}"), info
+    return verdict, info
+
+
+def _official_one(gold_sql: str, pred_sql: str, ordered: bool, variants: list[Path], runner: _Runner) -> Verdict:
     for database in variants:
         gold_result = runner.rows(database, rules.replace_cur_year(gold_sql), "gold")
         if not gold_result.ok:
@@ -104,14 +144,14 @@ def _official(
                 0.0,
                 "unreadable_gold",
                 f"the gold query failed on {database.name} ({gold_result.reason}): {gold_result.detail}",
-            ), info
+            )
         pred_result = runner.rows(database, rules.replace_cur_year(pred_sql), "pred")
         if not pred_result.ok:
-            return Verdict(0.0, pred_result.reason, f"on {database.name}: {pred_result.detail}"), info
+            return Verdict(0.0, pred_result.reason, f"on {database.name}: {pred_result.detail}")
         if not rules.result_eq(gold_result.rows()[1], pred_result.rows()[1], ordered):
             order = "in order" if ordered else "as bags of rows"
-            return Verdict(0.0, "value_mismatch", f"results differ {order} on {database.name}"), info
-    return Verdict(1.0, "match", f"equal on all {len(variants)} database(s)"), info
+            return Verdict(0.0, "value_mismatch", f"results differ {order} on {database.name}")
+    return Verdict(1.0, "match", f"equal on all {len(variants)} database(s)")
 
 
 def _strict(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner) -> Verdict:

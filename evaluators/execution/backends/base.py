@@ -372,3 +372,18 @@ def refuse_unless_one_query(request: Request, dialect: str, unparsed_ok: bool = 
     problem = read_only_problem(request.sql, dialect, unparsed_ok)
     if problem:
         raise QueryFailed("exec_error", f"not run: only one read-only query is graded, and this is {problem}")
+
+
+def statements_to_run(request: Request, dialect: str) -> list[str]:
+    """The statements a server backend runs for `request`: its SQL when it is one read-only query; with the
+    `official_statements` setting (BIRD on PostgreSQL/MySQL), the read-only statements the official
+    drivers run (`official_statements.py`), the last one's rows counting.  QueryFailed before any connection."""
+    if request.trusted or not request.setting("official_statements"):
+        refuse_unless_one_query(request, dialect)
+        return [request.sql]
+    from evaluators.official_statements import plan
+
+    found = plan(request.sql, dialect)
+    if isinstance(found, str):
+        raise QueryFailed("exec_error", f"not run: only read-only statements are graded, and this is {found}")
+    return list(found.statements)

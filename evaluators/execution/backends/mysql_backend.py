@@ -20,7 +20,7 @@ from evaluators.execution.backends.base import (
     import_driver,
     keep_result,
     records_frame,
-    refuse_unless_one_query,
+    statements_to_run,
 )
 from evaluators.execution.backends.servers import MYSQL_VARIABLES, server_secrets, url_parts
 
@@ -37,7 +37,7 @@ class MySQLBackend(Backend):
 
     def run(self, request: Request, notify) -> Outcome:
         pymysql = import_driver("pymysql", "PyMySQL", "mysql")
-        refuse_unless_one_query(request, "mysql")  # SELECT ... INTO OUTFILE, procedures: never a prediction
+        statements = statements_to_run(request, "mysql")  # SELECT ... INTO OUTFILE, procedures: never a prediction
         con = _connect(pymysql, request)
         try:
             notify({"event": "handle", "connection_id": con.thread_id()})
@@ -47,7 +47,8 @@ class MySQLBackend(Backend):
             notify({"event": "started"})
             started = time.perf_counter()
             try:
-                cursor.execute(request.sql)
+                for statement in statements:
+                    cursor.execute(statement)
                 columns = [d[0] for d in cursor.description] if cursor.description else None
                 rows = [tuple(r) for r in cursor.fetchall()] if columns is not None else []
             except pymysql.MySQLError as exc:

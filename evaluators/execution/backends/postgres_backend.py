@@ -19,7 +19,7 @@ from evaluators.execution.backends.base import (
     import_driver,
     keep_result,
     records_frame,
-    refuse_unless_one_query,
+    statements_to_run,
 )
 from evaluators.execution.backends.servers import PG_VARIABLES, server_secrets
 
@@ -36,7 +36,7 @@ class PostgresBackend(Backend):
 
     def run(self, request: Request, notify) -> Outcome:
         psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
-        refuse_unless_one_query(request, "postgres")  # COPY ... TO PROGRAM, DO blocks: never a prediction
+        statements = statements_to_run(request, "postgres")  # COPY ... TO PROGRAM, DO blocks: never a prediction
         con = _connect(psycopg, request)
         try:
             notify({"event": "handle", "backend_pid": con.info.backend_pid})
@@ -45,7 +45,8 @@ class PostgresBackend(Backend):
                 cursor.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")
                 started = time.perf_counter()
                 try:
-                    cursor.execute(request.sql)
+                    for statement in statements:  # psycopg2 returns the last statement's rows
+                        cursor.execute(statement)
                     columns = [d.name for d in cursor.description] if cursor.description else None
                     rows = cursor.fetchall() if columns is not None else []
                 except psycopg.Error as exc:
@@ -83,4 +84,41 @@ def _connect(psycopg, request: Request, read_only: bool = True):
     except psycopg.Error as exc:
         raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
     con.read_only = read_only
+    _psycopg2_loaders(psycopg, con, bool(request.setting("postgres_record_text")))
     return con
+
+
+def _psycopg2_loaders(psycopg, con, record_text: bool) -> None:
+    """Where psycopg 3 cannot load a value psycopg2 can, load it as psycopg2 does: `infinity` timestamps and
+    dates as `datetime.max` / `date.max` (`-infinity` as min; psycopg 3 raises), and with `record_text` a
+    record as its text `(1,a)` (psycopg 3 makes a tuple of texts).  Text format only, the cursor's default."""
+    import datetime as dt
+
+    from psycopg.types.datetime import DateLoader, TimestampLoader, TimestamptzLoader
+
+    def infinite(base, high, low):
+        class Loader(base):
+            def load(self, data):
+                text = bytes(data)
+                if text == b"infinity":
+                    return high
+                if text == b"-infinity":
+                    return low
+                return super().load(data)
+
+        return Loader
+
+    utc = dt.UTC
+    con.adapters.register_loader("date", infinite(DateLoader, dt.date.max, dt.date.min))
+    con.adapters.register_loader("timestamp", infinite(TimestampLoader, dt.datetime.max, dt.datetime.min))
+    con.adapters.register_loader(
+        "timestamptz",
+        infinite(TimestamptzLoader, dt.datetime.max.replace(tzinfo=utc), dt.datetime.min.replace(tzinfo=utc)),
+    )
+    if record_text:
+
+        class RecordText(psycopg.adapt.Loader):
+            def load(self, data):
+                return bytes(data).decode(con.info.encoding if con.info.encoding != "ascii" else "utf-8")
+
+        con.adapters.register_loader("record", RecordText)
