@@ -137,12 +137,21 @@ def _sqlglot():
     return sqlglot, exp, SqlglotError
 
 
+# MySQL and MariaDB run the text of `/*! ... */` and `/*M! ... */` (with or without a version number) as
+# SQL, where every parser of ours sees a comment: `SELECT * FROM t /*! INTO OUTFILE '/path' */`.
+_EXECUTABLE_COMMENT = re.compile(r"/\*M?!", re.IGNORECASE)
+_EXECUTABLE_COMMENT_DIALECTS = {"mysql", "mariadb", "doris", "starrocks", "singlestore", "tidb"}
+
+
 def read_only_problem(sql: str, dialect: str, unparsed_ok: bool = False) -> str | None:
     """None when `sql` is exactly one read-only query in `dialect` (sqlglot's parser decides); else why not.
 
     Text sqlglot cannot parse is refused too (what cannot be read cannot be shown to be a query), unless
     `unparsed_ok`: an engine that can check the statement type itself without running it (BigQuery's dry
-    run) then decides, and gives its own syntax error."""
+    run) then decides, and gives its own syntax error.  On MySQL-family engines an executable comment
+    anywhere in the text (even where a lexer might see a string) is refused: the server would run it."""
+    if dialect.lower() in _EXECUTABLE_COMMENT_DIALECTS and _EXECUTABLE_COMMENT.search(sql):
+        return "an executable comment (/*! ... */ or /*M! ... */), which the server would run as SQL"
     sqlglot, exp, SqlglotError = _sqlglot()
     try:
         statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
@@ -229,3 +238,28 @@ def cypher_return_ordered(query: str) -> bool:
             ordered = True
         previous = word if depth == 0 else previous
     return ordered
+
+
+@functools.cache
+def _cypher_words_tokenizer() -> type:
+    base: type = _lenient_tokenizer(False, False, True)
+
+    class Words(base):  # type: ignore[misc, valid-type]
+        COMMANDS: set = set()  # `CALL { ... }` is a subquery in Cypher, not a command whose rest is text
+
+    return Words
+
+
+_LOAD_CSV = re.compile(r"\bLOAD\s*(/\*.*?\*/\s*)*CSV\b", re.IGNORECASE | re.DOTALL)
+
+
+def cypher_loads_csv(query: str) -> bool:
+    """Whether a Cypher query has a `LOAD CSV` clause (outside strings, comments and `quoted` names): it makes
+    the graph server fetch a URL or read a file.  Text that cannot be tokenized is judged by its words."""
+    _, _, SqlglotError = _sqlglot()
+    try:
+        tokens = _cypher_words_tokenizer()().tokenize(query)
+    except SqlglotError:
+        return bool(_LOAD_CSV.search(query))
+    words = [t.text.upper() if t.token_type.name not in ("STRING", "IDENTIFIER") else "" for t in tokens]
+    return any(a == "LOAD" and b == "CSV" for a, b in zip(words, words[1:], strict=False))

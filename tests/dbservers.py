@@ -3,7 +3,8 @@ throwaway data folders, stopped at the end of the session.
 
 Debian's packages (`postgresql`, `mariadb-server`) are installed with apt-get when the binaries are not
 there and we are root.  When a server cannot be had, its tests skip with the reason; with `CI` set they
-fail instead.  The grader connects as a role without superuser rights, as an operator should.
+fail instead.  The grader connects as a role without superuser rights, as an operator should; on PostgreSQL
+the roles are the ones `evaluate.py db prepare` makes.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ class PostgresServer:
     def dsn(self) -> str:
         return f"postgresql://grader:{GRADER_PASSWORD}@127.0.0.1:{self.port}/postgres"
 
+    @property
+    def admin_dsn(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
     def admin(self, database: str = "postgres"):
         import psycopg
 
@@ -116,8 +121,10 @@ def start_postgres():
     )
     _wait_for_port(port, 30, log)
     server = PostgresServer(port, folder)
-    with server.admin() as con:
-        con.execute(f"CREATE ROLE grader LOGIN PASSWORD '{GRADER_PASSWORD}'")
+    from evaluators.execution.pg_roles import prepare_postgres
+
+    # As `evaluate.py db prepare` makes it: gold as `grader`, each answer as a role of its own.
+    prepare_postgres(server.admin_dsn, "grader", GRADER_PASSWORD)
     return server, lambda: _stop_postgres(pg_ctl, data, folder)
 
 

@@ -146,11 +146,13 @@ def _bird_folders(root: Path, work: Path) -> None:
 
 
 def _test_suite_files(work: Path) -> None:
+    """On `pets`: livesql's examples use the same `database/` folder for their own `shop` (test-suite reads
+    every .sqlite file in a database's folder as one more database of its suite)."""
     for name in ("dev_gold.sql", "gold.txt"):
-        (work / name).write_text("".join(f"{g}\tshop\n" for g, _ in QUESTIONS))
+        (work / name).write_text("".join(f"{g}\tpets\n" for g, _ in QUESTIONS))
     (work / "pred.txt").write_text("".join(f"{p}\n" for _, p in QUESTIONS))
     for folder in ("database", "test_suite_database"):
-        _pets(work / folder / "shop" / "shop.sqlite")
+        _pets(work / folder / "pets" / "pets.sqlite")
 
 
 def _cypher_files(work: Path) -> None:

@@ -88,12 +88,13 @@ def _environment(entry: dict, request) -> dict:
 
 
 def _admin_dsn(kind: str, request) -> str:
-    """An account that may create databases, as `db load-sqlite --help` asks for."""
+    """An account that may create databases, as `db load-sqlite --help` asks for (and roles, as `db prepare`)."""
     server = request.getfixturevalue({"postgres": "postgres_server", "mysql": "mariadb_server"}[kind])
     with server.admin() as admin:
         if kind == "postgres":
-            admin.execute("DROP ROLE IF EXISTS loader")
-            admin.execute("CREATE ROLE loader LOGIN CREATEDB PASSWORD 'load-pw'")
+            exists = admin.execute("SELECT 1 FROM pg_roles WHERE rolname = 'loader'").fetchone()
+            verb = "ALTER" if exists else "CREATE"  # an earlier example's database may belong to it
+            admin.execute(f"{verb} ROLE loader LOGIN CREATEDB CREATEROLE PASSWORD 'load-pw'")
             return f"postgresql://loader:load-pw@127.0.0.1:{server.port}/postgres"
         with admin.cursor() as cursor:
             cursor.execute("CREATE USER IF NOT EXISTS 'loader'@'%' IDENTIFIED BY 'load-pw'")

@@ -15,6 +15,7 @@ from evaluators.bird import native, official
 from evaluators.bird.official import split_prediction
 from evaluators.errors import Location
 from evaluators.execution.executor import ExecConfig, run_parallel
+from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.loading import pairing
 from evaluators.matching.typed_rows import strict_rows
@@ -38,6 +39,7 @@ class BirdOptions:
     mysql_dsn: str | None = None
     ves_iterations: int = 0  # > 0: time correct answers for VES (BIRD dev) and R-VES (mini-dev); BIRD uses 100
     plan_cost: bool = False  # EXPLAIN cost of gold and prediction, and its rank correlation with the time ratio
+    memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB  # each query's cap (execution/memory.py)
     layout: str = "mini-dev"  # "dev" when the predictions are BIRD dev's folder: dev runs on the prediction's db_id
 
     @property
@@ -89,6 +91,7 @@ def grade_bird(
         timeout_s=options.meta_time_out,
         postgres_dsn=options.postgres_dsn,
         mysql_dsn=options.mysql_dsn,
+        memory_limit_mb=options.memory_limit_mb,
         postgres_record_text=True,  # as psycopg2 returns records, which the official scripts compare
         official_statements=True,  # SHOW, VALUES, SET @x ...: what the official drivers run, read-only
     )

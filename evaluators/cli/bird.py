@@ -94,6 +94,13 @@ def _path(*names, exists: bool = False, **kwargs):
 )
 @click.option("--postgres-dsn", help="PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
 @click.option("--mysql-dsn", help="MySQL connection for --sql_dialect MySQL (never printed).")
+@click.option(
+    "--memory-limit-mb",
+    type=click.IntRange(16),
+    default=4096,
+    show_default=True,
+    help="Memory one query may use: the engine's, its worker's and its fetched rows' cap (docs/security.md).",
+)
 @handle_errors
 def bird(
     predicted,
@@ -111,6 +118,7 @@ def bird(
     plan_cost,
     postgres_dsn,
     mysql_dsn,
+    memory_limit_mb,
 ):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     import os
@@ -133,6 +141,7 @@ def bird(
         mysql_dsn,
         ves_iterations,
         plan_cost,
+        memory_limit_mb=memory_limit_mb,
     )
     report = grade_bird(predicted, ground_truth, questions, options, data_mode)
     table = official_table(report)

@@ -1,4 +1,5 @@
-"""`db load-sqlite`: a SQLite database into a PostgreSQL or MySQL server, so one set of questions runs on three engines."""
+"""`db load-sqlite`: a SQLite database into a PostgreSQL or MySQL server, so one set of questions runs on three engines;
+`db prepare`: the roles the grader uses on PostgreSQL (execution/pg_roles.py)."""
 
 from __future__ import annotations
 
@@ -41,4 +42,46 @@ def load_sqlite(sqlite_file, engine, dsn, database, replace):
         raise MissingExtra("psycopg" if engine == "postgres" else "PyMySQL", engine) from None
     except Exception as exc:  # the driver's error, said once, without the DSN's password
         raise UsageError(redact(f"loading {sqlite_file.name} into {engine} failed: {exc}", dsn_secrets(dsn))) from None
+    echo(result.to_text(), nl=False)
+
+
+PREPARE_EPILOG = """\b
+Example:
+  python evaluate.py db prepare --engine postgres --dsn postgresql://postgres@127.0.0.1:5432/postgres \\
+      --role grader
+  then grade with --postgres-dsn postgresql://grader:PASSWORD@127.0.0.1:5432/postgres
+"""
+
+
+@db.command("prepare", epilog=PREPARE_EPILOG)
+@click.option("--engine", type=click.Choice(["postgres"]), required=True)
+@click.option("--dsn", required=True, help="An administrator's connection (never printed).")
+@click.option("--role", default="grader", show_default=True, help="The role the grader will connect as.")
+@click.option("--password-env", help="Set the role's password from this environment variable.")
+@click.option(
+    "--read-all/--no-read-all",
+    default=True,
+    show_default=True,
+    help="Let answers read every table (pg_read_all_data); without it, grant SELECT to <role>_answers yourself.",
+)
+@handle_errors
+def prepare(engine, dsn, role, password_env, read_all):
+    """Create the grader's roles: its own, its answers' group; each answer then runs as a role of its own."""
+    import os
+
+    from evaluators.errors import MissingExtra, UsageError
+    from evaluators.execution.backends.base import redact
+    from evaluators.execution.backends.servers import dsn_secrets
+
+    password = os.environ.get(password_env) if password_env else None
+    if password_env and not password:
+        raise UsageError(f"--password-env {password_env}: the variable is not set")
+    try:
+        from evaluators.execution.pg_roles import prepare_postgres
+
+        result = prepare_postgres(dsn, role, password, read_all)
+    except ImportError:
+        raise MissingExtra("psycopg", engine) from None
+    except Exception as exc:  # the driver's error, said once, without a password
+        raise UsageError(redact(f"preparing {engine} failed: {exc}", [*dsn_secrets(dsn), password or ""])) from None
     echo(result.to_text(), nl=False)

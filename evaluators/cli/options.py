@@ -173,7 +173,8 @@ def execution_options(fn):
             type=click.IntRange(16),
             default=4096,
             show_default=True,
-            help="Memory one DuckDB/SQLite query may use (DuckDB spills to the work folder past it).",
+            help="Memory one query may use: DuckDB's and SQLite's own cap (DuckDB spills past it), the graph "
+            "server's per query, and its worker's with the rows it fetches (docs/security.md).",
         ),
         click.option(
             "--max-result-rows",

@@ -174,7 +174,7 @@ def graph_ref(db_ref: str | None, config: ExecConfig) -> str:
     """The embedded graph server's built graph for `db_ref` (execution/graphs.py), as a worker finds it."""
     from evaluators.execution.graphs import server_for
 
-    return server_for(config.output_dir).graph(db_ref, config.db_dir).to_text()
+    return server_for(config.output_dir).graph(db_ref, config.db_dir, config.memory_limit_mb).to_text()
 
 
 def remove_partial_files(out_csv: Path) -> None:

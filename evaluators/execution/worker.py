@@ -29,6 +29,7 @@ from typing import IO
 
 from evaluators.execution.backends import get_backend
 from evaluators.execution.backends.base import QueryFailed, Request, first_line, redact
+from evaluators.execution.memory import capped, limit_of
 from evaluators.signals import check as stop_if_signalled
 from evaluators.signals import exit_with_parent
 
@@ -62,13 +63,25 @@ def main() -> None:
     lock = threading.Lock()
 
     def send(event: dict) -> None:
+        line = json.dumps(event, default=str) + "\n"  # built whole before a byte is written (MemoryError)
         with lock:
-            protocol.write(json.dumps(event, default=str) + "\n")
+            protocol.write(line)
             protocol.flush()
 
     for line in sys.stdin:
         if line.strip():
-            send(serve(json.loads(line), send))
+            message = json.loads(line)
+            settings = (message.get("request") or {}).get("settings") or {}
+            with capped(limit_of(settings)):  # the request and its result's JSON line (memory.py)
+                try:
+                    send(serve(message, send))
+                except MemoryError:  # the JSON line did not fit: gone by now, the short answer fits
+                    send(_memory_event(message, "the result could not be sent within the memory cap"))
+
+
+def _memory_event(message: dict, detail: str) -> dict:
+    settings = (message.get("request") or {}).get("settings") or {}
+    return {"event": "result", "reason": "memory_limit", "detail": f"{detail} (--memory-limit-mb {limit_of(settings)})"}
 
 
 _BACKENDS = "evaluators.execution.backends"
@@ -114,10 +127,15 @@ def serve(message: dict, send) -> dict:
             "query_seconds": outcome.query_seconds,
             **({"data": outcome.data} if outcome.data is not None else {}),
         }
+    except MemoryError:
+        return {
+            **_memory_event(message, "the worker passed its memory cap"),
+            "seconds": time.monotonic() - started,
+        }
     except QueryFailed as exc:
         return {
             "event": "result",
-            "reason": exc.reason,
+            "reason": _memory_reason(exc.reason, exc.detail),
             "detail": _clean(exc.detail, request),
             "bytes_processed": exc.bytes_processed,
             "seconds": time.monotonic() - started,
@@ -125,10 +143,21 @@ def serve(message: dict, send) -> dict:
     except Exception as exc:  # a driver bug or an unexpected error type: still that instance's error only
         return {
             "event": "result",
-            "reason": "exec_error",
+            "reason": _memory_reason("exec_error", str(exc)),
             "seconds": time.monotonic() - started,
             "detail": _clean(f"{type(exc).__name__}: {first_line(exc)}", request),
         }
+
+
+_OUT_OF_MEMORY = ("out of memory", "memoryerror", "bad_alloc", "cannot allocate memory", "memory allocation")
+
+
+def _memory_reason(reason: str, detail: str) -> str:
+    """An engine that ran out of memory under the cap (SQLite's, libpq's, DuckDB's own words) is the
+    instance's `memory_limit`, not an error of its SQL."""
+    if reason == "exec_error" and any(words in detail.lower() for words in _OUT_OF_MEMORY):
+        return "memory_limit"
+    return reason
 
 
 def _clean(text: str, request: Request) -> str:
@@ -403,7 +432,8 @@ def _died(worker: WorkerProcess, request: Request, backend) -> dict:
     detail = redact(
         f"the worker process died (exit code {worker.proc.returncode}): {last}", _parent_secrets(backend, request)
     )
-    return {"event": "result", "reason": "exec_error", "detail": detail}
+    # A library that aborts when an allocation fails under the cap (C++ bad_alloc, "out of memory").
+    return {"event": "result", "reason": _memory_reason("exec_error", " ".join(tail[-3:])), "detail": detail}
 
 
 def _parent_secrets(backend, request: Request) -> list[str]:

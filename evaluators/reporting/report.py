@@ -47,7 +47,10 @@ REASONS = {
     "network_error": "a server the backend needs (a token endpoint, the warehouse) could not be reached",
     "missing_extra": "the driver for this instance's backend is not installed (pip install '.[extra]')",
     "no_database": "no database to run the SQL on (unknown backend, or no file under --db-dir)",
-    "result_too_large": "the query returned more rows than the run allows (--max-result-rows)",
+    "result_too_large": "the query returned more rows, or more bytes of rows, than the run allows "
+    "(--max-result-rows, half of --memory-limit-mb)",
+    "memory_limit": "the query's worker passed its memory cap (--memory-limit-mb) and the query was stopped",
+    "disk_limit": "the query wrote more into its private database copy than the run allows",
     "unhashable_result": "BIRD EX: a result holds json or arrays, which the official set() cannot hold: 0",
 }
 

@@ -31,6 +31,9 @@ REASONS = (
     "network_error",
     "missing_extra",
     "no_database",
+    "result_too_large",
+    "memory_limit",
+    "disk_limit",
 )
 # What a run keeps: the result CSV; the CSV and the typed rows beside it (rowfile.py); or only the
 # time of executing and fetching every row (VES timing runs, which write nothing).

@@ -26,9 +26,11 @@ from evaluators.execution.backends.base import (
     keep_result,
     records_frame,
 )
+from evaluators.execution.memory import check_rows, limit_of
 
 TIMEOUT_WORDS = ("timed out", "timeout")
 READ_ONLY_WORDS = "read-only"
+MEMORY_WORDS = "exceeded capacity"  # "Query's mem consumption exceeded capacity" (QUERY_MEM_CAPACITY)
 DEFAULT_MAX_ROWS = 1_000_000
 
 
@@ -38,6 +40,7 @@ class CypherBackend(Backend):
     cancels_on_kill = True
 
     def run(self, request: Request, notify) -> Outcome:
+        _refuse_load_csv(request)
         graph = _graph(request)
         notify({"event": "handle", "server_pid": _ref(request).server_pid})
         notify({"event": "started"})
@@ -53,6 +56,7 @@ class CypherBackend(Backend):
             raise QueryFailed("result_too_large", f"{len(rows):,} rows, over the limit of {limit:,}")
         columns = [str(h[1]) if isinstance(h, (list, tuple)) else str(h) for h in result.header]
         plain = [tuple(graph_value(v) for v in row) for row in rows]
+        check_rows(plain, limit_of(request.settings))
         return keep_result(request, lambda: records_frame(plain, columns), columns, plain, query_seconds=seconds)
 
     def cancel(self, request: Request, handle: dict) -> str:
@@ -65,6 +69,14 @@ class CypherBackend(Backend):
         except (ProcessLookupError, PermissionError):
             return "the graph server had already stopped"
         return "the graph server was stopped (it is started again for the next query)"
+
+
+def _refuse_load_csv(request: Request) -> None:
+    """The server would fetch a LOAD CSV URL (any host and port) or read a file: never for a prediction."""
+    from evaluators.sqltext import cypher_loads_csv
+
+    if not request.trusted and cypher_loads_csv(request.sql):
+        raise QueryFailed("exec_error", "not run: LOAD CSV reads files or URLs, and a prediction may not")
 
 
 def _ref(request: Request):
@@ -88,6 +100,8 @@ def _failure(exc: Exception, request: Request) -> QueryFailed:
     text = first_line(exc)
     if any(word in text.lower() for word in TIMEOUT_WORDS):
         return QueryFailed("timeout", f"stopped after {request.timeout_s:g} s ({text})")
+    if MEMORY_WORDS in text.lower():
+        return QueryFailed("memory_limit", f"the graph server stopped the query at its memory cap ({text})")
     if READ_ONLY_WORDS in text.lower():
         return QueryFailed("exec_error", f"write refused: the graph is read-only ({text})")
     return QueryFailed("exec_error", text)
@@ -108,7 +122,9 @@ def graph_value(value):
 
 
 def kg_validity(request: Request, notify) -> dict:
-    """OpenCyVer's three validators on `request.sql` against the graph's own schema (read-only queries)."""
+    """OpenCyVer's three validators on `request.sql` against the graph's own schema (read-only queries, some
+    built from the prediction's own patterns, so LOAD CSV is refused here too)."""
+    _refuse_load_csv(request)
     graph = _graph(request)
     try:
         import opencyver

@@ -25,6 +25,7 @@ from evaluators.execution.backends.base import (
     records_frame,
     save_frame,
 )
+from evaluators.execution.memory import fetch_rows, limit_of
 from evaluators.execution.opener import open_duckdb
 
 
@@ -66,9 +67,10 @@ def _execute(duckdb, con, request: Request, notify) -> Outcome:
         if request.collect == "csv":  # the frame DuckDB builds itself, as the table matchers expect
             frame = con.fetch_df() if con.description else empty_frame()
             return replace(save_frame(frame, request.out_csv), query_seconds=time.perf_counter() - started)
-        # Rows and timings: the Python values of fetchall(), as BIRD's evaluator fetches them.
+        # Rows and timings: the Python values fetchall() would give (as BIRD's evaluator fetches them), in
+        # batches under the fetch budget (memory.py).
         columns = [d[0] for d in con.description] if con.description else None
-        rows = con.fetchall() if columns is not None else []
+        rows = fetch_rows(con, limit_of(request.settings)) if columns is not None else []
         seconds = time.perf_counter() - started
     except duckdb.InterruptException:
         raise QueryFailed("timeout", f"interrupted after {request.timeout_s:g} s") from None

@@ -23,6 +23,7 @@ from evaluators.execution.backends.base import (
     statements_to_run,
 )
 from evaluators.execution.backends.servers import MYSQL_VARIABLES, server_secrets, url_parts
+from evaluators.execution.memory import fetch_rows, limit_of
 
 _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_execution_time, query interrupted
 
@@ -47,10 +48,7 @@ class MySQLBackend(Backend):
             notify({"event": "started"})
             started = time.perf_counter()
             try:
-                for statement in statements:
-                    cursor.execute(statement)
-                columns = [d[0] for d in cursor.description] if cursor.description else None
-                rows = [tuple(r) for r in cursor.fetchall()] if columns is not None else []
+                columns, rows = _run_statements(pymysql, con, cursor, statements, limit_of(request.settings))
             except pymysql.MySQLError as exc:
                 code = exc.args[0] if exc.args else None
                 if code in _TIMEOUT_ERRORS:
@@ -70,6 +68,20 @@ class MySQLBackend(Backend):
             return f"killed the query of connection {handle['connection_id']}"
         finally:
             con.close()
+
+
+def _run_statements(pymysql, con, cursor, statements: list[str], limit_mb: int) -> tuple[list | None, list]:
+    """The last statement's columns and rows (none for a text of comments only); the rows through an
+    unbuffered cursor, in batches under the fetch budget (memory.py): the default cursor would read the
+    whole result into memory first."""
+    for statement in statements[:-1]:  # SET @x = ...: what the official drivers run first
+        cursor.execute(statement)
+    if not statements:
+        return None, []
+    unbuffered = con.cursor(pymysql.cursors.SSCursor)
+    unbuffered.execute(statements[-1])
+    columns = [d[0] for d in unbuffered.description] if unbuffered.description else None
+    return columns, ([tuple(r) for r in fetch_rows(unbuffered, limit_mb)] if columns is not None else [])
 
 
 def _set_timeout(pymysql, cursor, timeout_s: float) -> None:

@@ -4,10 +4,18 @@ Read-only and stoppable: the connection is read-only (every transaction `READ ON
 the server), `statement_timeout` is set to the request's timeout so the server stops the query itself,
 and the backend pid goes to the parent first, so a worker that is killed has its query cancelled from a
 fresh connection (`pg_cancel_backend`, then `pg_terminate_backend`).  Nothing is committed.
+
+Each prediction runs as a login role of its own (`answer_role`): a session may signal (cancel, terminate)
+the sessions of roles it has the privileges of, so answers that shared the grader's role could kill one
+another's queries, and the gold's.  The grader's role (the DSN's) creates `<role>_a_<random>` for one
+query, a member of `<role>_answers` (what answers may read) and of nothing else, with a random password
+valid for the query's time, makes itself a member of it (to cancel it), and drops it after.  `evaluate.py
+db prepare` sets the roles up (`execution/pg_roles.py`); gold queries run as the grader's role itself.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from evaluators.execution.backends.base import (
@@ -22,8 +30,13 @@ from evaluators.execution.backends.base import (
     statements_to_run,
 )
 from evaluators.execution.backends.servers import PG_VARIABLES, server_secrets
+from evaluators.execution.memory import fetch_rows, limit_of
 
 _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
+_PRIVILEGE_STATES = ("42501", "42704")  # insufficient_privilege, undefined_object (no `<role>_answers`)
+ANSWERS_SUFFIX = "_answers"  # the group role whose privileges every answer role has
+ANSWER_ROLE_INFIX = "_a_"  # <grader role>_a_<12 hex digits>: one answer's role
+ROLE_GRACE_S = 600  # an answer role's password stays valid this long past the query's timeout
 
 
 class PostgresBackend(Backend):
@@ -37,48 +50,122 @@ class PostgresBackend(Backend):
     def run(self, request: Request, notify) -> Outcome:
         psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
         statements = statements_to_run(request, "postgres")  # COPY ... TO PROGRAM, DO blocks: never a prediction
-        con = _connect(psycopg, request)
-        try:
-            notify({"event": "handle", "backend_pid": con.info.backend_pid})
-            notify({"event": "started"})
-            with con.cursor() as cursor:
-                cursor.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")
-                started = time.perf_counter()
-                try:
-                    for statement in statements:  # psycopg2 returns the last statement's rows
-                        cursor.execute(statement)
-                    columns = [d.name for d in cursor.description] if cursor.description else None
-                    rows = cursor.fetchall() if columns is not None else []
-                except psycopg.Error as exc:
-                    if getattr(exc, "sqlstate", None) == _TIMEOUT_STATE:
-                        raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
-                    raise QueryFailed("exec_error", first_line(exc)) from None
-                seconds = time.perf_counter() - started
-            con.rollback()
-            return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
-        finally:
-            con.close()
+        if request.trusted:
+            return _run_as(psycopg, request, statements, notify, {})
+        with answer_role(psycopg, request) as (role, password):
+            return _run_as(psycopg, request, statements, notify, {"user": role, "password": password})
 
     def cancel(self, request: Request, handle: dict) -> str:
         psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
         con = _connect(psycopg, request, read_only=False)
+        con.autocommit = True
         try:
             pid = int(handle["backend_pid"])
             with con.cursor() as cursor:
                 cursor.execute("SELECT pg_cancel_backend(%s)", (pid,))
                 time.sleep(0.2)
                 cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
-            return f"cancelled backend {pid}"
+            words = f"cancelled backend {pid}"
+            if isinstance(handle.get("role"), str):
+                _drop_role(psycopg, con, handle["role"])
+                words += f" and dropped its role {handle['role']}"
+            return words
         finally:
             con.close()
 
 
-def _connect(psycopg, request: Request, read_only: bool = True):
-    """A connection from the DSN and the standard PG* variables (libpq reads ~/.pgpass itself)."""
+def _run_as(psycopg, request: Request, statements: list[str], notify, login: dict) -> Outcome:
+    con = _connect(psycopg, request, login=login)
+    try:
+        notify({"event": "handle", "backend_pid": con.info.backend_pid, "role": login.get("user")})
+        notify({"event": "started"})
+        con.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")
+        started = time.perf_counter()
+        try:
+            for statement in statements[:-1]:  # psycopg2 returns the last statement's rows
+                con.execute(statement)
+            columns, rows = _last_rows(con, request, statements[-1]) if statements else (None, [])
+        except psycopg.Error as exc:
+            if getattr(exc, "sqlstate", None) == _TIMEOUT_STATE:
+                raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
+            raise QueryFailed("exec_error", first_line(exc)) from None
+        seconds = time.perf_counter() - started
+        con.rollback()
+        return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+    finally:
+        con.close()
+
+
+def _last_rows(con, request: Request, statement: str) -> tuple[list | None, list]:
+    """A prediction that is one query runs in a server-side cursor, fetched in batches under the fetch budget
+    (memory.py): a client cursor would have libpq buffer the whole result first.  Gold, and the official
+    drivers' other statements (SHOW, several statements), use a client cursor, still under the worker's cap."""
+    server_side = not request.trusted and not request.setting("official_statements")
+    with con.cursor(**({"name": "graded"} if server_side else {})) as cursor:
+        cursor.execute(statement)
+        columns = [d.name for d in cursor.description] if cursor.description else None
+        return columns, fetch_rows(cursor, limit_of(request.settings)) if columns is not None else []
+
+
+@contextlib.contextmanager
+def answer_role(psycopg, request: Request):
+    """(name, password) of a login role made for this one answer, dropped when the block ends."""
+    import secrets
+
+    from psycopg import sql
+
+    admin = _connect(psycopg, request, read_only=False)
+    admin.autocommit = True
+    role = None
+    try:
+        seconds = int(request.timeout_s) + ROLE_GRACE_S
+        grader, until = admin.execute("SELECT current_user, now() + make_interval(secs => %s)", (seconds,)).fetchone()
+        role, password = f"{grader}{ANSWER_ROLE_INFIX}{secrets.token_hex(6)}", secrets.token_urlsafe(24)
+        try:
+            admin.execute(
+                sql.SQL(
+                    "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION CONNECTION LIMIT 1 "
+                    "PASSWORD {} VALID UNTIL {} IN ROLE {}"
+                ).format(
+                    sql.Identifier(role),
+                    sql.Literal(password),
+                    sql.Literal(until.isoformat()),
+                    sql.Identifier(grader + ANSWERS_SUFFIX),
+                )
+            )
+            admin.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(role), sql.Identifier(grader)))
+        except psycopg.Error as exc:
+            if getattr(exc, "sqlstate", None) in _PRIVILEGE_STATES:
+                raise QueryFailed(
+                    "credentials_missing",
+                    f"the PostgreSQL role {grader!r} cannot make a role for this answer ({first_line(exc)}); "
+                    "prepare it once with `evaluate.py db prepare --engine postgres` (docs/backends.md)",
+                ) from None
+            raise QueryFailed("exec_error", f"making this answer's role failed: {first_line(exc)}") from None
+        yield role, password
+    finally:
+        try:
+            if role is not None:
+                _drop_role(psycopg, admin, role)
+        finally:
+            admin.close()
+
+
+def _drop_role(psycopg, con, role: str) -> None:
+    from psycopg import sql
+
+    with contextlib.suppress(psycopg.Error):
+        con.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+
+
+def _connect(psycopg, request: Request, read_only: bool = True, login: dict | None = None):
+    """A connection from the DSN and the standard PG* variables (libpq reads ~/.pgpass itself); `login`:
+    another user and password on the same server and database (an answer's role)."""
     options = {k.lower()[2:]: v for k, v in request.environment.items() if k in PG_VARIABLES and v}
     options = {("dbname" if k == "database" else k): v for k, v in options.items()}
     if request.db_ref:
         options["dbname"] = request.db_ref
+    options.update(login or {})
     try:
         con = psycopg.connect(request.setting("postgres_dsn") or "", connect_timeout=10, **options)
     except psycopg.Error as exc:

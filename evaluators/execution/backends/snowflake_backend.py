@@ -29,6 +29,7 @@ from evaluators.execution.backends.base import (
     refuse_unless_one_query,
     secret_values,
 )
+from evaluators.execution.memory import fetch_rows, limit_of
 
 CREDENTIAL_FILE = "snowflake_credential.json"
 _ENV = {
@@ -153,7 +154,8 @@ def _execute(connector, con, request: Request, notify) -> Outcome:
         notify({"event": "handle", "query_id": query_id})
         _wait(connector, con, query_id, deadline, request.timeout_s)
         cursor.get_results_from_sfqid(query_id)
-        rows = cursor.fetchall()  # first: the results (and the description) are fetched lazily
+        # First: the results (and the description) are fetched lazily; in batches under the budget (memory.py).
+        rows = fetch_rows(cursor, limit_of(request.settings))
         columns = [d[0] for d in cursor.description] if cursor.description else []
     except connector.Error as exc:
         if getattr(exc, "errno", None) in _TIMEOUT_ERRNOS:

@@ -18,6 +18,7 @@ from evaluators.execution.backends.base import (
     keep_result,
     records_frame,
 )
+from evaluators.execution.memory import fetch_rows, limit_of
 from evaluators.execution.opener import open_sqlite
 from evaluators.execution.sqlite_readonly import WRITE_REFUSED, read_only_authorizer
 
@@ -64,7 +65,7 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
         started = time.perf_counter()
         cursor = con.execute(request.sql)
         columns = [d[0] for d in cursor.description] if cursor.description else None
-        rows = cursor.fetchall() if columns is not None else []
+        rows = fetch_rows(cursor, limit_of(request.settings)) if columns is not None else []
         seconds = time.perf_counter() - started
     except sqlite3.Error as exc:
         if expired:
@@ -92,7 +93,7 @@ def official_pair(request: Request, gold_sql: str, notify) -> dict:
     copy = Path(request.out_csv)
     copy.parent.mkdir(parents=True, exist_ok=True)
     try:
-        con = sqlite_private_copy(str(request.db_ref), str(copy))
+        con = sqlite_private_copy(str(request.db_ref), str(copy), limit_of(request.settings))
         deadline = time.monotonic() + request.timeout_s
         con.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_EVERY)
         notify({"event": "started"})
@@ -102,9 +103,12 @@ def official_pair(request: Request, gold_sql: str, notify) -> dict:
             for label, sql in (("pred", request.sql), ("gold", gold_sql)):
                 try:
                     cursor.execute(sql)
-                    outcome[label] = [[encode(v) for v in row] for row in cursor.fetchall()]
+                    rows = fetch_rows(cursor, limit_of(request.settings)) if cursor.description else []
+                    outcome[label] = [[encode(v) for v in row] for row in rows]
+                except QueryFailed as exc:
+                    raise QueryFailed(exc.reason, f"{label}: {exc.detail}") from None
                 except (sqlite3.Error, sqlite3.Warning, ValueError) as exc:
-                    reason = "timeout" if time.monotonic() > deadline else "exec_error"
+                    reason = "timeout" if time.monotonic() > deadline else _copy_reason(exc)
                     raise QueryFailed(reason, f"{label}: {first_line(exc)}") from None
             return outcome
         finally:
@@ -118,6 +122,11 @@ def official_pair(request: Request, gold_sql: str, notify) -> dict:
             copy.with_name(copy.name + "-shm"),
         ):
             leftover.unlink(missing_ok=True)
+
+
+def _copy_reason(exc: Exception) -> str:
+    """The private copy reached its page cap (`sqlite_private_copy`): a disk limit, not an SQL error."""
+    return "disk_limit" if "database or disk is full" in str(exc).lower() else "exec_error"
 
 
 def time_pair(request: Request, gold_sql: str, iterations: int, notify) -> dict:
