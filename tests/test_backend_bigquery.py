@@ -32,7 +32,7 @@ from evaluators.errors import Location
 from evaluators.execution import worker
 from evaluators.execution.backends.base import Request
 from evaluators.execution.executor import ExecConfig, Executor, run_sql
-from evaluators.loading.specs import GoldInstance, Spec
+from evaluators.specs import GoldInstance, Spec
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 2.0

@@ -17,7 +17,7 @@ from endless import DUCKDB_ENDLESS as LONG_QUERY
 from evaluators.errors import Location
 from evaluators.execution import worker
 from evaluators.execution.executor import ExecConfig, Executor, run_sql
-from evaluators.loading.specs import GoldInstance, Spec
+from evaluators.specs import GoldInstance, Spec
 
 TIMEOUT_S = 2.0
 

@@ -25,7 +25,7 @@ from hostile import HOSTILE
 from evaluators.errors import Location
 from evaluators.execution import worker
 from evaluators.execution.executor import ExecConfig, Executor, run_sql
-from evaluators.loading.specs import GoldInstance, Spec
+from evaluators.specs import GoldInstance, Spec
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 2.0

@@ -13,7 +13,7 @@ import pytest
 from evaluators.errors import Location
 from evaluators.execution import worker
 from evaluators.execution.executor import ExecConfig, Executor, run_sql
-from evaluators.loading.specs import GoldInstance, Spec
+from evaluators.specs import GoldInstance, Spec
 
 COUNT_TO_A_BILLION = (
     "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000000000) SELECT count(*) FROM r"

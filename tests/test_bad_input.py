@@ -14,10 +14,11 @@ from evaluators import grade
 from evaluators.errors import SpecError
 from evaluators.goldtools.lint import lint_gold, lint_instance
 from evaluators.grading.instance import grade_instance
-from evaluators.loading.specs import ANSWER_TYPES, SubmissionLine, load_gold, load_submission
+from evaluators.loading.specs import load_gold, load_submission
 from evaluators.loading.validate import validate
 from evaluators.matching.registry import FUNCS
 from evaluators.reporting.report import REASONS
+from evaluators.specs import ANSWER_TYPES, SubmissionLine
 
 GOOD = [
     {"instance_id": "s1", "answer_type": "answer", "answer_or_path": "It is Paris."},

@@ -173,7 +173,7 @@ def test_kg_valid_and_its_reasons(tmp_path):
 
 
 def test_the_division_by_a_half_is_what_opencyver_alone_calls_a_division_by_zero(tmp_path):
-    """The workaround in metrics/kg_validity.py answers a real quirk: without it the query is invalid."""
+    """The workaround in execution/probes/kg_validity.py answers a real quirk: without it the query is invalid."""
     from opencyver import SyntaxValidator
 
     with embedded_graph(tmp_path, MOVIES) as graph:

@@ -16,8 +16,8 @@ from endless import DUCKDB_ENDLESS
 from evaluators.errors import InstanceError, Location
 from evaluators.execution.backends.base import REDACTED, redact, secret_values
 from evaluators.execution.executor import ExecConfig, ExecResult, Executor, GoldResult, resolve_database, total_bytes
-from evaluators.loading.specs import GoldInstance, Spec
 from evaluators.reporting.report import REASONS
+from evaluators.specs import GoldInstance, Spec
 from evaluators.sqltext import read_only_problem, read_sql_file, split_statements, unwrap_fences
 
 PRIVATE_KEY = (

@@ -3,15 +3,15 @@ import sqlite3
 import duckdb
 import pytest
 
-from evaluators.metrics.plan_cost import (
+from evaluators.execution.probes.plan_cost import (
     duckdb_cost_from_explain,
     plan_cost,
     sqlite_cost_from_details,
 )
+from evaluators.execution.probes.validity import check_validity
 from evaluators.metrics.validity import (
     REASONS,
     ValidityResult,
-    check_validity,
     summarize_validity,
     valid_at_k,
 )

@@ -108,3 +108,13 @@ def test_a_reward_actor_that_died_is_replaced_and_its_batch_scored(ray_instance,
     assert verl.compute_score_batch(sources, completions, truths, infos) == local
     assert rayshards.actors()[0] is not workers[0], "a new actor stands in its slot"
     assert verl.compute_score_batch(sources, completions, truths, infos) == local, "and serves the next batch"
+
+
+def test_an_actor_knows_it_is_one_and_the_driver_does_not(ray_instance):
+    """The actor's state, not a global of the reward module: work handed to an actor never spreads again."""
+    from evaluators.execution.ray_actors import inside_shard
+    from evaluators.rewards import rayshards
+
+    actor = rayshards.actors()[0]
+    assert ray_instance.get(actor.run.remote("evaluators.execution.ray_actors:inside_shard")) is True
+    assert inside_shard() is False

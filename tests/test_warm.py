@@ -51,3 +51,28 @@ def test_broken_folders_start_nothing_and_say_nothing(tmp_path, fresh_pool, caps
     warm_from_folders(tmp_path / "missing", tmp_path / "missing-too", "nested", "auto")
     assert not fresh_pool.idle
     assert capsys.readouterr() == ("", "")
+
+
+@pytest.fixture
+def load_count(monkeypatch):
+    """How often a run read its two files (`loading/inputs.load_inputs`, the one entry point)."""
+    from evaluators.loading import inputs
+
+    calls: list = []
+    real = inputs.load_inputs
+    monkeypatch.setattr(inputs, "load_inputs", lambda *args: calls.append(args) or real(*args))
+    return calls
+
+
+def test_the_api_and_the_cli_read_the_folders_once(tmp_path, fresh_pool, load_count):
+    from click.testing import CliRunner
+
+    from evaluators import grade
+    from evaluators.cli import main
+
+    sub, gold = _folders(tmp_path, "result.csv", {"func": "table_match", "parameters": {"gold": "g.csv"}})
+    grade(sub, gold)
+    assert len(load_count) == 1
+    result = CliRunner().invoke(main, ["grade", "--result-dir", str(sub), "--gold-dir", str(gold)])
+    assert result.exit_code in (0, 1), result.output
+    assert len(load_count) == 2

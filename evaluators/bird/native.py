@@ -19,7 +19,8 @@ from pathlib import Path
 from evaluators.errors import Location, SpecError, UsageError
 from evaluators.loading.lines import readlines
 from evaluators.loading.paths import read_untrusted
-from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, Problem, too_deep
+from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, too_deep
+from evaluators.specs import Problem
 
 MAX_PREDICTIONS_BYTES = MIN_MAX_METADATA_BYTES  # 256 MiB: BIRD dev's 1,534 queries are well under 1 MiB
 

@@ -18,10 +18,10 @@ from evaluators.execution.executor import ExecConfig, run_parallel
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.loading import pairing
-from evaluators.loading.specs import Problem
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report, build_summary
+from evaluators.specs import Problem
 
 DIALECTS = {"sqlite": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
 LEVELS = ("simple", "moderate", "challenging")

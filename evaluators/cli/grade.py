@@ -123,13 +123,11 @@ def grade(
     **execution,
 ):
     """Grade a submission folder against a gold folder."""
-    loaded = None
-    if ray_address is None:
-        from evaluators.grading.warm import warm_from_folders
+    from evaluators.grading.warm import warm_from_folders
 
-        loaded = warm_from_folders(
-            result_dir, gold_dir, layout, jobs, max_file_mb * 1024 * 1024
-        )  # before the heavy imports below
+    loaded = warm_from_folders(  # before the heavy imports below
+        result_dir, gold_dir, layout, jobs, ray_address, max_file_mb * 1024 * 1024
+    )
     from evaluators.grading.instance import Options
     from evaluators.grading.run import grade as run_grade
 

@@ -25,8 +25,8 @@ from evaluators.execution.backends.base import Request, credential_environment
 from evaluators.execution.gold_cache import GoldCache, compare_csv, first_cell_of, safe_name
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_files import read_rows, rows_path
-from evaluators.loading.paths import PinnedPath
-from evaluators.loading.specs import GoldInstance
+from evaluators.pinned import PinnedPath
+from evaluators.specs import GoldInstance
 from evaluators.sqltext import read_sql_file, unwrap_fences
 
 GOLD_SQL = "gold.sql"

@@ -1,6 +1,6 @@
 """Validity and plan cost of SQL on the instance's local database, by EXPLAIN, without running it.
 
-Both come from `metrics.validity` and `metrics.plan_cost`, computed in a worker
+Both come from `execution/probes/` (validity, plan cost), computed in a worker
 process on the one opener's connection (`execution/inspect.py`), under the
 executor's timeout: a submitted text is never compiled in the grading process.
 This module only finds the database the way the executor does
@@ -39,11 +39,11 @@ def inspect_sql(executor, gold, sql: str, plan_queries: dict | None = None) -> d
 
 
 def graph_validity(executor, gold, query: str) -> dict:
-    """KG Valid of a Cypher query on the instance's graph (metrics/kg_validity.py), checked in a worker:
+    """KG Valid of a Cypher query on the instance's graph (execution/probes/kg_validity.py), checked in a worker:
     {"validity": {valid, reason, message}, "kg_valid": bool, "kg_validity": every score and note}."""
     from evaluators.execution import worker
     from evaluators.execution.executor import graph_ref
-    from evaluators.metrics.kg_validity import kg_verdict
+    from evaluators.execution.probes.kg_validity import kg_verdict
 
     try:
         _, db_ref = executor.backend_for(gold)

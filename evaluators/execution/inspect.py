@@ -12,18 +12,7 @@ from __future__ import annotations
 import threading
 import time
 
-from evaluators.execution.backends.base import Request, first_line
-
-DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb"}
-
-
-def one_statement_problem(sql: str | None, engine: str) -> str | None:
-    from evaluators.sqltext import split_statements
-
-    if sql is None or not sql.strip():
-        return None  # the checks themselves call empty SQL a syntax error
-    count = len(split_statements(sql, DIALECTS.get(engine)))
-    return None if count == 1 else f"expected 1 statement, got {count}"
+from evaluators.execution.backends.base import Request, first_line, one_statement_problem
 
 
 def inspect(request: Request, plan_queries: dict | None, notify) -> dict:
@@ -70,13 +59,13 @@ def _guard(request: Request, con):
 
 
 def _validity(engine: str, con, sql: str):
-    from evaluators.metrics.validity import check_duckdb_validity, check_sqlite_validity
+    from evaluators.execution.probes.validity import check_duckdb_validity, check_sqlite_validity
 
     return (check_sqlite_validity if engine == "sqlite" else check_duckdb_validity)(con, sql)
 
 
 def _plan_costs(engine: str, con, queries: dict) -> dict:
-    from evaluators.metrics.plan_cost import duckdb_plan_cost, sqlite_plan_cost
+    from evaluators.execution.probes.plan_cost import duckdb_plan_cost, sqlite_plan_cost
 
     cost_of = sqlite_plan_cost if engine == "sqlite" else duckdb_plan_cost
     out: dict = {"engine": engine}

@@ -21,8 +21,9 @@ from evaluators.goldtools.jsonl_edit import rewrite_jsonl, to_line
 from evaluators.goldtools.lint import lint_instance
 from evaluators.goldtools.structure import TEMPORAL_SQL
 from evaluators.loading.paths import unsafe_instance_id
-from evaluators.loading.specs import GOLD_FILE, GoldInstance, Spec, load_gold
+from evaluators.loading.specs import GOLD_FILE, load_gold
 from evaluators.matching import registry
+from evaluators.specs import GoldInstance, Spec
 from evaluators.tables.read import DEFAULT_MAX_BYTES
 
 

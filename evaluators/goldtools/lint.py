@@ -16,8 +16,9 @@ from evaluators.errors import Location, SpecError
 from evaluators.goldtools import structure
 from evaluators.goldtools.selfcheck import self_check
 from evaluators.loading.paths import unsafe_instance_id
-from evaluators.loading.specs import GOLD_FILE, GoldInstance, Problem, load_gold
+from evaluators.loading.specs import GOLD_FILE, load_gold
 from evaluators.matching import registry
+from evaluators.specs import GoldInstance, Problem
 from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
 
 

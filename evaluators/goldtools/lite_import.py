@@ -25,8 +25,9 @@ from evaluators.goldtools.jsonl_edit import rewrite_jsonl, to_line
 from evaluators.goldtools.lite_tasks import Route, find_task_file, load_routes, sql_file_for
 from evaluators.goldtools.structure import TEMPORAL_SQL
 from evaluators.loading.paths import unsafe_instance_id
-from evaluators.loading.specs import GOLD_FILE, Problem, iter_json_lines, load_gold
+from evaluators.loading.specs import GOLD_FILE, iter_json_lines, load_gold
 from evaluators.matching import registry
+from evaluators.specs import Problem
 
 EVAL_FILES = ("spider2lite_eval.jsonl", "spider2snow_eval.jsonl")
 LITE_KEYS = ("instance_id", "condition_cols", "ignore_order", "evaluation")  # not copied as metadata

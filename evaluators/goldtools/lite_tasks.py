@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluators.loading.specs import Problem, iter_json_lines
+from evaluators.loading.specs import iter_json_lines
+from evaluators.specs import Problem
 
 TASK_FILES = {"spider2lite_eval.jsonl": "spider2-lite.jsonl", "spider2snow_eval.jsonl": "spider2-snow.jsonl"}
 LITE_PREFIXES = (("bq", "BigQuery"), ("ga", "BigQuery"), ("local", "SQLite"), ("sf", "Snowflake"))

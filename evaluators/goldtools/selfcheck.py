@@ -17,8 +17,8 @@ import numpy as np
 
 from evaluators.goldtools.structure import as_list, table_match_cols
 from evaluators.grading.instance import ALL_PRESETS, Options, grade_instance
-from evaluators.loading.specs import GoldInstance, SubmissionLine
 from evaluators.matching import registry, table_match
+from evaluators.specs import GoldInstance, SubmissionLine
 from evaluators.tables.read import TableReader
 
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from evaluators.atomic import write_text
 from evaluators.errors import Location, UsageError
 from evaluators.execution.graphs import GRAPH_NAME, SCRIPT_SUFFIX
-from evaluators.loading.specs import GOLD_FILE, Problem
+from evaluators.loading.specs import GOLD_FILE
+from evaluators.specs import Problem
 
 GRAPH_KEYS = ("database_reference_alias", "data_source", "database", "db")
 SPEC = {"func": "execution_match", "parameters": {"gold_query": "gold.cypher"}}

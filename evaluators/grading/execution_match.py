@@ -24,10 +24,10 @@ from typing import Any
 from evaluators.errors import InstanceError
 from evaluators.grading.sql_answers import SqlContext, read_gold_sql_text, run_answer_sql, temporal_params
 from evaluators.loading import checks
-from evaluators.loading.specs import GoldInstance
 from evaluators.matching.semantics import PRESETS, STRICT_TOL
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.verdicts import Verdict
+from evaluators.specs import GoldInstance
 from evaluators.sqltext import unwrap_fences
 
 # Failures of the prediction's own run; after one of them the gold still runs, for LLMetric-Q's rows.

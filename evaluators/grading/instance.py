@@ -20,10 +20,11 @@ from evaluators.grading import execution_match
 from evaluators.grading.sql_answers import SqlContext, run_answer_sql, temporal_params, unreadable_sql_is_invalid
 from evaluators.loading import checks
 from evaluators.loading.paths import answer_path
-from evaluators.loading.specs import MAX_JSON_DEPTH, GoldInstance, SubmissionLine, too_deep
+from evaluators.loading.specs import MAX_JSON_DEPTH, too_deep
 from evaluators.matching import registry, table_match
 from evaluators.matching.semantics import PRESETS, Preset
 from evaluators.matching.verdicts import Verdict, same_for_all
+from evaluators.specs import GoldInstance, SubmissionLine
 from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
 
 ALL_PRESETS: tuple[Preset, ...] = tuple(PRESETS.values())

@@ -1,27 +1,27 @@
 """Grading spread over Ray actors (`grade --ray ADDRESS`), for corpora too large for one machine.
 
-Each actor grades chunks of instances with the function it is handed (by its "module:attr" name, imported in
-the actor), exactly as a local worker process does, with its own SQL worker pool.  The submission, gold and
-database folders must be readable at the same absolute paths on every node (a shared file system): before
-any work is sent, every actor fingerprints the two folders and the run stops with a usage error when one
-sees something else.  An actor that dies (its node lost, its process killed) has its chunks graded again
-on the actors that remain, at most `MAX_RETRIES` times; what still cannot be graded gets `internal_error`
-naming the lost node.  Ray is an extra (`pip install '.[ray]'`), imported only here.
+Each actor (`execution/ray_actors.Shard`, shared with the batch reward) grades chunks of instances with the
+function it is handed (by its "module:attr" name, imported in the actor), exactly as a local worker process
+does, with its own SQL worker pool.  The submission, gold and database folders must be readable at the same
+absolute paths on every node (a shared file system): before any work is sent, every actor fingerprints the two
+folders and the run stops with a usage error when one sees something else.  An actor that dies (its node lost,
+its process killed) has its chunks graded again on the actors that remain, at most `MAX_RETRIES` times; what
+still cannot be graded gets `internal_error` naming the lost node.  Ray is an extra (`pip install '.[ray]'`),
+imported only by a run that asks for it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
-import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evaluators import signals
-from evaluators.errors import MissingExtra, UsageError
+from evaluators.errors import UsageError
+from evaluators.execution.ray_actors import Shard, connect, start
 
 MAX_ACTORS = 32
 MAX_RETRIES = 2  # a chunk whose actor died is sent again at most this many times
@@ -43,38 +43,11 @@ def folder_fingerprint(folder: str) -> str:
     return digest.hexdigest()
 
 
-class GradeShard:
-    """One actor; it knows nothing of the grading but the function it is handed."""
-
-    def node(self) -> str:
-        import ray
-
-        return f"{socket.gethostname()} ({ray.get_runtime_context().get_node_id()[:12]})"
+class GradeShard(Shard):
+    """One actor; it knows nothing of the grading but the function it is handed, and sees the folders."""
 
     def fingerprints(self, folders: list[str]) -> list[str]:
         return [folder_fingerprint(folder) for folder in folders]
-
-    def run(self, function: str, args) -> list:
-        module, name = function.split(":")
-        return getattr(importlib.import_module(module), name)(args)
-
-
-def connect(address: str | None):
-    """Ray, connected to `address` ("auto", "ray://host:10001", "local" for a new local instance) unless
-    this process already runs one."""
-    try:
-        import ray
-    except ImportError:
-        raise MissingExtra("ray", "ray") from None
-    if not ray.is_initialized():
-        try:
-            ray.init(address=None if address in (None, "local") else address, log_to_driver=False)
-        except ConnectionError as error:  # "auto" or an address with no cluster behind it
-            raise UsageError(
-                f"--ray {address}: no Ray cluster answers there ({str(error).splitlines()[0]})",
-                hint="start one (`ray start --head`), pass its address, or use --ray local for a new local instance",
-            ) from None
-    return ray
 
 
 @dataclass
@@ -90,8 +63,7 @@ def run_chunks(function: str, chunks: list, folders: dict[str, Path], address: s
     could not be graded."""
     ray = connect(address)
     count = max(1, min(MAX_ACTORS, len(chunks), int(ray.cluster_resources().get("CPU", 1))))
-    shard = ray.remote(num_cpus=1, scheduling_strategy="SPREAD", max_restarts=0)(GradeShard)
-    actors = [shard.remote() for _ in range(count)]
+    actors = start(GradeShard, count, num_cpus=1)
     try:
         slots = _live_slots(ray, actors)
         _check_same_folders(ray, slots, folders)

@@ -9,13 +9,12 @@ from evaluators import signals
 from evaluators.cwd import absolute
 from evaluators.grading.instance import NAMES, Graded, Options, grade_instance
 from evaluators.grading.jobs import resolve_jobs
-from evaluators.grading.warm import warm_for
-from evaluators.loading.specs import load_gold
-from evaluators.loading.submissions import load_submission_in
+from evaluators.grading.warm import prepare
 from evaluators.matching.semantics import PRESETS, get_preset
 from evaluators.matching.verdicts import same_for_all
 from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
+from evaluators.specs import RunInputs
 
 
 def grade(
@@ -26,23 +25,20 @@ def grade(
     progress=None,
     options: Options | None = None,
     ray_address: str | None = None,
-    loaded: tuple | None = None,
+    loaded: RunInputs | None = None,
 ) -> Report:
     """Grade `result_dir` against `gold_dir`; returns the report (the Python API behind the CLI).
 
     `jobs`: processes to grade in, or "auto" (see `resolve_jobs`).
     `options.layout="flat"` grades a Spider2-lite style folder of `<id>.csv` / `<id>.sql` files.
-    `loaded`: the (gold, submission) already read from these folders (the CLI reads them first, to start
-    an engine's worker early), so they are not read twice.
+    `loaded`: the gold and submission already read from these folders by `grading/warm.prepare` (the CLI
+    reads them first, to start an engine's worker early), so they are neither read nor warmed twice.
     """
     get_preset(semantics)
     options = Options() if options is None else options
     result_dir, gold_dir = absolute(result_dir), absolute(gold_dir)
-    gold, submission = loaded or (
-        load_gold(gold_dir),
-        load_submission_in(result_dir, options.layout, options.max_file_bytes),
-    )
-    work = [(g, submission.records.get(iid)) for iid, g in gold.records.items()]
+    inputs = loaded or prepare(result_dir, gold_dir, options.layout, jobs, ray_address, options.max_file_bytes)
+    gold, submission, work = inputs.gold, inputs.submission, inputs.work
     if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
         from evaluators.execution.executor import default_executor
 
@@ -51,8 +47,6 @@ def grade(
         graded = _grade_on_ray(work, result_dir, gold_dir, options, ray_address, progress)
     else:
         jobs = resolve_jobs(jobs, len(work))
-        if jobs <= 1:
-            warm_for(work)
         try:
             graded = _grade_all(work, result_dir, gold_dir, options, jobs, progress)
         finally:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from evaluators.errors import InstanceError
 from evaluators.loading import checks
-from evaluators.loading.specs import GoldInstance
 from evaluators.matching import registry
+from evaluators.specs import GoldInstance
 from evaluators.sqltext import unwrap_fences
 
 

@@ -14,6 +14,7 @@ from evaluators.execution.backends import canonical_name
 from evaluators.grading.jobs import resolve_jobs
 from evaluators.loading.checks import DUCKDB_SUFFIXES, QUERY_SUFFIXES
 from evaluators.matching import registry
+from evaluators.specs import RunInputs
 
 WARM = {
     "duckdb": ("duckdb", "pandas", "evaluators.execution.backends.duckdb_backend"),
@@ -30,23 +31,42 @@ def warm_for(work: list) -> None:
         worker.prestart(WARM[engine])
 
 
+def prepare(
+    result_dir: Path,
+    gold_dir: Path,
+    layout: str,
+    jobs: int | str,
+    ray_address: str | None = None,
+    max_bytes: int | None = None,
+) -> RunInputs:
+    """The one entry point of a run's start: load its two files (`loading/inputs.py`; `max_bytes`: the
+    metadata's size cap, --max-file-mb) and, when it grades in this process (no Ray, one job), start the
+    worker it will need.  The CLI calls it before the heavy imports, `grading/run.grade` when it is not
+    handed the inputs: either way once per run."""
+    from evaluators.loading.inputs import load_inputs
+
+    inputs = load_inputs(result_dir, gold_dir, layout, max_bytes)
+    if ray_address is None and resolve_jobs(jobs, len(inputs.gold.records)) <= 1:
+        warm_for(inputs.work)
+    return inputs
+
+
 def warm_from_folders(
-    result_dir: Path, gold_dir: Path, layout: str, jobs: int | str, max_bytes: int | None = None
-) -> tuple | None:
-    """The same, from the folders, for a run in this process.  Returns the (gold, submission) it loaded, for
-    the run to grade without reading them again; None when they cannot be loaded (the run says why)."""
+    result_dir: Path,
+    gold_dir: Path,
+    layout: str,
+    jobs: int | str,
+    ray_address: str | None = None,
+    max_bytes: int | None = None,
+) -> RunInputs | None:
+    """`prepare` for the CLI, which has not checked its other flags yet: None when the files cannot be
+    loaded, so that the run says why, after those checks, as it always has."""
     from evaluators.errors import EvalError
-    from evaluators.loading.specs import load_gold
-    from evaluators.loading.submissions import load_submission_in
 
     try:
-        gold = load_gold(Path(gold_dir))
-        submission = load_submission_in(Path(result_dir), layout, *([max_bytes] if max_bytes else []))
+        return prepare(result_dir, gold_dir, layout, jobs, ray_address, max_bytes)
     except (EvalError, OSError):
         return None
-    if resolve_jobs(jobs, len(gold.records)) <= 1:
-        warm_for([(g, submission.records.get(iid)) for iid, g in gold.records.items()])
-    return gold, submission
 
 
 def _engine(gold, line) -> str | None:

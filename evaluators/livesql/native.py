@@ -11,7 +11,8 @@ from pathlib import Path
 
 from evaluators.errors import Location, UsageError
 from evaluators.loading.paths import read_untrusted
-from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, Problem, too_deep
+from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, too_deep
+from evaluators.specs import Problem
 
 MAX_PREDICTIONS_BYTES = MIN_MAX_METADATA_BYTES  # 256 MiB
 _TOO_DEEP = object()  # what a line nested past json's recursion decodes to

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evaluators.errors import Location
-from evaluators.loading.specs import Problem
+from evaluators.specs import Problem
 
 PREFIX = "pairing: "  # what the command lines look for to repeat these problems as warnings
 SHIFT_TOLERANCE = 3  # a few predictions may name another database by mistake; more is a sign of a shift

@@ -1,7 +1,7 @@
 """Reading the two jsonl files: gold specs and submission metadata.
 
 Each line becomes one record or one `Problem` with its `file:line`; a bad line
-never stops the others from loading.  Only a file that cannot be opened or
+never stops the others from loading (the types: `evaluators/specs.py`).  Only a file that cannot be opened or
 decoded at all raises `SpecError` (exit code 2).
 """
 
@@ -10,66 +10,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evaluators.errors import Location, SpecError
 from evaluators.loading.paths import read_untrusted
+from evaluators.specs import ANSWER_TYPES, GoldInstance, Loaded, Problem, Spec, SubmissionLine
 
 GOLD_FILE = "spider2_eval.jsonl"
 SUBMISSION_FILE = "results_metadata.jsonl"
-ANSWER_TYPES = ("answer", "file", "files")
 MAX_JSON_DEPTH = 100  # lists and objects inside each other; no answer or spec needs more
 # The metadata's size cap: 256 MiB (a million lines of short answers), or --max-file-mb when that is more.
 MIN_MAX_METADATA_BYTES = 256 * 1024**2
 DEFAULT_MAX_METADATA_BYTES = MIN_MAX_METADATA_BYTES
 _ID_PATTERN = re.compile(r'"instance_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
-
-
-@dataclass(frozen=True)
-class Problem:
-    location: Location
-    message: str
-    instance_id: str | None = None
-    hint: str | None = None
-
-    def __str__(self) -> str:
-        text = f"{self.location}: {self.message}"
-        return f"{text} (hint: {self.hint})" if self.hint else text
-
-
-@dataclass(frozen=True)
-class Spec:
-    func: str
-    parameters: dict
-    temporal: bool = False
-
-
-@dataclass(frozen=True)
-class GoldInstance:
-    instance_id: str
-    specs: tuple[Spec, ...]
-    metadata: dict
-    location: Location
-    problem: str | None = None  # set when the line is broken: the instance is then ungradable
-
-
-@dataclass(frozen=True)
-class SubmissionLine:
-    instance_id: str
-    answer_type: str
-    answer: Any  # text, a relative path, or a list of paths; validated by the grader
-    location: Location
-    attempts: tuple | None = None
-    extra: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Loaded:
-    records: dict
-    problems: tuple[Problem, ...]
-    duplicates: dict  # instance_id -> locations of the lines that lost
 
 
 def _reject_constant(name: str):

@@ -13,15 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaluators.errors import Location, SpecError, UsageError
-from evaluators.loading.specs import (
-    DEFAULT_MAX_METADATA_BYTES,
-    SUBMISSION_FILE,
-    Loaded,
-    Problem,
-    SubmissionLine,
-    load_submission,
-)
+from evaluators.loading.specs import DEFAULT_MAX_METADATA_BYTES, SUBMISSION_FILE, load_submission
 from evaluators.matching.semantics import did_you_mean
+from evaluators.specs import Loaded, Problem, SubmissionLine
 
 LAYOUTS = ("nested", "flat")
 FLAT_SUFFIXES = (".csv", ".sql")  # when both exist for one id, the CSV is graded: it needs no database

@@ -19,9 +19,10 @@ from evaluators.errors import InstanceError, Location, SpecError
 from evaluators.loading import checks
 from evaluators.loading.csv_lines import scan_csv
 from evaluators.loading.paths import answer_path
-from evaluators.loading.specs import SUBMISSION_FILE, GoldInstance, Problem, SubmissionLine, load_gold
+from evaluators.loading.specs import SUBMISSION_FILE, load_gold
 from evaluators.loading.submissions import load_submission_in
 from evaluators.matching import registry
+from evaluators.specs import GoldInstance, Problem, SubmissionLine
 from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
 from evaluators.terminal_safe import one_line
 

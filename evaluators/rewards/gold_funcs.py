@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from evaluators.rewards import answer_list, require_str
+from evaluators.rewards.inputs import answer_list, require_str
 from evaluators.rewards.mathequal import extract_final_answer, matching_gold
 from evaluators.rewards.qa import qa_f1 as _qa_scores
 from evaluators.rewards.tooluse import TOOL_USED_WRONG_ANSWER, count_tool_messages

@@ -12,7 +12,7 @@ import re
 import threading
 from decimal import Decimal, InvalidOperation
 
-from evaluators.rewards import answer_list, import_optional, require_str
+from evaluators.rewards.inputs import answer_list, import_optional, require_str
 
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _SCIENTIFIC = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+")

@@ -11,7 +11,7 @@ import re
 import string
 from collections import Counter
 
-from evaluators.rewards import answer_list, require_str
+from evaluators.rewards.inputs import answer_list, require_str
 
 _PUNCTUATION = frozenset(string.punctuation)  # ASCII only, as in SQuAD
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

@@ -1,7 +1,9 @@
 """The batch reward spread over Ray actors, each with its own worker pool and gold cache.
 
 Used by `verl.compute_score_batch` when a Ray instance is running in this process
-(`ray.is_initialized()`); Ray is imported only here and only then (`pip install '.[ray]'`).
+(`ray.is_initialized()`), which hands it the batch function the actors run by its "module:attr" name
+(the actor is `execution/ray_actors.Shard`, shared with grading); Ray is imported only then
+(`pip install '.[ray]'`).
 Items that share a (database, gold SQL) go to the same actor, so each gold runs once per batch
 on one actor and stays in that actor's cache for the next batches.
 """
@@ -12,23 +14,11 @@ import hashlib
 import json
 import threading
 
-INSIDE_SHARD = False  # set in an actor's process: its batch runs locally, never spread again
+from evaluators.execution.ray_actors import Shard, start
+
 MAX_ACTORS = 8
 _actors: list = []
 _lock = threading.Lock()
-
-
-class RewardShard:
-    """One actor: a local batch reward with its own RowRunner."""
-
-    def __init__(self) -> None:
-        global INSIDE_SHARD
-        INSIDE_SHARD = True
-
-    def score(self, data_sources, solution_strs, ground_truths, extra_infos) -> list[dict]:
-        from evaluators.rewards.verl import local_batch
-
-        return local_batch(data_sources, solution_strs, ground_truths, extra_infos)
 
 
 def actors(count: int | None = None) -> list:
@@ -38,8 +28,7 @@ def actors(count: int | None = None) -> list:
     with _lock:
         if not _actors:
             wanted = count or max(1, min(MAX_ACTORS, int(ray.cluster_resources().get("CPU", 1))))
-            remote = ray.remote(num_cpus=0, scheduling_strategy="SPREAD")(RewardShard)
-            _actors.extend(remote.remote() for _ in range(wanted))
+            _actors.extend(start(Shard, wanted, num_cpus=0))
         return list(_actors)
 
 
@@ -53,9 +42,12 @@ def _database_key(extra_info) -> list:
     return [info.get("db_path"), info.get("db_id"), info.get("db_root")]
 
 
-def spread_batch(data_sources: list, solution_strs: list, ground_truths: list, extra_infos: list) -> list[dict]:
-    """Each item scored on the actor of its (gold, database); an actor that died is replaced and its part
-    scored again on the new one (once: a part that kills two actors is an error, not a loop)."""
+def spread_batch(
+    function: str, data_sources: list, solution_strs: list, ground_truths: list, extra_infos: list
+) -> list[dict]:
+    """Each item scored by `function` ("module:attr", the local batch reward, with its own RowRunner in each
+    actor) on the actor of its (gold, database); an actor that died is replaced and its part scored again
+    on the new one (once: a part that kills two actors is an error, not a loop)."""
     import ray
 
     columns = (data_sources, solution_strs, ground_truths, extra_infos)
@@ -63,13 +55,13 @@ def spread_batch(data_sources: list, solution_strs: list, ground_truths: list, e
     parts: dict[int, list[int]] = {}
     for index, (truth, info) in enumerate(zip(ground_truths, extra_infos, strict=True)):
         parts.setdefault(shard_of(truth, info, len(workers)), []).append(index)
-    pending = {n: workers[n].score.remote(*_part(columns, indexes)) for n, indexes in parts.items()}
+    pending = {n: workers[n].run.remote(function, *_part(columns, indexes)) for n, indexes in parts.items()}
     results: list = [None] * len(solution_strs)
     for n, indexes in parts.items():
         try:
             values = ray.get(pending[n])
         except ray.exceptions.RayActorError:
-            values = ray.get(_replace(n).score.remote(*_part(columns, indexes)))
+            values = ray.get(_replace(n).run.remote(function, *_part(columns, indexes)))
         for index, value in zip(indexes, values, strict=True):
             results[index] = value
     return results
@@ -88,7 +80,7 @@ def _replace(n: int):
             ray.kill(_actors[n])
         except Exception:
             pass  # already gone
-        _actors[n] = ray.remote(num_cpus=0, scheduling_strategy="SPREAD")(RewardShard).remote()
+        _actors[n] = start(Shard, 1, num_cpus=0)[0]
         return _actors[n]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from evaluators.rewards import import_optional, require_str
+from evaluators.rewards.inputs import import_optional, require_str
 
 # LLMetric-Q weights in tenths: summing integers and dividing once keeps a
 # perfect query at exactly 1.0 (0.3 + 0.4 + 0.2 + 0.1 is not 1.0 in floats).

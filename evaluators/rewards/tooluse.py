@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evaluators.rewards import answer_list, require_str
+from evaluators.rewards.inputs import answer_list, require_str
 from evaluators.rewards.mathequal import math_equal
 from evaluators.rewards.qa import qa_f1_reward
 

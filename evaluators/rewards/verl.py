@@ -100,7 +100,7 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
     if _ray_running():
         from evaluators.rewards.rayshards import spread_batch
 
-        return spread_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
+        return spread_batch(LOCAL_BATCH, list(data_sources), list(solution_strs), list(ground_truths), infos)
     return local_batch(list(data_sources), list(solution_strs), list(ground_truths), infos)
 
 
@@ -128,6 +128,9 @@ def with_absolute_paths(extra_info):
 def local_batch(data_sources: list, solution_strs: list, ground_truths: list, extra_infos: list) -> list[dict]:
     items = list(zip(data_sources, solution_strs, ground_truths, extra_infos, strict=True))
     return runner().map(lambda item: _guarded(*item), items)
+
+
+LOCAL_BATCH = f"{__name__}:local_batch"  # what a Ray actor runs (rewards/rayshards.py), named, not imported there
 
 
 def runner() -> RowRunner:
@@ -282,6 +285,6 @@ def _ray_running() -> bool:
 
 
 def _inside_ray_shard() -> bool:
-    from evaluators.rewards import rayshards
+    from evaluators.execution.ray_actors import inside_shard
 
-    return rayshards.INSIDE_SHARD
+    return inside_shard()

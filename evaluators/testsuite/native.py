@@ -20,7 +20,8 @@ from evaluators.errors import Location, SpecError
 from evaluators.loading import pairing
 from evaluators.loading.lines import readlines
 from evaluators.loading.paths import read_untrusted
-from evaluators.loading.specs import MIN_MAX_METADATA_BYTES, Problem
+from evaluators.loading.specs import MIN_MAX_METADATA_BYTES
+from evaluators.specs import Problem
 
 
 @dataclass(frozen=True)

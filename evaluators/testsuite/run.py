@@ -14,10 +14,10 @@ from itertools import count
 from pathlib import Path
 
 from evaluators.execution.executor import ExecConfig, ExecResult, run_parallel, run_sql
-from evaluators.loading.specs import Problem
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report, build_summary
+from evaluators.specs import Problem
 from evaluators.testsuite import rules
 from evaluators.testsuite.native import GoldQuery, Prediction, database_variants, pair, read_gold, read_predictions
 

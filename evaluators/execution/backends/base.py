@@ -354,6 +354,18 @@ def empty_frame():
     return pd.DataFrame()
 
 
+DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb"}
+
+
+def one_statement_problem(sql: str | None, engine: str) -> str | None:
+    from evaluators.sqltext import split_statements
+
+    if sql is None or not sql.strip():
+        return None  # the checks themselves call empty SQL a syntax error
+    count = len(split_statements(sql, DIALECTS.get(engine)))
+    return None if count == 1 else f"expected 1 statement, got {count}"
+
+
 def refuse_unless_one_query(request: Request, dialect: str, unparsed_ok: bool = False) -> None:
     """An untrusted request runs only if it is exactly one read-only query; QueryFailed before any connection."""
     if request.trusted:

@@ -36,7 +36,7 @@ class DuckDBBackend(Backend):
     def run(self, request: Request, notify) -> Outcome:
         duckdb = import_driver("duckdb", "duckdb", "duckdb")
         if not request.trusted:  # DuckDB runs every statement of a script; a prediction is one query
-            from evaluators.execution.inspect import one_statement_problem
+            from evaluators.execution.backends.base import one_statement_problem
 
             problem = one_statement_problem(request.sql, "duckdb")
             if problem:

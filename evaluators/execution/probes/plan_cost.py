@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluators.metrics.validity import DUCKDB_ENGINES, SQLITE_ENGINES, open_read_only
+from evaluators.execution.probes.validity import DUCKDB_ENGINES, SQLITE_ENGINES, open_read_only
 
 __all__ = [
     "PlanCost",
