@@ -16,6 +16,7 @@ from pathlib import Path
 
 from evaluators.errors import SpecError, UsageError
 from evaluators.metrics.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci
+from evaluators.reporting.execution_summary import execution_value
 from evaluators.terminal_safe import one_line
 
 
@@ -153,17 +154,6 @@ def _execution(baseline: dict, candidate: dict) -> dict:
         if times:
             out.setdefault("mean_seconds", {})[label] = sum(times) / len(times)
     return out
-
-
-def execution_value(key: str, value) -> str:
-    """A figure of the execution line as a reader wants it: rates in %, VES with two decimals, times in ms."""
-    if value is None:
-        return "n/a"
-    if key == "mean_seconds":
-        return f"{1000 * value:.1f} ms"
-    if key.startswith("ex_"):
-        return f"{value:.2%}"
-    return f"{value:.2f}"
 
 
 def comparison_text(data: dict) -> str:

@@ -219,3 +219,14 @@ def render_lines(m: dict | None) -> list[str]:
 
 def valid_at_k_text(rates: dict) -> str:
     return "  ".join(f"Valid@{k} {'n/a' if v is None else f'{v:.2%}'}" for k, v in rates.items())
+
+
+def execution_value(key: str, value) -> str:
+    """A figure of the execution line as a reader wants it: rates in %, VES with two decimals, times in ms."""
+    if value is None:
+        return "n/a"
+    if key == "mean_seconds":
+        return f"{1000 * value:.1f} ms"
+    if key.startswith("ex_"):
+        return f"{value:.2%}"
+    return f"{value:.2f}"

@@ -93,7 +93,7 @@ def _summary_sections(report) -> str:
     """What the terminal prints beside the scores: reasons, execution figures, attempts, false positives, gold
     errors, missing predictions and input problems."""
     from evaluators.reporting.execution_summary import render_lines
-    from evaluators.reporting.report import REASONS, attempt_lines, executed_line, lite_headline
+    from evaluators.reporting.report_lines import REASONS, attempt_lines, executed_line, lite_headline
 
     s = report.summary
     reasons = "".join(
@@ -209,7 +209,7 @@ def _flip_rows(data: dict) -> str:
 
 
 def _execution_table(data: dict) -> str:
-    from evaluators.reporting.compare import execution_value
+    from evaluators.reporting.execution_summary import execution_value
 
     if not data.get("execution"):
         return ""

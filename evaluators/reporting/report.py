@@ -10,49 +10,20 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 
-from evaluators.reporting.execution_summary import execution_metrics, render_lines, valid_at_k_text, validity_section
+from evaluators.reporting.execution_summary import execution_metrics, render_lines, validity_section
+from evaluators.reporting.report_lines import (  # noqa: F401 (REASONS and GOLD_ERROR_REASONS are read from here too)
+    GOLD_ERROR_REASONS,
+    REASONS,
+    attempt_lines,
+    count,
+    executed_line,
+    lite_headline,
+)
 from evaluators.terminal_safe import encodable, json_text, one_line
 
 REPORT_VERSION = 2  # 2: score intervals, graded scores, gold errors and provenance in the summary
-GOLD_ERROR_REASONS = ("invalid_gold", "unknown_func", "invalid_spec", "unreadable_gold")
 MIN_WIDTH, MAX_WIDTH = 60, 400  # a narrow or absurd terminal still gets readable lines
 ELLIPSIS = "..."
-REASONS = {
-    "match": "the answer passes",
-    "partial": "a reward between 0 and 1 (qa_f1)",
-    "value_mismatch": "same shape, different values",
-    "row_count_mismatch": "the tables have different numbers of rows",
-    "column_not_found": "a gold column has no matching predicted column",
-    "table_not_found": "a table the gold names is missing from the predicted DuckDB file",
-    "file_count_mismatch": "the answer lists a different number of files than the gold",
-    "mapping_search_exhausted": "strict: too many equal-looking columns to find a mapping within budget",
-    "no_number": "number_match found no number in the answer",
-    "missing_prediction": "no submission line, or its file does not exist",
-    "unreadable_prediction": "the predicted file cannot be read (encoding, format, size)",
-    "unreadable_gold": "a gold file cannot be read",
-    "invalid_answer": "answer_or_path has the wrong JSON type",
-    "unsafe_path": "the answer path leaves the instance folder",
-    "answer_type_mismatch": "the answer type does not fit any of the gold's specs",
-    "unknown_func": "a gold spec names a func that does not exist",
-    "invalid_spec": "a gold spec has unknown or ill-typed parameters",
-    "invalid_gold": "the gold line itself is broken",
-    "needs_execution": "SQL must run to grade this (a .sql answer or a temporal gold)",
-    "internal_error": "a bug in the harness while grading this instance (the run goes on)",
-    "exec_error": "the SQL failed on its engine (the engine's message is the detail)",
-    "timeout": "the SQL ran past the timeout and was stopped",
-    "test_failed": "LiveSQLBench/BIRD-CRITIC: a test case failed (which one and its message are the detail)",
-    "issue_sql_passed": "BIRD-CRITIC: the gold's issue_sql passes its own tests, so every answer fails (official)",
-    "cost_limit": "BigQuery: the query would process more bytes than --max-bytes-billed allows",
-    "credentials_missing": "no credentials for the BigQuery/Snowflake backend this instance needs",
-    "network_error": "a server the backend needs (a token endpoint, the warehouse) could not be reached",
-    "missing_extra": "the driver for this instance's backend is not installed (pip install '.[extra]')",
-    "no_database": "no database to run the SQL on (unknown backend, or no file under --db-dir)",
-    "result_too_large": "the query returned more rows, or more bytes of rows, than the run allows "
-    "(--max-result-rows, half of --memory-limit-mb)",
-    "memory_limit": "the query's worker passed its memory cap (--memory-limit-mb) and the query was stopped",
-    "disk_limit": "the query wrote more into its private database copy than the run allows",
-    "unhashable_result": "BIRD EX: a result holds json or arrays, which the official set() cannot hold: 0",
-}
 
 
 @dataclass(frozen=True)
@@ -263,7 +234,7 @@ def build_summary(
         problems=tuple(problems),
         breakdowns=_breakdowns(instances),
         likely_false_positives=tuple(i.instance_id for i in instances if i.score >= 1 > i.strict_score),
-        reasons=dict(sorted(_count(i.reason for i in instances).items())),
+        reasons=dict(sorted(count(i.reason for i in instances).items())),
         attempts=attempt_summary(instances),
         bytes_processed=sum(
             (i.execution.get("bytes_processed") or 0) + (i.execution.get("gold_bytes_processed") or 0)
@@ -317,13 +288,6 @@ def _attempt_groups(instances: list[InstanceReport]) -> dict:
         if len(set(labels.values())) <= 50:
             groups[key] = labels
     return groups
-
-
-def _count(values) -> dict:
-    counts: dict = defaultdict(int)
-    for v in values:
-        counts[v] += 1
-    return dict(counts)
 
 
 def _breakdowns(instances: list[InstanceReport]) -> dict:
@@ -438,32 +402,6 @@ def render_text(report: Report, width: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def executed_line(report: Report) -> str:
-    """How many instances ran queries, where their gold came from, and BigQuery's bytes; "" when none ran."""
-    ran = [i for i in report.instances if i.execution.get("backend")]
-    if not ran:
-        return ""
-    sources = _count(i.execution.get("gold_source") for i in ran if i.execution.get("gold_source"))
-    return (
-        f"Queries executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
-        f"{report.summary.bytes_processed:,} bytes processed"
-    )
-
-
-def lite_headline(report: Report) -> list[str]:
-    """The Spider2-lite/snow scorer's own two lines: over the instances it graded, and over every gold instance."""
-    s = report.summary
-    correct = sum(i.score for i in report.instances)
-    graded = s.graded or 1
-    total = s.gold_instances or 1
-    return [
-        "",
-        "  As Spider2-lite's evaluate.py prints it:",
-        f"    Final score: {correct / graded:.4f}, Correct examples: {correct:g}, Total examples: {s.graded}",
-        f"    Real score: {correct / total:.4f}, Correct examples: {correct:g}, Total examples: {s.gold_instances}",
-    ]
-
-
 def _one_line(text: str) -> str:
     """A detail on one line: its whitespace runs become one space, its other control characters are shown escaped."""
     return one_line(" ".join(str(text).split()))
@@ -472,23 +410,6 @@ def _one_line(text: str) -> str:
 def _pip_hint(detail: str) -> str | None:
     start = detail.find("pip install")
     return detail[start:].rstrip(")") if start >= 0 else None
-
-
-def attempt_lines(attempts: dict) -> list[str]:
-    lines = ["  Attempts (first try through last refinement):"]
-    for label, section in attempts.items():
-        if label == "validity":
-            lines.append(f"    valid   {valid_at_k_text(section['overall']['valid_at_k'])}")
-            continue
-        m = section["overall"]
-        passk = ", ".join(f"pass@{k} {v:.2%}" for k, v in m["pass_at_k"].items())
-        recovery = "n/a" if m["recovery_rate"] is None else f"{m['recovery_rate']:.2%}"
-        lines.append(
-            f"    {label:<7} Pass@1 {m['pass_at_1']:.2%}  Pass@final {m['pass_at_final']:.2%}  "
-            f"gain {m['refinement_gain']:+.2%}  recovery {recovery}  regressions {m['n_regressions']}"
-            + (f"  ({passk})" if passk else "")
-        )
-    return lines
 
 
 def _short(ids, limit=10) -> str:
