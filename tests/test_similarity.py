@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from evaluators.metrics.similarity import bleu, jaro_winkler, rouge_l
 from evaluators.rewards import jaccard, llmetric_q, query_similarity, sql_tokens
-from evaluators.rewards.similarity import bleu, jaro_winkler, rouge_l
 
 for _lib in ("sacrebleu", "rouge_score", "rapidfuzz"):
     pytest.importorskip(_lib)

@@ -208,7 +208,7 @@ def add_llmetric_q(ctx: SqlContext, strict_verdict: Verdict) -> None:
         ctx.info.update(llmetric_q=None, llmetric_q_note="not computed: the attempt's validity was not checked")
         return
     try:
-        from evaluators.rewards.similarity import llmetric_q
+        from evaluators.metrics.similarity import llmetric_q
 
         ctx.info["llmetric_q"] = llmetric_q(
             strict_verdict.passed,

@@ -126,7 +126,7 @@ def _add_similarity(pred_sql: str, ctx: SqlContext, gold_sql: str | None = None)
     if gold_sql is None and not gold_path.is_file():
         return
     try:
-        from evaluators.rewards import query_similarity
+        from evaluators.metrics.similarity import query_similarity
 
         gold_text = gold_sql if gold_sql is not None else gold_path.read_text(encoding="utf-8-sig")
         ctx.info["similarity"] = query_similarity(pred_sql, unwrap_fences(gold_text))
