@@ -251,7 +251,9 @@ def _grade_sql_answer(line, specs, path: Path, job, ctx: SqlContext) -> dict:
         return execution_match.grade(sql_specs[-1], path, job, ctx)
     table_specs = [(s, p) for s, p in specs if registry.gold_tables(s.func) == "csv"]
     if table_specs:
-        return _grade_table(table_specs, execution_match.run_for_table(path, table_specs[-1], ctx).csv_path, job, ctx)
+        return _grade_table(
+            table_specs, execution_match.run_for_table(path, table_specs[-1], job, ctx).csv_path, job, ctx
+        )
     result = run_answer_sql(path, ctx)
     answer_specs = [(s, p) for s, p in specs if registry.is_answer_func(s.func)]
     cell = "" if result.first_cell is None else str(result.first_cell)
