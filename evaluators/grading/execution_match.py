@@ -19,11 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from evaluators.errors import InstanceError
-from evaluators.grading.sql_answers import SqlContext, read_gold_sql_text, run_answer_sql, temporal_params
-from evaluators.loading import checks
+from evaluators.grading.sql_context import SqlContext
 from evaluators.matching.semantics import PRESETS, STRICT_TOL
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.verdicts import Verdict
@@ -50,9 +48,9 @@ class TimingJob:
 def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
     """Verdicts of one execution_match spec for the .sql answer at `path`."""
     target = with_database(ctx.gold, params.get("db"))
-    gold_sql = read_gold_sql(ctx, params.get("gold_query") or params.get("gold_sql") or "gold.sql")
+    gold_sql = ctx.read_gold_sql(params.get("gold_query") or params.get("gold_sql") or "gold.sql")
     try:
-        pred = run_answer_sql(path, ctx, collect="rows", gold=target, gold_sql=gold_sql)
+        pred = ctx.run_answer(path, collect="rows", gold=target, gold_sql=gold_sql)
     except InstanceError as exc:
         if ctx.pred_sql is not None and exc.reason in PREDICTION_FAILURES:
             _note_failed_answer(ctx)
@@ -101,10 +99,6 @@ def _graph_verdicts(ctx: SqlContext, pred_rows: list, gold_rows: list, gold_quer
 def with_database(gold: GoldInstance, db: str | None) -> GoldInstance:
     """The gold instance run on the spec's database (the executor's --db still wins over both)."""
     return gold if not db else replace(gold, metadata={**gold.metadata, "db": db})
-
-
-def read_gold_sql(ctx: SqlContext, name: str) -> str:
-    return checks.read_sql_file(ctx.gold_root / ctx.gold.instance_id / name, ctx.max_file_bytes, "unreadable_gold")
 
 
 def _executor(ctx: SqlContext):
@@ -220,61 +214,6 @@ def add_llmetric_q(ctx: SqlContext, strict_verdict: Verdict) -> None:
         )
     except (ImportError, ValueError) as exc:
         ctx.info.update(llmetric_q=None, llmetric_q_note=f"not computed: {exc}")
-
-
-def run_for_table(path: Path, table_spec: tuple, job, ctx: SqlContext):
-    """run_answer_sql for a table spec; when a gold.sql lies beside the gold, LLMetric-Q's rows are kept:
-    the result CSV's and the spec's gold file's, both read as CSV by the job's table readers (no gold query
-    runs for them; the table spec then finds both frames already read)."""
-    gold_sql = read_gold_sql_text(ctx)
-    try:
-        result = run_answer_sql(path, ctx)
-    except InstanceError as exc:
-        if gold_sql is not None and ctx.pred_sql is not None and exc.reason in PREDICTION_FAILURES:
-            _keep_table_rows(ctx, lambda: [], table_spec, job, gold_sql)
-        raise
-    if gold_sql is not None:
-        _keep_table_rows(ctx, lambda: csv_rows(job.pred_reader, result.csv_path), table_spec, job, gold_sql)
-    return result
-
-
-def _keep_table_rows(ctx: SqlContext, pred_rows, table_spec: tuple[Any, dict], job, gold_sql: str) -> None:
-    try:
-        keep_llmetric_inputs(ctx, pred_rows(), table_gold_rows(*table_spec, job, ctx), gold_sql)
-    except (InstanceError, ValueError, OSError):
-        pass  # an unreadable gold is the table spec's verdict to report; LLMetric-Q is left out
-
-
-def table_gold_rows(spec, params: dict, job, ctx: SqlContext) -> list:
-    """The rows of a table spec's (first) gold file, or of its live result when the spec is temporal."""
-    params = temporal_params(spec, params, ctx)
-    golds = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
-    return csv_rows(job.gold_reader, ctx.gold_root / ctx.gold.instance_id / golds[0])
-
-
-def csv_rows(reader, path: Path) -> list[tuple]:
-    """A CSV's rows as Python values, as pandas reads them by default (`tables/read.py`, the one CSV reader);
-    missing cells are None, and a file with no columns at all has no rows."""
-    import pandas as pd
-
-    try:
-        frame = reader.csv(Path(path), low_memory=True)
-    except InstanceError:
-        if _blank(Path(path)):
-            return []
-        raise
-    return [
-        tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row)
-        for row in frame.itertuples(index=False, name=None)
-    ]
-
-
-def _blank(path: Path) -> bool:
-    """Nothing but white space: a result of no columns (pandas' EmptyDataError), not an unreadable file."""
-    try:
-        return path.stat().st_size <= 65536 and not path.read_bytes().strip()
-    except OSError:
-        return False
 
 
 # ------------------------------------------------------------------ VES
