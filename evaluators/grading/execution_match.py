@@ -201,18 +201,22 @@ def add_llmetric_q(ctx: SqlContext, strict_verdict: Verdict) -> None:
     if validity.get("valid") is None:
         ctx.info.update(llmetric_q=None, llmetric_q_note="not computed: the attempt's validity was not checked")
         return
+    similarity = ctx.info.get("similarity") or {}
+    if "rouge_l" not in similarity:  # its text part is the similarity's, computed in the worker
+        note = similarity.get("error", "no query similarity")
+        ctx.info.update(llmetric_q=None, llmetric_q_note=f"not computed: {note}")
+        return
     try:
-        from evaluators.metrics.similarity import llmetric_q
+        from evaluators.metrics.similarity import llmetric_q_of
 
-        ctx.info["llmetric_q"] = llmetric_q(
+        ctx.info["llmetric_q"] = llmetric_q_of(
             strict_verdict.passed,
             validity["valid"],
             [_frozen(r) for r in inputs["pred_rows"]],
             [_frozen(r) for r in inputs["gold_rows"]],
-            ctx.pred_sql,
-            inputs["gold_sql"],
+            similarity,
         )
-    except (ImportError, ValueError) as exc:
+    except ValueError as exc:
         ctx.info.update(llmetric_q=None, llmetric_q_note=f"not computed: {exc}")
 
 

@@ -137,18 +137,16 @@ class SqlContext:
 
     def _add_similarity(self, pred_sql: str, gold_sql: str | None = None) -> None:
         """BLEU, ROUGE-L, Jaro-Winkler and token Jaccard against the gold query (gold.sql unless given):
-        supporting figures, never the score."""
+        supporting figures, never the score; computed in a worker, under the run's limits."""
+        from evaluators.execution.similarity_worker import query_similarity
+
         gold_path = self.folder / "gold.sql"
         if gold_sql is None and not gold_path.is_file():
             return
         try:
-            from evaluators.metrics.similarity import query_similarity
-
             gold_text = gold_sql if gold_sql is not None else gold_path.read_text(encoding="utf-8-sig")
-            self.info["similarity"] = query_similarity(pred_sql, unwrap_fences(gold_text))
-        except ImportError as exc:
-            self.info["similarity"] = {
-                "error": str(exc) if "pip install" in str(exc) else f"{exc} (pip install '.[rewards]')"
-            }
         except (OSError, UnicodeDecodeError) as exc:
             self.info["similarity"] = {"error": f"gold.sql unreadable: {exc}"}
+            return
+        settings = self.needs_executor("query similarity").config.settings()
+        self.info["similarity"] = query_similarity(settings, pred_sql, unwrap_fences(gold_text))

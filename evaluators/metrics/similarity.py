@@ -203,10 +203,20 @@ def llmetric_q(
     gold_sql: str,
 ) -> float:
     """0.3·Pass@1 + 0.4·Valid + 0.2·Jaccard(rows) + 0.1·(JW + ROUGE-L)/2."""
-    w = LLMETRIC_TENTHS
     output = jaccard(_row_set(pred_rows, "pred_rows"), _row_set(gold_rows, "gold_rows"))
     pred, gold = token_pair(pred_sql, gold_sql)
-    text = (_jaro_winkler(pred, gold) + _rouge_l(pred, gold)) / 2
+    return _llmetric(pass1, valid, output, _jaro_winkler(pred, gold), _rouge_l(pred, gold))
+
+
+def llmetric_q_of(pass1: bool, valid: bool, pred_rows: Iterable, gold_rows: Iterable, similarity: dict) -> float:
+    """`llmetric_q` with the text figures already computed: `query_similarity`'s of the same two queries."""
+    output = jaccard(_row_set(pred_rows, "pred_rows"), _row_set(gold_rows, "gold_rows"))
+    return _llmetric(pass1, valid, output, similarity["jaro_winkler"], similarity["rouge_l"])
+
+
+def _llmetric(pass1: bool, valid: bool, output: float, jaro_winkler_score: float, rouge_l_score: float) -> float:
+    w = LLMETRIC_TENTHS
+    text = (jaro_winkler_score + rouge_l_score) / 2
     score = (
         w["pass1"] * _as_flag(pass1, "pass1")
         + w["valid"] * _as_flag(valid, "valid")
