@@ -72,7 +72,7 @@ def _predictions_case(folder: Path, escaped: bool):
 
 
 def _similarity(n: int):
-    from evaluators.rewards.similarity import query_similarity
+    from evaluators.metrics.similarity import query_similarity
 
     gold = "SELECT " + ", ".join(f"c{i}" for i in range(70)) + " FROM t WHERE a = 1 ORDER BY c1"
     pred = "SELECT " + ", ".join(f"x{i}" for i in range(n // 2)) + " FROM t"

@@ -17,7 +17,7 @@ from evaluators.errors import Location
 from evaluators.execution.executor import ExecConfig, Executor
 from evaluators.execution.row_files import decode, encode, read_rows, rows_path, write_rows
 from evaluators.grading.instance import Options
-from evaluators.rewards.similarity import jaro_winkler, rouge_l
+from evaluators.metrics.similarity import jaro_winkler, rouge_l
 from evaluators.specs import GoldInstance
 
 SPEC = {"func": "execution_match", "parameters": {"gold_sql": "gold.sql"}}

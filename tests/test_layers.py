@@ -134,8 +134,6 @@ KNOWN_UP_ARROWS = {
         ("evaluators.tables.read", f"evaluators.matching.strict.{cells}"): "issue S moves the typed cells under tables/"
         for cells in ("cells", "engine_cells", "text_cells")
     },
-    ("evaluators.grading.execution_match", "evaluators.rewards.similarity"): "issue A item 4: LLMetric-Q to metrics/",
-    ("evaluators.grading.sql_answers", "evaluators.rewards"): "issue A item 4: query similarity to metrics/",
 }
 
 

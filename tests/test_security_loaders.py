@@ -476,7 +476,7 @@ def test_a_huge_answer_against_a_short_gold_is_scored_on_a_bounded_prefix(monkey
     pytest.importorskip("sacrebleu")
     pytest.importorskip("rapidfuzz")
     from evaluators import sqltext
-    from evaluators.rewards import similarity
+    from evaluators.metrics import similarity
 
     gold = "SELECT " + ", ".join(f"c{i}" for i in range(70)) + " FROM t WHERE a = 1 ORDER BY c1"
     pred = "SELECT " + ", ".join(f"'{i}' || x{i}" for i in range(60_000)) + " FROM t"  # ~1.1 MB

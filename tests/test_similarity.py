@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from evaluators.metrics.similarity import bleu, jaro_winkler, rouge_l
 from evaluators.rewards import jaccard, llmetric_q, query_similarity, sql_tokens
-from evaluators.rewards.similarity import bleu, jaro_winkler, rouge_l
 
 for _lib in ("sacrebleu", "rouge_score", "rapidfuzz"):
     pytest.importorskip(_lib)
@@ -150,3 +150,17 @@ def test_missing_library_gives_install_hint(monkeypatch, module, func):
     monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(ImportError, match=r"pip install '\.\[rewards\]'"):
         func("select 1", "select 2")
+
+
+def test_grading_computes_similarity_in_a_worker_with_the_same_figures():
+    """A graded SQL answer's similarity runs in a worker (under the run's limits), to the same figures, and
+    LLMetric-Q from them is LLMetric-Q."""
+    from evaluators.execution.executor import scratch_config
+    from evaluators.execution.similarity_worker import query_similarity as in_worker
+    from evaluators.metrics.similarity import llmetric_q_of
+
+    pred, gold = "SELECT a, b FROM t WHERE x > 1", "SELECT a FROM t ORDER BY a"
+    figures = in_worker(scratch_config().settings(), pred, gold)
+    assert figures == query_similarity(pred, gold)
+    rows = ([(1,), (2,)], [(1,)])
+    assert llmetric_q_of(True, True, *rows, figures) == llmetric_q(True, True, *rows, pred, gold)

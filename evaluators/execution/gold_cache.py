@@ -1,4 +1,4 @@
-"""The on-disk cache of temporal gold results, and the CSV helpers that go with it.
+"""The on-disk cache of temporal gold results, and the helpers that go with it (its drift check, its first cell).
 
 A gold result is keyed by backend, database and the SHA-256 of the gold SQL:
 
@@ -83,8 +83,9 @@ def _write_atomic(path: Path, text: str) -> None:
     write_text(path, text)
 
 
-def read_csv_frame(path: Path):
-    """A CSV as pandas reads it by default; a file with no columns at all is an empty frame."""
+def _cached_frame(path: Path):
+    """A result CSV this cache wrote, as pandas reads it by default; one of no columns is an empty frame.
+    Only the cache's own drift check and first cell: grading reads every CSV with `tables/read.py`."""
     import pandas as pd
 
     try:
@@ -95,9 +96,9 @@ def read_csv_frame(path: Path):
 
 def compare_csv(left: Path, right: Path) -> bool:
     """Plain frame equality after reading both as CSV (the drift check of a live gold)."""
-    return bool(read_csv_frame(left).equals(read_csv_frame(right)))
+    return bool(_cached_frame(left).equals(_cached_frame(right)))
 
 
 def first_cell_of(path: Path):
-    frame = read_csv_frame(path)
+    frame = _cached_frame(path)
     return json_safe(frame.iat[0, 0]) if frame.shape[0] and frame.shape[1] else None

@@ -96,6 +96,12 @@ ACTIONS = {
     "inspect": ("evaluators.execution.inspect", "inspect", lambda f, r, m, send: f(r, m.get("plan_queries"), send)),
     "kg_valid": (f"{_BACKENDS}.cypher_backend", "kg_validity", lambda f, r, m, send: f(r, send)),
     "read_tables": (f"{_BACKENDS}.duckdb_backend", "read_tables", lambda f, r, m, send: f(r, m.get("tables"), send)),
+    # Query similarity of an untrusted prediction: under the request's timeout and memory cap like a query.
+    "similarity": (
+        "evaluators.metrics.similarity",
+        "query_similarity",
+        lambda f, r, m, send: {"similarity": f(m["pred_sql"], m["gold_sql"])},
+    ),
     # LiveSQLBench / BIRD-CRITIC: one instance on private databases, its trusted test cases run here too
     "livesql": ("evaluators.livesql.sandbox", "grade", lambda f, r, m, send: f(r, m, send)),
 }

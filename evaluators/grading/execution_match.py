@@ -19,11 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from evaluators.errors import InstanceError
-from evaluators.grading.sql_answers import SqlContext, read_gold_sql_text, run_answer_sql, temporal_params
-from evaluators.loading import checks
+from evaluators.grading.sql_context import SqlContext
 from evaluators.matching.semantics import PRESETS, STRICT_TOL
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.verdicts import Verdict
@@ -50,9 +48,9 @@ class TimingJob:
 def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
     """Verdicts of one execution_match spec for the .sql answer at `path`."""
     target = with_database(ctx.gold, params.get("db"))
-    gold_sql = read_gold_sql(ctx, params.get("gold_query") or params.get("gold_sql") or "gold.sql")
+    gold_sql = ctx.read_gold_sql(params.get("gold_query") or params.get("gold_sql") or "gold.sql")
     try:
-        pred = run_answer_sql(path, ctx, collect="rows", gold=target, gold_sql=gold_sql)
+        pred = ctx.run_answer(path, collect="rows", gold=target, gold_sql=gold_sql)
     except InstanceError as exc:
         if ctx.pred_sql is not None and exc.reason in PREDICTION_FAILURES:
             _note_failed_answer(ctx)
@@ -101,10 +99,6 @@ def _graph_verdicts(ctx: SqlContext, pred_rows: list, gold_rows: list, gold_quer
 def with_database(gold: GoldInstance, db: str | None) -> GoldInstance:
     """The gold instance run on the spec's database (the executor's --db still wins over both)."""
     return gold if not db else replace(gold, metadata={**gold.metadata, "db": db})
-
-
-def read_gold_sql(ctx: SqlContext, name: str) -> str:
-    return checks.read_sql_file(ctx.gold_root / ctx.gold.instance_id / name, ctx.max_file_bytes, "unreadable_gold")
 
 
 def _executor(ctx: SqlContext):
@@ -207,61 +201,23 @@ def add_llmetric_q(ctx: SqlContext, strict_verdict: Verdict) -> None:
     if validity.get("valid") is None:
         ctx.info.update(llmetric_q=None, llmetric_q_note="not computed: the attempt's validity was not checked")
         return
+    similarity = ctx.info.get("similarity") or {}
+    if "rouge_l" not in similarity:  # its text part is the similarity's, computed in the worker
+        note = similarity.get("error", "no query similarity")
+        ctx.info.update(llmetric_q=None, llmetric_q_note=f"not computed: {note}")
+        return
     try:
-        from evaluators.rewards.similarity import llmetric_q
+        from evaluators.metrics.similarity import llmetric_q_of
 
-        ctx.info["llmetric_q"] = llmetric_q(
+        ctx.info["llmetric_q"] = llmetric_q_of(
             strict_verdict.passed,
             validity["valid"],
             [_frozen(r) for r in inputs["pred_rows"]],
             [_frozen(r) for r in inputs["gold_rows"]],
-            ctx.pred_sql,
-            inputs["gold_sql"],
+            similarity,
         )
-    except (ImportError, ValueError) as exc:
+    except ValueError as exc:
         ctx.info.update(llmetric_q=None, llmetric_q_note=f"not computed: {exc}")
-
-
-def run_for_table(path: Path, table_spec: tuple, ctx: SqlContext):
-    """run_answer_sql for a table spec; when a gold.sql lies beside the gold, LLMetric-Q's rows are kept:
-    the result CSV's and the spec's gold file's, both read as CSV (no gold query runs for them)."""
-    gold_sql = read_gold_sql_text(ctx)
-    try:
-        result = run_answer_sql(path, ctx)
-    except InstanceError as exc:
-        if gold_sql is not None and ctx.pred_sql is not None and exc.reason in PREDICTION_FAILURES:
-            _keep_table_rows(ctx, lambda: [], table_spec, gold_sql)
-        raise
-    if gold_sql is not None:
-        _keep_table_rows(ctx, lambda: csv_rows(result.csv_path), table_spec, gold_sql)
-    return result
-
-
-def _keep_table_rows(ctx: SqlContext, pred_rows, table_spec: tuple[Any, dict], gold_sql: str) -> None:
-    try:
-        keep_llmetric_inputs(ctx, pred_rows(), table_gold_rows(*table_spec, ctx), gold_sql)
-    except (InstanceError, ValueError, OSError):
-        pass  # an unreadable gold is the table spec's verdict to report; LLMetric-Q is left out
-
-
-def table_gold_rows(spec, params: dict, ctx: SqlContext) -> list:
-    """The rows of a table spec's (first) gold file, or of its live result when the spec is temporal."""
-    params = temporal_params(spec, params, ctx)
-    golds = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
-    return csv_rows(ctx.gold_root / ctx.gold.instance_id / golds[0])
-
-
-def csv_rows(path: Path) -> list[tuple]:
-    """A CSV's rows as Python values, as pandas reads them by default; missing cells are None."""
-    import pandas as pd
-
-    from evaluators.execution.gold_cache import read_csv_frame
-
-    frame = read_csv_frame(Path(path))
-    return [
-        tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row)
-        for row in frame.itertuples(index=False, name=None)
-    ]
 
 
 # ------------------------------------------------------------------ VES

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from evaluators.errors import InstanceError, MissingExtra
 from evaluators.grading import execution_match
-from evaluators.grading.sql_answers import SqlContext, run_answer_sql, temporal_params, unreadable_sql_is_invalid
+from evaluators.grading.sql_answers import run_sql_answer
+from evaluators.grading.sql_context import SqlContext
 from evaluators.loading import checks
 from evaluators.loading.paths import answer_path
 from evaluators.loading.specs import MAX_JSON_DEPTH, too_deep
@@ -174,7 +175,7 @@ def _grade_answer(line: SubmissionLine, specs: list, ctx: SqlContext) -> dict:
     checks.answer_shape(line)
     best: dict = {}
     for spec, params in usable:
-        params = temporal_params(spec, params, ctx)
+        params = ctx.temporal_params(spec, params)
         for name, verdict in _answer_verdicts(spec.func, line, params).items():
             if name not in best or verdict.score > best[name].score:
                 best[name] = verdict
@@ -211,7 +212,7 @@ def _duckdb_loader(options: Options):
 def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Options) -> dict:
     flat = options.layout == "flat"
     job = table_match.TableJob(
-        ctx.gold_root / ctx.gold.instance_id,
+        ctx.folder,
         ALL_PRESETS,
         TableReader("unreadable_prediction", options.max_file_bytes, _duckdb_loader(options)),
     )
@@ -220,10 +221,9 @@ def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Option
     sql = isinstance(line.answer, str) and line.answer.lower().endswith(checks.QUERY_SUFFIXES)
     usable = checks.fitting_specs(line.answer_type, specs, sql=sql)
     if sql:
-        with unreadable_sql_is_invalid(ctx):
-            return _grade_sql_answer(
-                line, usable, answer_path(result_dir, line.instance_id, line.answer, flat), job, ctx
-            )
+        with ctx.unreadable_sql_is_invalid():  # an unsafe or missing path too
+            path = answer_path(result_dir, line.instance_id, line.answer, flat)
+        return _grade_sql_answer(line, usable, path, job, ctx)
     return _grade_table(usable, answer_path(result_dir, line.instance_id, line.answer, flat), job, ctx)
 
 
@@ -232,7 +232,7 @@ def _grade_table(usable, path: Path, job, ctx: SqlContext) -> dict:
     for spec, params in usable:
         if registry.gold_tables(spec.func) == "csvs":
             continue  # one gold table per answer file: a single file is not its answer
-        params = temporal_params(spec, params, ctx)
+        params = ctx.temporal_params(spec, params)
         runs.append(registry.grader(spec.func)(job, path, params))
     if not runs:
         raise InstanceError("answer_type_mismatch", "a single file answer needs a table_match or duckdb_match spec")
@@ -244,18 +244,14 @@ def _grade_table(usable, path: Path, job, ctx: SqlContext) -> dict:
 
 
 def _grade_sql_answer(line, specs, path: Path, job, ctx: SqlContext) -> dict:
-    """Run the SQL, then grade it with execution_match (beside the gold query), its table with table specs,
-    or its first cell with string/number specs."""
-    sql_specs = [p for s, p in specs if registry.is_sql_func(s.func)]
-    if sql_specs:
-        return execution_match.grade(sql_specs[-1], path, job, ctx)
-    table_specs = [(s, p) for s, p in specs if registry.gold_tables(s.func) == "csv"]
-    if table_specs:
-        return _grade_table(table_specs, execution_match.run_for_table(path, table_specs[-1], ctx).csv_path, job, ctx)
-    result = run_answer_sql(path, ctx)
-    answer_specs = [(s, p) for s, p in specs if registry.is_answer_func(s.func)]
-    cell = "" if result.first_cell is None else str(result.first_cell)
-    return _grade_answer(replace(line, answer_type="answer", answer=cell), answer_specs, ctx)
+    """The SQL runs once down `sql_answers`; its table or first cell comes back to be graded here like any
+    table or text answer."""
+    outcome = run_sql_answer(specs, path, job, ctx)
+    if outcome.verdicts is not None:
+        return outcome.verdicts
+    if outcome.table is not None:
+        return _grade_table(list(outcome.specs), outcome.table, job, ctx)
+    return _grade_answer(replace(line, answer_type="answer", answer=outcome.cell), list(outcome.specs), ctx)
 
 
 def _grade_file_list(line, usable, result_dir: Path, job, flat: bool, ctx: SqlContext) -> dict:

@@ -1,138 +1,99 @@
-"""The parts of grading that run SQL: `.sql` answers and temporal gold specs.
+"""A `.sql` (or `.cypher`) answer, run once by the spec that grades it.
 
-Both go through `execution.Executor`; without one (the Python API's default) they are
-reported as `needs_execution`, never scored silently.  What ran, where the gold came
-from and how many bytes it cost are collected in `info` for the report.
+`grading/instance.py` hands down the instance's `SqlContext` (`sql_context.py`); this module picks the
+spec, runs the answer through the context, and hands back either execution_match's verdicts or what the
+instance still grades itself: the result table (table specs) or its first cell (string/number specs).
+The walk goes one way: instance -> sql_answers -> execution_match -> the context's executor.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the execution layer loads only when SQL runs
-    from evaluators.execution.executor import Executor
-
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from evaluators.errors import InstanceError
-from evaluators.loading import checks
+from evaluators.grading import execution_match
+from evaluators.grading.sql_context import SqlContext
 from evaluators.matching import registry
-from evaluators.specs import GoldInstance
-from evaluators.sqltext import unwrap_fences
 
 
-@dataclass
-class SqlContext:
-    gold: GoldInstance
-    gold_root: Path  # the gold folder (holding <instance_id>/gold.sql)
-    executor: Executor | None
-    max_file_bytes: int
-    info: dict = field(default_factory=dict)
-    # Kept for the instance's last steps, never reported as such:
-    pred_sql: str | None = None  # the predicted SQL once read, fences removed
-    llmetric_inputs: dict | None = None  # rows and gold SQL for LLMetric-Q (execution_match.add_llmetric_q)
-    timing: object | None = None  # execution_match.TimingJob: what VES times, for an execution_match answer
+@dataclass(frozen=True)
+class SqlOutcome:
+    """What running a `.sql` answer left to grade: verdicts already, or a table or a first cell."""
+
+    verdicts: dict | None = None  # execution_match's, final
+    table: Path | None = None  # the result CSV, for `specs` (table specs)
+    cell: str | None = None  # the first cell as text, for `specs` (string/number specs)
+    specs: tuple = ()
 
 
-def temporal_params(spec, params: dict, ctx: SqlContext) -> dict:
-    """The spec's parameters with the gold replaced by what gold.sql returns now (or its cache)."""
-    if not spec.temporal:
-        return params
-    becomes = registry.lookup(spec.func).temporal
-    if becomes is None:
-        raise InstanceError(
-            "invalid_spec", f"a temporal spec needs {', '.join(registry.TEMPORAL_FUNCS)}, not {spec.func}"
-        )
-    if ctx.executor is None:
-        raise InstanceError("needs_execution", f"{spec.func} spec is temporal: its gold comes from running gold.sql")
-    stored = params.get("gold") if becomes == "table" else None
-    result = ctx.executor.temporal_gold(ctx.gold, ctx.gold_root, stored)
-    if not result.ok:
-        raise result.instance_error()
-    ctx.info.update(
-        backend=result.backend,
-        gold_source=result.source,
-        gold_cached_at=result.cached_at,
-        gold_drifted=result.drifted,
-        gold_bytes_processed=result.bytes_processed,
-    )
-    if becomes == "table":
-        cols = params.get("condition_cols")
-        if isinstance(params.get("gold"), list) and isinstance(cols, list) and cols and isinstance(cols[0], list):
-            cols = cols[0]  # the live result stands for the first stored variant
-        return {**params, "gold": str(result.csv_path), "condition_cols": cols}
-    if result.first_cell is None:
-        raise InstanceError("unreadable_gold", "gold.sql returned no rows: no first cell to compare with")
-    value = result.first_cell
-    return {**params, "gold": [str(value)] if becomes == "text" or isinstance(value, str) else [value]}
+def run_sql_answer(specs: list, path: Path, job, ctx: SqlContext) -> SqlOutcome:
+    """Run the SQL once: beside the gold query (execution_match), for its table (table specs), or for its
+    first cell (string/number specs)."""
+    with ctx.unreadable_sql_is_invalid():
+        sql_specs = [p for s, p in specs if registry.is_sql_func(s.func)]
+        if sql_specs:
+            return SqlOutcome(verdicts=execution_match.grade(sql_specs[-1], path, job, ctx))
+        table_specs = [(s, p) for s, p in specs if registry.gold_tables(s.func) == "csv"]
+        if table_specs:
+            result = run_for_table(path, table_specs[-1], job, ctx)
+            return SqlOutcome(table=result.csv_path, specs=tuple(table_specs))
+        result = ctx.run_answer(path)
+        answer_specs = tuple((s, p) for s, p in specs if registry.is_answer_func(s.func))
+        return SqlOutcome(cell="" if result.first_cell is None else str(result.first_cell), specs=answer_specs)
 
 
-def run_answer_sql(
-    path: Path, ctx: SqlContext, collect: str = "csv", gold: GoldInstance | None = None, gold_sql: str | None = None
-):
-    """Run a predicted `.sql` file; returns the ExecResult (its CSV lives in the output folder).
-
-    First its validity is checked on the instance's local database (explain.py), and with the gold
-    query given, both plan costs are read.  `gold` stands in for ctx.gold when a spec names another
-    database; `collect` is passed to the executor (execution.run_sql)."""
-    from evaluators.execution.explain import inspect_sql
-
-    sql = checks.read_sql_file(path, ctx.max_file_bytes)
-    if ctx.executor is None:
-        raise InstanceError("needs_execution", f"{path.name} is SQL: grading it needs a SQL backend")
-    target = gold or ctx.gold
-    ctx.pred_sql = unwrap_fences(sql)
-    plans = {"pred": ctx.pred_sql, "gold": unwrap_fences(gold_sql)} if gold_sql else None
-    ctx.info.update(inspect_sql(ctx.executor, target, ctx.pred_sql, plans))
-    result = ctx.executor.run_prediction(target, sql, collect)
-    ctx.info.update(
-        backend=result.backend,
-        bytes_processed=result.bytes_processed,
-        seconds=result.seconds,
-        prediction_csv=str(result.csv_path) if result.csv_path else None,
-    )
-    _add_similarity(ctx.pred_sql, ctx, gold_sql)
-    if not result.ok:
-        raise result.instance_error()
+def run_for_table(path: Path, table_spec: tuple, job, ctx: SqlContext):
+    """Run the answer for a table spec; when a gold.sql lies beside the gold, LLMetric-Q's rows are kept:
+    the result CSV's and the spec's gold file's, both read as CSV by the job's table readers (no gold query
+    runs for them; the table spec then finds both frames already read)."""
+    gold_sql = ctx.gold_sql_text()
+    try:
+        result = ctx.run_answer(path)
+    except InstanceError as exc:
+        if gold_sql is not None and ctx.pred_sql is not None and exc.reason in execution_match.PREDICTION_FAILURES:
+            _keep_table_rows(ctx, lambda: [], table_spec, job, gold_sql)
+        raise
+    if gold_sql is not None:
+        _keep_table_rows(ctx, lambda: csv_rows(job.pred_reader, result.csv_path), table_spec, job, gold_sql)
     return result
 
 
-@contextmanager
-def unreadable_sql_is_invalid(ctx: SqlContext):
-    """A .sql answer whose SQL cannot be read (no file, unsafe path, not UTF-8) is not a valid query."""
+def _keep_table_rows(ctx: SqlContext, pred_rows, table_spec: tuple[Any, dict], job, gold_sql: str) -> None:
     try:
-        yield
-    except InstanceError as exc:
-        if ctx.executor is not None and ctx.pred_sql is None and "validity" not in ctx.info:
-            ctx.info["validity"] = {"valid": False, "reason": "invalid", "message": f"no SQL to check: {exc.detail}"}
+        execution_match.keep_llmetric_inputs(ctx, pred_rows(), table_gold_rows(*table_spec, job, ctx), gold_sql)
+    except (InstanceError, ValueError, OSError):
+        pass  # an unreadable gold is the table spec's verdict to report; LLMetric-Q is left out
+
+
+def table_gold_rows(spec, params: dict, job, ctx: SqlContext) -> list:
+    """The rows of a table spec's (first) gold file, or of its live result when the spec is temporal."""
+    params = ctx.temporal_params(spec, params)
+    golds = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
+    return csv_rows(job.gold_reader, ctx.folder / golds[0])
+
+
+def csv_rows(reader, path: Path) -> list[tuple]:
+    """A CSV's rows as Python values, as pandas reads them by default (`tables/read.py`, the one CSV reader);
+    missing cells are None, and a file with no columns at all has no rows."""
+    import pandas as pd
+
+    try:
+        frame = reader.csv(Path(path), low_memory=True)
+    except InstanceError:
+        if _blank(Path(path)):
+            return []
         raise
+    return [
+        tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row)
+        for row in frame.itertuples(index=False, name=None)
+    ]
 
 
-def read_gold_sql_text(ctx: SqlContext) -> str | None:
-    """The instance's gold.sql, or None when there is none (or it cannot be read)."""
-    path = ctx.gold_root / ctx.gold.instance_id / "gold.sql"
+def _blank(path: Path) -> bool:
+    """Nothing but white space: a result of no columns (pandas' EmptyDataError), not an unreadable file."""
     try:
-        return path.read_text(encoding="utf-8-sig") if path.is_file() else None
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _add_similarity(pred_sql: str, ctx: SqlContext, gold_sql: str | None = None) -> None:
-    """BLEU, ROUGE-L, Jaro-Winkler and token Jaccard against the gold query (gold.sql unless given):
-    supporting figures, never the score."""
-    gold_path = ctx.gold_root / ctx.gold.instance_id / "gold.sql"
-    if gold_sql is None and not gold_path.is_file():
-        return
-    try:
-        from evaluators.rewards import query_similarity
-
-        gold_text = gold_sql if gold_sql is not None else gold_path.read_text(encoding="utf-8-sig")
-        ctx.info["similarity"] = query_similarity(pred_sql, unwrap_fences(gold_text))
-    except ImportError as exc:
-        ctx.info["similarity"] = {
-            "error": str(exc) if "pip install" in str(exc) else f"{exc} (pip install '.[rewards]')"
-        }
-    except (OSError, UnicodeDecodeError) as exc:
-        ctx.info["similarity"] = {"error": f"gold.sql unreadable: {exc}"}
+        return path.stat().st_size <= 65536 and not path.read_bytes().strip()
+    except OSError:
+        return False

@@ -12,10 +12,10 @@ custom and batch reward, SQL run through the execution layer), `rewards.trl` (TR
 
 from __future__ import annotations
 
+from evaluators.metrics.similarity import jaccard, llmetric_q, query_similarity, sql_tokens
 from evaluators.rewards.inputs import INSTALL_HINT, answer_list, import_optional, require_str
 from evaluators.rewards.mathequal import extract_final_answer, math_equal, math_equal_reward
 from evaluators.rewards.qa import normalize_answer, qa_f1, qa_f1_reward
-from evaluators.rewards.similarity import jaccard, llmetric_q, query_similarity, sql_tokens
 from evaluators.rewards.tooluse import count_tool_messages, math_equal_tool_reward, qa_f1_tool_reward
 
 __all__ = [

@@ -4,21 +4,13 @@ and the package (`evaluators.rewards`) imports them, never the other way round."
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from types import ModuleType
 
-from evaluators.errors import MissingExtra
+# Defined beside query similarity, on the metrics floor that grading imports too.
+from evaluators.metrics.similarity import import_optional as import_optional
+from evaluators.metrics.similarity import require_str as require_str
 
 INSTALL_HINT = "pip install '.[rewards]'"
-
-
-def import_optional(module: str) -> ModuleType:
-    """Import an optional dependency, or explain how to install it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise MissingExtra(module, "rewards") from None
 
 
 def answer_list(answer: object, name: str = "answer") -> list[str]:
@@ -40,10 +32,3 @@ def answer_list(answer: object, name: str = "answer") -> list[str]:
                 raise ValueError(f"{name}[{i}] must be a string, got {type(item).__name__}")
         return items
     raise ValueError(f"{name} must be a string or a list of strings, got {type(answer).__name__}")
-
-
-def require_str(value: object, name: str) -> str:
-    """Reject non-string predictions early with a message naming them."""
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a string, got {type(value).__name__}")
-    return value

@@ -2,14 +2,18 @@
 
 These are supporting metrics for reports and reward shaping, never the
 score. All token-based metrics share one SQL-aware tokenizer; see
-docs/rewards.md for the conventions (case folding, empty inputs).
+docs/rewards.md for the conventions (case folding, empty inputs).  They live in
+metrics/ so that grading (LLMetric-Q, the report's similarity) and rewards/ both
+import them from below; `evaluators.rewards` re-exports them.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
+from types import ModuleType
 
-from evaluators.rewards.inputs import import_optional, require_str
+from evaluators.errors import MissingExtra
 
 # LLMetric-Q weights in tenths: summing integers and dividing once keeps a
 # perfect query at exactly 1.0 (0.3 + 0.4 + 0.2 + 0.1 is not 1.0 in floats).
@@ -24,6 +28,21 @@ LLMETRIC_TENTHS = {"pass1": 3, "valid": 4, "output_jaccard": 2, "text": 1}
 PRED_TOKEN_RATIO = 8
 MIN_PRED_TOKENS = 1024
 CHARS_PER_TOKEN = 16
+
+
+def import_optional(module: str) -> ModuleType:
+    """Import an optional library of the `rewards` extra, or say how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtra(module, "rewards") from None
+
+
+def require_str(value: object, name: str) -> str:
+    """Reject non-string inputs early with a message naming them."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, got {type(value).__name__}")
+    return value
 
 
 def sql_tokens(sql: str) -> list[str]:
@@ -184,10 +203,20 @@ def llmetric_q(
     gold_sql: str,
 ) -> float:
     """0.3·Pass@1 + 0.4·Valid + 0.2·Jaccard(rows) + 0.1·(JW + ROUGE-L)/2."""
-    w = LLMETRIC_TENTHS
     output = jaccard(_row_set(pred_rows, "pred_rows"), _row_set(gold_rows, "gold_rows"))
     pred, gold = token_pair(pred_sql, gold_sql)
-    text = (_jaro_winkler(pred, gold) + _rouge_l(pred, gold)) / 2
+    return _llmetric(pass1, valid, output, _jaro_winkler(pred, gold), _rouge_l(pred, gold))
+
+
+def llmetric_q_of(pass1: bool, valid: bool, pred_rows: Iterable, gold_rows: Iterable, similarity: dict) -> float:
+    """`llmetric_q` with the text figures already computed: `query_similarity`'s of the same two queries."""
+    output = jaccard(_row_set(pred_rows, "pred_rows"), _row_set(gold_rows, "gold_rows"))
+    return _llmetric(pass1, valid, output, similarity["jaro_winkler"], similarity["rouge_l"])
+
+
+def _llmetric(pass1: bool, valid: bool, output: float, jaro_winkler_score: float, rouge_l_score: float) -> float:
+    w = LLMETRIC_TENTHS
+    text = (jaro_winkler_score + rouge_l_score) / 2
     score = (
         w["pass1"] * _as_flag(pass1, "pass1")
         + w["valid"] * _as_flag(valid, "valid")
