@@ -180,6 +180,28 @@ class StrictColumn:
             memo = self._memo[exact_numbers] = _scramble(value) ^ (cls.astype(np.uint64) * _CLASS_SALT)
         return memo
 
+    @cached_property
+    def identity(self) -> np.ndarray:
+        """int64 per cell, equal for two cells of the same class exactly when they are identical: the INT value,
+        the FLOAT value's bits (-0.0 as 0.0), the TEXT/BIGINT token, 0 for NULL."""
+        value = np.where(self.cls == INT, self.ival, self.code)
+        if self.has_float:
+            floats = self.cls == FLOAT
+            value[floats] = (self.num[floats] + 0.0).view(np.int64)
+        value[self.cls == NULL] = 0
+        return value
+
+    @cached_property
+    def identity_key(self) -> np.ndarray:
+        """Per-row uint64 hash of (class, identity): equal for identical cells (which are equal cells)."""
+        return _scramble(self.identity.astype(np.uint64)) ^ (self.cls.astype(np.uint64) * _CLASS_SALT)
+
+    @cached_property
+    def identity_sum(self) -> int:
+        """The column's multiset of identical cells as one number (equal multisets, equal sums)."""
+        with np.errstate(over="ignore"):
+            return int(self.identity_key.sum(dtype=np.uint64))
+
     def exact_key(self) -> list[np.ndarray]:
         """Sort keys that are equal exactly when two non-FLOAT cells are equal."""
         value = np.where(self.cls == INT, self.ival, self.code)

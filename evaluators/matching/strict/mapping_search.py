@@ -71,12 +71,21 @@ def _mix(h: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 
 class MappingSearch:
-    """Depth-first assignment of gold columns, pruned by the projected rows."""
+    """Depth-first assignment of gold columns, pruned by the projected rows.
 
-    def __init__(self, gold, pred, candidates, tol):
+    With `identical`, cells count as equal only when identical (FLOAT cells by their bits): every
+    column then hashes exactly, partial mappings are pruned by a sum of row hashes (linear, no sort),
+    and a complete one is checked once, rows ordered by their hash.  A mapping found so is a match
+    (identical cells are equal cells); finding none proves nothing, and the tolerant search follows.
+    """
+
+    def __init__(self, gold, pred, candidates, tol, identical: bool = False):
         self.gold, self.pred, self.tol = gold, pred, tol
         self.candidates = candidates
+        self.identical = identical
         self.order = sorted(range(len(gold)), key=lambda i: (gold[i].has_float, len(candidates[i])))
+        if identical:
+            self.order = sorted(range(len(gold)), key=lambda i: len(candidates[i]))
         self.budget = SEARCH_BUDGET
 
     def run(self) -> tuple | None:
@@ -88,7 +97,8 @@ class MappingSearch:
 
     def _extend(self, depth, assigned, hg, hp):
         if depth == len(self.order):
-            return dict(assigned) if self._rows_match(assigned, hg, hp) else None
+            rows_match = self._identical_rows if self.identical else self._rows_match
+            return dict(assigned) if rows_match(assigned, hg, hp) else None
         i = self.order[depth]
         used = set(assigned.values())
         tried_content = set()
@@ -102,11 +112,18 @@ class MappingSearch:
             self.budget -= 1
             if self.budget <= 0:
                 return None
-            exact = not (self.gold[i].has_float or self.pred[j].has_float)
-            ng = _mix(hg, self.gold[i].key(exact))
-            np_ = _mix(hp, self.pred[j].key(exact))
             assigned[i] = j
-            if _keys_agree(ng, np_) and (exact or self._rows_match(assigned, ng, np_)):
+            if self.identical:
+                if self.gold[i].identity_sum != self.pred[j].identity_sum:
+                    del assigned[i]
+                    continue
+                ng, np_ = _mix(hg, self.gold[i].identity_key), _mix(hp, self.pred[j].identity_key)
+                agree = _sums_agree(ng, np_)
+            else:
+                exact = not (self.gold[i].has_float or self.pred[j].has_float)
+                ng, np_ = _mix(hg, self.gold[i].key(exact)), _mix(hp, self.pred[j].key(exact))
+                agree = _keys_agree(ng, np_) and (exact or self._rows_match(assigned, ng, np_))
+            if agree:
                 found = self._extend(depth + 1, assigned, ng, np_)
                 if found is not None:
                     return found
@@ -133,6 +150,24 @@ class MappingSearch:
         keys_p = [k for i in assigned for k in self.pred[assigned[i]].exact_key()]
         og, op = np.lexsort(keys_g[::-1]), np.lexsort(keys_p[::-1])
         return all(np.array_equal(kg[og], kp[op]) for kg, kp in zip(keys_g, keys_p, strict=False))
+
+    def _identical_rows(self, assigned, hg, hp) -> bool:
+        """Rows identical as multisets, shown by ordering both sides by row hash and comparing every cell.
+        Rows whose hashes collide may then sit in different orders: a false 'no', never a false 'yes'."""
+        if not _keys_agree(hg, hp):
+            return False
+        og, op = np.argsort(hg), np.argsort(hp)
+        for i, j in assigned.items():
+            g, p = self.gold[i], self.pred[j]
+            if not (np.array_equal(g.cls[og], p.cls[op]) and np.array_equal(g.identity[og], p.identity[op])):
+                return False
+        return True
+
+
+def _sums_agree(hg, hp) -> bool:
+    """Equal row-hash multisets have equal sums (a cheap, linear necessary condition)."""
+    with np.errstate(over="ignore"):
+        return bool(hg.sum(dtype=np.uint64) == hp.sum(dtype=np.uint64))
 
 
 def _keys_agree(hg, hp) -> bool:
