@@ -100,15 +100,8 @@ class MappingSearch:
             rows_match = self._identical_rows if self.identical else self._rows_match
             return dict(assigned) if rows_match(assigned, hg, hp) else None
         i = self.order[depth]
-        used = set(assigned.values())
-        tried_content = set()
-        for j in self.candidates[i]:
-            if j in used:
-                continue
-            content = self.pred[j].fingerprint
-            if content in tried_content:
-                continue  # an identical predicted column leads to the same rows
-            tried_content.add(content)
+        options = self._options(i, set(assigned.values()))
+        for j in options:
             self.budget -= 1
             if self.budget <= 0:
                 return None
@@ -122,13 +115,25 @@ class MappingSearch:
             else:
                 exact = not (self.gold[i].has_float or self.pred[j].has_float)
                 ng, np_ = _mix(hg, self.gold[i].key(exact)), _mix(hp, self.pred[j].key(exact))
-                agree = _keys_agree(ng, np_) and (exact or self._rows_match(assigned, ng, np_))
+                if len(options) == 1:  # nothing to choose here: only the complete mapping's check matters
+                    agree = _sums_agree(ng, np_)
+                else:
+                    agree = _keys_agree(ng, np_) and (exact or self._rows_match(assigned, ng, np_))
             if agree:
                 found = self._extend(depth + 1, assigned, ng, np_)
                 if found is not None:
                     return found
             del assigned[i]
         return None
+
+    def _options(self, i: int, used: set) -> list[int]:
+        """Candidates for gold column i not yet used, one per content (an identical column leads to the same rows)."""
+        options, contents = [], set()
+        for j in self.candidates[i]:
+            if j not in used and self.pred[j].fingerprint not in contents:
+                contents.add(self.pred[j].fingerprint)
+                options.append(j)
+        return options
 
     def _rows_match(self, assigned, hg, hp) -> bool:
         """Rows equal as multisets: exact keys group the rows, FLOAT cells are matched within groups."""
