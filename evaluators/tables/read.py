@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 
 from evaluators.errors import InstanceError
+from evaluators.matching.kernels.row_pairing import arrow_strings
 from evaluators.matching.strict.cells import StrictColumn, TokenTable, floats_tell_their_text, from_numbers
 from evaluators.matching.strict.engine_cells import engine_column
 from evaluators.matching.strict.text_cells import from_text
 from evaluators.tables import quickcsv
 from evaluators.tables.frames import column_arrays, columns_of, to_objects
-from evaluators.tables.row_pairing import arrow_strings
 
 DEFAULT_MAX_BYTES = 2 * 1024**3
 # Endings for which pandas decompresses the file before reading it (compression="infer").

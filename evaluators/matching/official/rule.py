@@ -27,13 +27,13 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from evaluators.matching.kernels import row_pairing
+from evaluators.matching.kernels.numeric import isclose
+from evaluators.matching.kernels.tokens import TokenSpace
 from evaluators.matching.official import small_tables
 from evaluators.matching.official.column_views import Column, FrameViews
 from evaluators.matching.official.python_cells import describe_miss, literal_match
 from evaluators.matching.verdicts import Verdict
-from evaluators.tables import row_pairing
-from evaluators.tables.numeric import isclose
-from evaluators.tables.tokens import TokenSpace
 
 _SAMPLE = 33  # positions checked before a full comparison, to reject most pairs cheaply
 

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluators.tables.tokens import TokenSpace
+from evaluators.matching.kernels.tokens import TokenSpace
 
 NULL, INT, BIGINT, FLOAT, TEXT = 0, 1, 2, 3, 4
 INT64_SAFE = 2**53  # beyond this a float64 column may have lost integer digits

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from evaluators.matching.kernels.numeric import isclose
 from evaluators.matching.strict.cells import BIGINT, FLOAT, INT, NULL, TEXT, StrictColumn
-from evaluators.tables.numeric import isclose
 
 SEARCH_BUDGET = 20_000  # partial mappings tried before giving up on one table pair
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -21,12 +21,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from evaluators.matching.kernels import row_pairing
+from evaluators.matching.kernels.numeric import first_false, isclose
 from evaluators.matching.strict.cell_proofs import cheap_checks, equal_under, signatures_agree
 from evaluators.matching.strict.cells import FLOAT, INT, NULL, StrictColumn
 from evaluators.matching.strict.mapping_search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
 from evaluators.matching.verdicts import Verdict
-from evaluators.tables import row_pairing
-from evaluators.tables.numeric import first_false, isclose
 
 
 def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol: float) -> bool:
