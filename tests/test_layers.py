@@ -101,3 +101,10 @@ def test_exit_codes_come_from_the_error_family_only():
     ]  # entry: a signal before the CLI's handler; signals: the stop deadline and a child whose parent is gone;
     # lifeline: its own small program
     assert not calls, calls
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "tables").rglob("*.py")), ids=lambda p: p.name)
+def test_tables_read_and_never_compare(path):
+    """tables/ reads; matching/ compares and may use tables/, never the other way round."""
+    bad = [m for m in _imports(path) if m.startswith("evaluators.matching")]
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"

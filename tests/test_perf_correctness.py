@@ -28,7 +28,7 @@ from evaluators.matching.official import rule as official  # noqa: E402
 from evaluators.matching.official import small_tables  # noqa: E402
 from evaluators.matching.strict import rule as strict  # noqa: E402
 from evaluators.matching.strict.cells import TokenTable  # noqa: E402
-from evaluators.tables.read import strict_columns  # noqa: E402
+from evaluators.matching.strict.columns import strict_columns  # noqa: E402
 
 PRESETS = {"spider2": (1e-2, False), "spider2-2024": (1e-3, False), "spider2-lite": (1e-2, True)}
 VALUES = {

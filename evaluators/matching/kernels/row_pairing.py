@@ -203,12 +203,6 @@ def best_pairing(pairings: list[np.ndarray], judges) -> np.ndarray | None:
     return best
 
 
-def arrow_strings(column) -> pa.Array:
-    """A pandas string column (Series or array) as one pyarrow array (pandas may hold several chunks)."""
-    array = pa.array(getattr(column, "array", column))
-    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
-
-
 def take(values, rows: np.ndarray | None):
     """values (numpy or pyarrow) at `rows`; all of them when rows is None."""
     if rows is None:

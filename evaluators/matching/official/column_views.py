@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluators.matching.kernels.row_pairing import arrow_strings, text_bytes
+from evaluators.matching.kernels.row_pairing import text_bytes
 from evaluators.matching.kernels.tokens import TokenSpace
-from evaluators.tables.frames import columns_of
+from evaluators.tables.frames import arrow_strings, columns_of
 
 # NULL flavours sort differently in the scorers' key (None last, NaN as 'nan',
 # NaT as 'NaT', pd.NA as '<NA>'), so token columns keep them apart.

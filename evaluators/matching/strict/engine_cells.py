@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluators.matching.kernels.row_pairing import arrow_strings
 from evaluators.matching.strict.cells import (
     BIGINT,
     FLOAT,
@@ -26,6 +25,7 @@ from evaluators.matching.strict.cells import (
     from_numbers,
     text_cells,
 )
+from evaluators.tables.frames import arrow_strings
 
 _MASKED_INTS = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)}
 
