@@ -256,8 +256,13 @@ def _cells_identical(g: Column, p: Column, g_rows, p_rows) -> bool:
 
 def _candidates(g: Column, pred_cols: list[Column], ignore_order: bool):
     """Predicted columns, those that can be equal without tolerance first."""
-    same = [p for p in pred_cols if _same_values(g, p, ignore_order)]
-    return same + [p for p in pred_cols if not any(p is s for s in same)]
+    others = []
+    for p in pred_cols:  # lazily: the caller stops at the first match, usually the first column of same values
+        if _same_values(g, p, ignore_order):
+            yield p
+        else:
+            others.append(p)
+    yield from others
 
 
 def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:

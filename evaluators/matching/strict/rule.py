@@ -37,8 +37,6 @@ def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol:
         return equal_under(g, p, None, tol)
     if not signatures_agree(g, p, tol):
         return False
-    if g.identity_sum == p.identity_sum:
-        return True  # very likely the same cells; a candidate only, which the search checks row by row
     gn, gk, gt, gv = g.profile
     pn, pk, pt, pv = p.profile
     if gn != pn or gk != pk or not np.array_equal(gt, pt):
@@ -65,14 +63,14 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
         return Verdict(1.0, "match", _mapping_words(gold, pred, mapping), tuple(mapping))
     if not ignore_order:
         return _aligned_failure(gold, pred, paired, tol)
+    found = MappingSearch(gold, pred, _identical_candidates(gold, pred), tol, identical=True).run()
+    if found is not None:
+        return Verdict(1.0, "match", _mapping_words(gold, pred, found), found)
     candidates: list = [None] * len(gold)
     for i in sorted(range(len(gold)), key=lambda i: gold[i].raw is not None):  # text columns last: they need codes
         candidates[i] = [j for j, p in enumerate(pred) if column_compatible(gold[i], p, True, tol)]
         if not candidates[i]:
             return Verdict(0.0, "column_not_found", _describe_lonely(gold[i], pred, True, tol))
-    found = MappingSearch(gold, pred, candidates, tol, identical=True).run()
-    if found is not None:
-        return Verdict(1.0, "match", _mapping_words(gold, pred, found), found)
     search = MappingSearch(gold, pred, candidates, tol)
     found = search.run()
     if found is not None:
@@ -85,6 +83,15 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
         "every column has a partner with the same values, but no mapping "
         "keeps the rows whole: values are right column by column but scrambled across rows",
     )
+
+
+def _identical_candidates(gold: list[StrictColumn], pred: list[StrictColumn]) -> list[list[int]]:
+    """For each gold column, the predicted columns whose cells may be identical as a multiset (same hash sum):
+    the only partners a mapping of identical cells can use, found without comparing every pair."""
+    by_sum: dict[int, list[int]] = {}
+    for j, p in enumerate(pred):
+        by_sum.setdefault(p.identity_sum, []).append(j)
+    return [[j for j in by_sum.get(g.identity_sum, []) if pred[j].n == g.n] for g in gold]
 
 
 def _pairing(gold: list[StrictColumn], pred: list[StrictColumn], tol: float) -> np.ndarray | None:
