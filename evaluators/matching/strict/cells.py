@@ -184,6 +184,8 @@ class StrictColumn:
     def identity(self) -> np.ndarray:
         """int64 per cell, equal for two cells of the same class exactly when they are identical: the INT value,
         the FLOAT value's bits (-0.0 as 0.0), the TEXT/BIGINT token, 0 for NULL."""
+        if self.uniform == INT:
+            return self.ival  # nothing to replace: the INT values are the identities
         value = np.where(self.cls == INT, self.ival, self.code)
         if self.has_float:
             floats = self.cls == FLOAT
@@ -287,14 +289,14 @@ def from_numbers(name: str, values: np.ndarray, null: np.ndarray | None = None) 
         num = values.astype(np.float64)
         if values.dtype.kind == "u" and n and values.max() > np.iinfo(np.int64).max:
             raise OverflowError("uint64 beyond int64")
-        ival = values.astype(np.int64)
+        ival = values.astype(np.int64, copy=null is not None)  # the frame's own array when nothing is written
         if null is not None:
             cls[null], num[null], ival[null] = NULL, np.nan, 0
     else:
         null = np.isnan(values)
         cls[:] = FLOAT
         cls[null] = NULL
-        num = values.astype(np.float64)
+        num = values.astype(np.float64, copy=False)  # read only from here on: the frame's own array
     return column(name, cls, num, ival, source=values)
 
 
