@@ -18,6 +18,7 @@ stores each column in one of three forms:
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -190,12 +191,24 @@ class Column:
         values = self.exact[keep]
         bits = values.view(np.int64) if values.dtype.kind == "f" else values
         _, first, inverse = np.unique(bits, return_index=True, return_inverse=True)
-        texts = [str(x) for x in values[first].tolist()]
-        texts.append("0" if self.null_as_zero else self.null_text)
-        _, rank = np.unique(np.array(texts, dtype=str), return_inverse=True)
+        rank = _text_ranks(list(map(str, values[first].tolist())), "0" if self.null_as_zero else self.null_text)
         cell_rank = np.full(self.n, rank[-1], dtype=np.int64)
         cell_rank[keep] = rank[:-1][inverse.reshape(-1)]
         return np.argsort(cell_rank, kind="stable")
+
+
+def _text_ranks(texts: list[str], extra: str) -> np.ndarray:
+    """Ranks of the distinct `texts` and then of `extra` (which may equal one of them) in code-point order:
+    np.unique's inverse up to a monotone map, so a stable sort by either gives one order.  Python's sort of
+    str objects beats numpy's of a fixed-width unicode array.  Distinct values give distinct texts (a float's
+    str round-trips, so two bit patterns other than NaN never print alike)."""
+    order = sorted(range(len(texts)), key=texts.__getitem__)
+    rank = np.empty(len(texts) + 1, dtype=np.int64)
+    rank[np.array(order, dtype=np.int64)] = 2 * np.arange(len(texts), dtype=np.int64) + 1
+    ranked = [texts[k] for k in order]
+    at = bisect.bisect_left(ranked, extra)
+    rank[-1] = 2 * at + 1 if at < len(ranked) and ranked[at] == extra else 2 * at
+    return rank
 
 
 def common_numeric(dtypes: list) -> np.dtype | None:

@@ -128,9 +128,12 @@ class MappingSearch:
 
     def _options(self, i: int, used: set) -> list[int]:
         """Candidates for gold column i not yet used, one per content (an identical column leads to the same rows)."""
+        free = [j for j in self.candidates[i] if j not in used]
+        if len(free) <= 1:
+            return free  # nothing to tell apart: no fingerprint needed
         options, contents = [], set()
-        for j in self.candidates[i]:
-            if j not in used and self.pred[j].fingerprint not in contents:
+        for j in free:
+            if self.pred[j].fingerprint not in contents:
                 contents.add(self.pred[j].fingerprint)
                 options.append(j)
         return options

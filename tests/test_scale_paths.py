@@ -1,0 +1,89 @@
+"""The paths that keep big tables linear (issue 27) reach the same verdicts as the slow ones.
+
+Small tables of the benchmark's shapes (bench/shapes.py), where rows repeat, so no key pairs them:
+identical cells are matched by row hashes, tolerance by the search, and a table whose columns agree
+one by one but whose rows are scrambled still fails under every semantics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench import shapes
+from evaluators.matching.kernels import row_pairing
+from evaluators.matching.official import rule as official
+from evaluators.matching.official.column_views import _text_ranks
+from evaluators.matching.semantics import PRESETS, STRICT_TOL
+from evaluators.matching.strict import rule as strict
+from evaluators.matching.strict.cells import TokenTable
+from evaluators.matching.strict.columns import strict_columns
+
+
+def _verdict(semantics: str, gold: pd.DataFrame, pred: pd.DataFrame):
+    if semantics == "strict":
+        tokens = TokenTable()
+        g, p = strict_columns(gold, tokens, lambda c: None), strict_columns(pred, tokens, lambda c: None)
+        return strict.compare(p, g, ignore_order=True, tol=STRICT_TOL)
+    preset = PRESETS[semantics]
+    return official.compare(pred, gold, ignore_order=True, tol=preset.tol, null_as_zero=preset.null_as_zero)
+
+
+@pytest.mark.parametrize("shape", shapes.SHAPES)
+@pytest.mark.parametrize("semantics", list(PRESETS))
+def test_shuffled_copies_match(shape, semantics):
+    gold, pred = shapes.pair(shape, 3000)
+    verdict = _verdict(semantics, gold, pred)
+    assert verdict.ok, verdict.detail
+
+
+@pytest.mark.parametrize("semantics", list(PRESETS))
+def test_scrambled_rows_fail(semantics):
+    """Every column keeps its values, but two columns are shuffled apart: strict fails, the official rule
+    (columns one by one) still matches."""
+    gold, pred = shapes.pair("repeated", 3000)
+    pred = pred.copy()
+    pred.iloc[:, 0] = np.random.default_rng(5).permutation(pred.iloc[:, 0].to_numpy())
+    verdict = _verdict(semantics, gold, pred)
+    if semantics == "strict":
+        assert not verdict.ok and verdict.reason == "value_mismatch", verdict
+    else:
+        assert verdict.ok, verdict.detail
+
+
+def test_strict_duplicates_count():
+    """Rows as multisets: one duplicate row swapped for another breaks the match."""
+    gold, pred = shapes.pair("repeated", 2000)
+    changed = pred.copy()
+    changed.iloc[0] = changed.iloc[1]
+    assert not _verdict("strict", gold, changed).ok
+
+
+def test_floats_beyond_tolerance_fail():
+    gold, pred = shapes.pair("floats", 2000)
+    moved = pred.copy()
+    moved.iloc[7, 3] += 0.5
+    for semantics in PRESETS:
+        assert not _verdict(semantics, gold, moved).ok, semantics
+
+
+def test_repeated_key_is_seen_early_and_distinct_key_is_not():
+    distinct = np.random.default_rng(0).permutation(10_000)
+    assert not row_pairing._repeats_early(distinct)
+    assert row_pairing._repeats_early(distinct % 50)
+    assert not row_pairing._repeats_early(distinct % 50, distinct)
+
+
+def test_text_ranks_order_like_numpy_unique():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        values = np.unique(np.round(rng.normal(0, 3, rng.integers(0, 40)), 1))
+        texts = list(dict.fromkeys(map(str, values.tolist())))
+        for extra in ("0", "nan", "<NA>", "0.0", "-1.0"):
+            ours = _text_ranks(texts, extra)
+            _, theirs = np.unique(np.array([*texts, extra], dtype=str), return_inverse=True)
+            cells = rng.integers(0, len(texts) + 1, 100)
+            assert np.array_equal(
+                np.argsort(ours[cells], kind="stable"), np.argsort(theirs.reshape(-1)[cells], kind="stable")
+            )
