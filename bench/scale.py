@@ -7,7 +7,8 @@
 Each (shape, rows, semantics) runs in its own child process, which reads both CSVs with pandas
 (timed; its peak resident set is the reading's memory), resets the kernel's peak mark and grades
 the frames under one semantics with fresh caches (timed; peak resident set).  Ratios divide by the
-read figures of the same child, so machine load falls on both alike.  Shapes: `bench/shapes.py`.
+read figures of the same child, and times are the process's CPU seconds (wall seconds are in the
+JSON too): on a machine shared with other work, wall time swings several-fold between two runs.  Shapes: `bench/shapes.py`.
 Results: docs/scale_bench.json and docs/scale_bench.png (log-log, one panel per semantics).
 """
 
@@ -58,20 +59,22 @@ def child(gold_path: Path, pred_path: Path, semantics: str) -> dict:
 
     gc.collect()
     base = _status("VmRSS")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     gold, pred = read_pair(gold_path, pred_path)
-    read_s = time.perf_counter() - started
+    read_s, read_cpu = time.perf_counter() - started, time.process_time() - cpu
     read_peak = _status("VmHWM")
     with open("/proc/self/clear_refs", "w") as marks:
         marks.write("5")  # the peak mark starts again from the current resident set
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     verdict = compare(semantics, gold, pred, gold_path, pred_path)
-    grade_s = time.perf_counter() - started
+    grade_s, grade_cpu = time.perf_counter() - started, time.process_time() - cpu
     grade_peak = _status("VmHWM")
     return {
         "read_s": read_s,
         "grade_s": grade_s,
-        "grade_per_read": grade_s / read_s,
+        "read_cpu_s": read_cpu,
+        "grade_cpu_s": grade_cpu,
+        "grade_per_read": grade_cpu / read_cpu,
         "base_rss": base,
         "read_peak_rss": read_peak,
         "grade_peak_rss": grade_peak,
@@ -122,7 +125,7 @@ def _line(r: dict) -> str:
     if "error" in r:
         return f"{head}  error: {r['error']}"
     return (
-        f"{head}  read {r['read_s']:7.2f} s  grade {r['grade_s']:7.2f} s  ({r['grade_per_read']:4.1f}x)"
+        f"{head}  read {r['read_cpu_s']:7.2f} s  grade {r['grade_cpu_s']:7.2f} s  ({r['grade_per_read']:4.1f}x)"
         f"  peak {r['grade_peak_rss'] / 2**20:7.0f} MB ({r['memory_per_read']:3.1f}x read)  match={r['verdict']}"
     )
 
@@ -144,12 +147,12 @@ def plot(results: list[dict], path: Path) -> None:
                 continue
             x = [r["rows"] for r in rows]
             colour = colours(k)
-            axes[0][col].plot(x, [r["grade_s"] for r in rows], "o-", color=colour, label=f"{shape} grade")
-            axes[0][col].plot(x, [r["read_s"] for r in rows], ":", color=colour, label=f"{shape} read")
+            axes[0][col].plot(x, [r["grade_cpu_s"] for r in rows], "o-", color=colour, label=f"{shape} grade")
+            axes[0][col].plot(x, [r["read_cpu_s"] for r in rows], ":", color=colour, label=f"{shape} read")
             axes[1][col].plot(x, [(r["grade_peak_rss"] - r["base_rss"]) / 2**20 for r in rows], "o-", color=colour)
             axes[1][col].plot(x, [(r["read_peak_rss"] - r["base_rss"]) / 2**20 for r in rows], ":", color=colour)
         axes[0][col].set_title(sem)
-        axes[0][col].set_ylabel("seconds (solid: grade, dotted: read)")
+        axes[0][col].set_ylabel("CPU seconds (solid: grade, dotted: read)")
         axes[1][col].set_ylabel("peak MB above start (solid: grade, dotted: read)")
         for row in (0, 1):
             axes[row][col].set_xscale("log")
