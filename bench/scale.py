@@ -2,6 +2,7 @@
 
     python bench/scale.py                        # 10^5, 3*10^5, 10^6 rows, every shape and semantics
     python bench/scale.py --max-rows 1e7         # up to 10^7 rows (tables of several GB: slow)
+    python bench/scale.py --max-rows 1e7 --shapes repeated --name scale_bench_1e7   # docs/scale_bench_1e7.*
     python bench/scale.py --shapes repeated --semantics strict --rows 1e5,1e6
 
 Each (shape, rows, semantics) runs in its own child process, which reads both CSVs with pandas
@@ -42,6 +43,7 @@ def parse_args(argv=None):
     parser.add_argument("--semantics", default=",".join(SEMANTICS))
     parser.add_argument("--data", type=Path, default=HERE / "results" / "scale-data", help="where tables are kept")
     parser.add_argument("--out", type=Path, default=ROOT / "docs", help="folder for scale_bench.json/.png")
+    parser.add_argument("--name", default="scale_bench", help="file name of the JSON and PNG (default scale_bench)")
     parser.add_argument("--child", nargs=3, metavar=("GOLD", "PRED", "SEMANTICS"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -115,8 +117,8 @@ def main(argv=None) -> int:
                 results.append({"shape": shape, "rows": rows, "semantics": semantics, **figures})
                 print(_line(results[-1]), flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scale_bench.json").write_text(json.dumps({"results": results}, indent=1) + "\n")
-    plot(results, args.out / "scale_bench.png")
+    (args.out / f"{args.name}.json").write_text(json.dumps({"results": results}, indent=1) + "\n")
+    plot(results, args.out / f"{args.name}.png")
     return 0
 
 
