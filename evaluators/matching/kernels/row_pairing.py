@@ -69,7 +69,7 @@ def _look(keys: list[np.ndarray]) -> tuple:
 
 def _row_pairings(golds: list[np.ndarray], pred_keys: list[np.ndarray]) -> list[np.ndarray]:
     sorts = _Sorts(pred_keys)
-    orders = []
+    orders: list[np.ndarray | None] = []
     for g in golds:
         if _repeats_early(g):
             orders.append(None)
@@ -122,22 +122,26 @@ def _pairing(gold_order: np.ndarray, pred_order: np.ndarray) -> np.ndarray:
     return gold_of_pred
 
 
-def _two_key_pairings(golds: list[np.ndarray], orders: list, sorts: _Sorts) -> list[np.ndarray]:
+def _two_key_pairings(golds: list[np.ndarray], orders: list[np.ndarray | None], sorts: _Sorts) -> list[np.ndarray]:
     """Pairings from two gold keys whose value pairs are distinct.  A pair of predicted partners (each
     holding its key's sorted values) must hold the gold's value pairs in the same order."""
     partners: dict[int, list[int]] = {}
 
+    def order_of(k: int) -> np.ndarray:
+        found = orders[k]
+        if found is None:  # skipped as a single key: sorted now that it may serve in a pair
+            found = orders[k] = np.argsort(golds[k])
+        return found
+
     def partners_of(k: int) -> list[int]:
         if k not in partners:
-            if orders[k] is None:
-                orders[k] = np.argsort(golds[k])
-            partners[k] = sorts.partners(golds[k][orders[k]])
+            partners[k] = sorts.partners(golds[k][order_of(k)])
         return partners[k]
 
     for a, b in permutations(range(len(golds)), 2):
         if _repeats_early(golds[a], golds[b]) or not partners_of(a) or not partners_of(b):
             continue  # the two keys repeat together, or one has no predicted partner
-        order = _ties_ordered(golds[a], orders[a], golds[b])
+        order = _ties_ordered(golds[a], order_of(a), golds[b])
         first, second = golds[a][order], golds[b][order]
         if not ((first[1:] != first[:-1]) | (second[1:] != second[:-1])).all():
             continue
