@@ -176,6 +176,37 @@ class Column:
         return values
 
     @cached_property
+    def official_sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        """num: (num, null) of the cells in the scorers' order, what `official_order` would gather.
+
+        Cells holding one value (one bit pattern) are alike, and NULL cells are alike, so the distinct
+        values in the scorers' order, each repeated by its count, with the NULLs at their text's place,
+        give the same arrays without sorting the cells: one sort of the values, one of the distinct ones.
+        (A NULL read as 0 may tie with a value 0 and interleave with it; its number is 0 all the same.)
+        """
+        if self.n <= SHORT:
+            order = self.official_order
+            return self.num[order], self.null[order]
+        keep = ~self.null
+        values = self.exact[keep]
+        bits = values.view(np.int64) if values.dtype.kind == "f" else values
+        distinct_bits, counts = np.unique(bits, return_counts=True)
+        distinct = distinct_bits.view(values.dtype) if values.dtype.kind == "f" else distinct_bits
+        extra = "0" if self.null_as_zero else self.null_text
+        rank = _plain_float_ranks(distinct, extra) if self.key_type == "float" else None
+        if rank is None:
+            rank = _text_ranks(list(map(str, distinct.tolist())), extra)
+        order = np.argsort(rank[:-1], kind="stable")
+        before = int(np.count_nonzero(rank[:-1] < rank[-1]))  # distinct values whose text sorts before NULL's
+        nums = np.repeat(distinct.astype(np.float64)[order], counts[order])
+        at = int(counts[order][:before].sum())
+        fill = 0.0 if self.null_as_zero else np.nan
+        num = np.concatenate([nums[:at], np.full(self.null_count, fill), nums[at:]])
+        null = np.zeros(self.n, dtype=bool)
+        null[at : at + self.null_count] = True
+        return num, null
+
+    @cached_property
     def official_order(self) -> np.ndarray:
         """num: the stable permutation by the scorers' key (x is None, str(x), is a number).
 
@@ -191,10 +222,41 @@ class Column:
         values = self.exact[keep]
         bits = values.view(np.int64) if values.dtype.kind == "f" else values
         _, first, inverse = np.unique(bits, return_index=True, return_inverse=True)
-        rank = _text_ranks(list(map(str, values[first].tolist())), "0" if self.null_as_zero else self.null_text)
+        extra = "0" if self.null_as_zero else self.null_text
+        rank = _plain_float_ranks(values[first], extra) if self.key_type == "float" else None
+        if rank is None:
+            rank = _text_ranks(list(map(str, values[first].tolist())), extra)
         cell_rank = np.full(self.n, rank[-1], dtype=np.int64)
         cell_rank[keep] = rank[:-1][inverse.reshape(-1)]
         return np.argsort(cell_rank, kind="stable")
+
+
+PLAIN = (1e-4, 1e15)  # magnitudes whose str() is plain decimal (no exponent) with an exact integer part
+
+
+def _plain_float_ranks(values: np.ndarray, extra: str) -> np.ndarray | None:
+    """_text_ranks of distinct floats without printing each one, or None when it does not apply.
+
+    For 1e-4 <= |x| < 1e15 (and zeros) str(x) is the sign, the integer part's digits, '.', and the
+    shortest fraction digits.  Two texts with different sign-and-integer heads differ at or before the
+    shorter head's '.', so the heads decide (few, printed once); within one head, fraction digits
+    without trailing zeros sort as their values do, and a negative number's text is '-' and its
+    magnitude's: so within a head the order is by magnitude.  `extra` must sort after every such text
+    ('nan' and '<NA>' do: letters and '<' come after digits and '-')."""
+    if extra not in ("nan", "<NA>") or values.dtype.kind != "f":
+        return None
+    magnitude = np.abs(values)
+    if not (((magnitude >= PLAIN[0]) | (magnitude == 0)) & (magnitude < PLAIN[1])).all():
+        return None
+    whole = np.trunc(magnitude).astype(np.int64)
+    heads, head_of = np.unique(whole * 2 + np.signbit(values), return_inverse=True)
+    texts = [("-" if h & 1 else "") + str(h >> 1) + "." for h in heads.tolist()]
+    head_rank = _text_ranks(texts, "")[:-1]
+    order = np.lexsort((magnitude, head_rank[head_of.reshape(-1)]))
+    rank = np.empty(len(values) + 1, dtype=np.int64)
+    rank[order] = np.arange(len(values), dtype=np.int64)
+    rank[-1] = len(values)
+    return rank
 
 
 def _text_ranks(texts: list[str], extra: str) -> np.ndarray:

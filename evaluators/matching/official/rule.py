@@ -345,7 +345,7 @@ def _numbers_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool
         return False  # sorted order is the best alignment under a tolerance: no other can pass
     if _same_values(g, p, True):
         return True
-    return _aligned_match(g, p, g.official_order, p.official_order, tol)
+    return _sorted_match(g, p, tol)
 
 
 def _sorted_close(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
@@ -358,9 +358,9 @@ def _sorted_close(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
     return bool(isclose(a, b, tol).all())
 
 
-def _aligned_match(g: Column, p: Column, g_order: np.ndarray, p_order: np.ndarray, tol: float) -> bool:
-    gn, pn = g.num[g_order], p.num[p_order]
+def _sorted_match(g: Column, p: Column, tol: float) -> bool:
+    """Both columns in the scorers' order (`Column.official_sorted`), compared cell by cell."""
+    (gn, g_null), (pn, p_null) = g.official_sorted, p.official_sorted
     if g.null_as_zero:
         return bool(isclose(gn, pn, tol).all())
-    g_null, p_null = g.null[g_order], p.null[p_order]
     return bool(np.all((g_null & p_null) | (~g_null & ~p_null & isclose(gn, pn, tol))))
