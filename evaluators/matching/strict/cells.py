@@ -180,10 +180,10 @@ class StrictColumn:
             memo = self._memo[exact_numbers] = _scramble(value) ^ (cls.astype(np.uint64) * _CLASS_SALT)
         return memo
 
-    @cached_property
+    @property
     def identity(self) -> np.ndarray:
         """int64 per cell, equal for two cells of the same class exactly when they are identical: the INT value,
-        the FLOAT value's bits (-0.0 as 0.0), the TEXT/BIGINT token, 0 for NULL."""
+        the FLOAT value's bits (-0.0 as 0.0), the TEXT/BIGINT token, 0 for NULL (made when asked, not kept)."""
         if self.uniform == INT:
             return self.ival  # nothing to replace: the INT values are the identities
         value = np.where(self.cls == INT, self.ival, self.code)
@@ -193,9 +193,10 @@ class StrictColumn:
         value[self.cls == NULL] = 0
         return value
 
-    @cached_property
+    @property
     def identity_key(self) -> np.ndarray:
-        """Per-row uint64 hash of (class, identity): equal for identical cells (which are equal cells)."""
+        """Per-row uint64 hash of (class, identity): equal for identical cells (which are equal cells).
+        Made again when asked (a few passes over the column) rather than kept: it is 8 bytes a cell."""
         return _scramble(self.identity.astype(np.uint64)) ^ (self.cls.astype(np.uint64) * _CLASS_SALT)
 
     @cached_property
