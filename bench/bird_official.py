@@ -70,17 +70,28 @@ def ves_model(predicted_sql, ground_truth, db_place, idx, meta_time_out, iterate
         reward = iterated(predicted_sql, ground_truth, db_place, iterate_num)
     except Exception:
         reward = 0
+    except BaseException as exc:  # func_timeout's FunctionTimedOut, caught by name in the official code
+        if type(exc).__name__ != "FunctionTimedOut":
+            raise
+        reward = 0
     return {"sql_idx": idx, "res": reward}
 
 
 def execute_model(predicted_sql, ground_truth, db_place, idx, meta_time_out):
     try:
-        from func_timeout import func_timeout
-
-        res = func_timeout(meta_time_out, execute_sql, args=(predicted_sql, ground_truth, db_place))
+        from func_timeout import FunctionTimedOut, func_timeout
     except ImportError:
-        res = execute_sql(predicted_sql, ground_truth, db_place)
+        FunctionTimedOut, func_timeout = None, None
+    try:
+        if func_timeout is None:
+            res = execute_sql(predicted_sql, ground_truth, db_place)
+        else:
+            res = func_timeout(meta_time_out, execute_sql, args=(predicted_sql, ground_truth, db_place))
     except Exception:
+        res = 0
+    except BaseException as exc:  # FunctionTimedOut is a BaseException: the official code catches it by name
+        if FunctionTimedOut is None or not isinstance(exc, FunctionTimedOut):
+            raise
         res = 0
     return {"sql_idx": idx, "res": res}
 

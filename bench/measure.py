@@ -29,8 +29,9 @@ from evaluators.matching.official import rule as official  # noqa: E402
 from evaluators.matching.semantics import PRESETS, STRICT_TOL  # noqa: E402
 from evaluators.matching.strict import rule as strict  # noqa: E402
 from evaluators.matching.strict.cells import TokenTable  # noqa: E402
+from evaluators.matching.strict.columns import strict_columns  # noqa: E402
 from evaluators.matching.table_match import TableJob, table_match  # noqa: E402
-from evaluators.tables.read import TableReader, strict_columns  # noqa: E402
+from evaluators.tables.read import TableReader  # noqa: E402
 
 SEMANTICS = ("spider2", "spider2-2024", "spider2-lite", "strict")
 

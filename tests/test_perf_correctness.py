@@ -28,7 +28,7 @@ from evaluators.matching.official import rule as official  # noqa: E402
 from evaluators.matching.official import small_tables  # noqa: E402
 from evaluators.matching.strict import rule as strict  # noqa: E402
 from evaluators.matching.strict.cells import TokenTable  # noqa: E402
-from evaluators.tables.read import strict_columns  # noqa: E402
+from evaluators.matching.strict.columns import strict_columns  # noqa: E402
 
 PRESETS = {"spider2": (1e-2, False), "spider2-2024": (1e-3, False), "spider2-lite": (1e-2, True)}
 VALUES = {
@@ -495,7 +495,7 @@ def test_token_codes_are_exact_across_small_and_large_batches():
     """Equal codes exactly when equal values, whichever way (Python dict or pandas index) each batch went."""
     import pyarrow as pa
 
-    from evaluators.tables.tokens import TokenSpace
+    from evaluators.matching.kernels.tokens import TokenSpace
 
     class Item:
         def __init__(self, space, values):
@@ -610,7 +610,7 @@ def _tied_floats(rows: int, seed: int) -> pd.DataFrame:
 
 
 def test_two_tied_keys_pair_the_rows():
-    from evaluators.tables.row_pairing import row_pairings
+    from evaluators.matching.kernels.row_pairing import row_pairings
 
     gold = _tied_floats(3000, 5)
     keys = [gold[c].to_numpy() for c in ("f0", "f1", "f2")]

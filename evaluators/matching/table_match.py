@@ -15,9 +15,10 @@ from evaluators.matching.semantics import STRICT_TOL, Preset
 from evaluators.matching.strict import plain_rows
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.strict.cells import TokenTable
+from evaluators.matching.strict.columns import strict_columns
 from evaluators.matching.verdicts import Verdict
 from evaluators.tables.frames import column_arrays
-from evaluators.tables.read import TableReader, strict_columns
+from evaluators.tables.read import TableReader
 
 
 @dataclass

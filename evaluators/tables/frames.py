@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 _COLUMNS: dict = {}  # id(frame) -> [weak reference, names, arrays, series or None]
 
@@ -71,3 +72,9 @@ def _arrays(frame: pd.DataFrame) -> list:
 def _forget(key: int, ref) -> None:
     if key in _COLUMNS and _COLUMNS[key][0] is ref:
         del _COLUMNS[key]
+
+
+def arrow_strings(column) -> pa.Array:
+    """A pandas string column (Series or array) as one pyarrow array (pandas may hold several chunks)."""
+    array = pa.array(getattr(column, "array", column))
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array

@@ -3,8 +3,8 @@
 The official presets read CSV files with pandas' defaults (the lite scorer
 without `low_memory=False`).  Both ways give the same frame unless pandas
 warns about mixed types, so one read serves both in the common case.  The
-strict rule types cells from the same frame and goes back to the text only
-for columns where pandas' types hide it (booleans, huge or infinite floats).
+strict rule types cells from the same frame (`matching/strict/columns.py`) and
+comes back here for the text only of columns where pandas' types hide it.
 Small files skip pandas: `quickcsv` gives the same frame in a fraction of the time.
 """
 
@@ -14,18 +14,12 @@ import io
 import os
 import warnings
 from pathlib import Path
-from typing import IO, cast
+from typing import IO
 
-import numpy as np
 import pandas as pd
 
 from evaluators.errors import InstanceError
-from evaluators.matching.strict.cells import StrictColumn, TokenTable, floats_tell_their_text, from_numbers
-from evaluators.matching.strict.engine_cells import engine_column
-from evaluators.matching.strict.text_cells import from_text
 from evaluators.tables import quickcsv
-from evaluators.tables.frames import column_arrays, columns_of, to_objects
-from evaluators.tables.row_pairing import arrow_strings
 
 DEFAULT_MAX_BYTES = 2 * 1024**3
 # Endings for which pandas decompresses the file before reading it (compression="infer").
@@ -248,52 +242,3 @@ def _read_frame(source, path: Path, reason: str, **options) -> pd.DataFrame:
 def _first_line(exc: Exception) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-
-
-def strict_columns(frame: pd.DataFrame, tokens: TokenTable, text_of=None) -> list[StrictColumn]:
-    """Typed cells for every column of a frame; `text_of(positions)` re-reads columns as text.
-
-    Without `text_of` the frame is engine-typed (DuckDB) and each column's dtype is its cells' type.
-    """
-    names, all_columns = columns_of(frame) if text_of is None else column_arrays(frame)
-    columns: list[StrictColumn | None] = []
-    need_text: list[int] = []
-    for position, column in enumerate(all_columns):
-        if text_of is None:
-            columns.append(engine_column(names[position], column, tokens))
-            continue
-        typed = _csv_column(names[position], column, tokens)
-        if typed is None:
-            need_text.append(position)  # typed below from the column's text
-        columns.append(typed)
-    if need_text:
-        text = text_of(need_text)
-        for k, position in enumerate(need_text):
-            columns[position] = from_text(names[position], text.iloc[:, k].to_numpy(dtype=object), tokens)
-    return cast(list[StrictColumn], columns)  # every None was typed from its text just above
-
-
-def _csv_column(name: str, array, tokens: TokenTable) -> StrictColumn | None:
-    """A column (its array) typed from pandas' reading, or None when its text must be read again."""
-    dtype = array.dtype
-    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
-        return _ints(name, array)
-    if isinstance(dtype, np.dtype) and dtype.kind == "f":
-        return from_numbers(name, array) if floats_tell_their_text(array) else None
-    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
-        return from_text(name, arrow_strings(array), tokens)
-    if dtype == np.dtype(object) or isinstance(dtype, pd.StringDtype):
-        return from_text(name, to_objects(array), tokens)
-    return None  # booleans and the like: their text decides
-
-
-def _later(need_text: list, position: int) -> None:
-    need_text.append(position)
-    return None
-
-
-def _ints(name: str, values: np.ndarray) -> StrictColumn | None:
-    try:
-        return from_numbers(name, values)
-    except OverflowError:
-        return None

@@ -18,6 +18,7 @@ stores each column in one of three forms:
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -25,9 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluators.tables.frames import columns_of
-from evaluators.tables.row_pairing import arrow_strings, text_bytes
-from evaluators.tables.tokens import TokenSpace
+from evaluators.matching.kernels.row_pairing import text_bytes
+from evaluators.matching.kernels.tokens import TokenSpace
+from evaluators.tables.frames import arrow_strings, columns_of
 
 # NULL flavours sort differently in the scorers' key (None last, NaN as 'nan',
 # NaT as 'NaT', pd.NA as '<NA>'), so token columns keep them apart.
@@ -118,8 +119,10 @@ class Column:
 
     @cached_property
     def sorted_num(self) -> np.ndarray:
-        values = self.num if self.null_as_zero else self.num[~self.null]
-        return np.sort(values)
+        if not self.null_as_zero or not self.null_count:
+            # float64 is a monotone image of the exact values: their sorted order, without a second sort.
+            return self.sorted_exact.astype(np.float64, copy=False)
+        return np.sort(self.num)
 
     @cached_property
     def sorted_exact(self) -> np.ndarray:
@@ -173,6 +176,37 @@ class Column:
         return values
 
     @cached_property
+    def official_sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        """num: (num, null) of the cells in the scorers' order, what `official_order` would gather.
+
+        Cells holding one value (one bit pattern) are alike, and NULL cells are alike, so the distinct
+        values in the scorers' order, each repeated by its count, with the NULLs at their text's place,
+        give the same arrays without sorting the cells: one sort of the values, one of the distinct ones.
+        (A NULL read as 0 may tie with a value 0 and interleave with it; its number is 0 all the same.)
+        """
+        if self.n <= SHORT:
+            order = self.official_order
+            return self.num[order], self.null[order]
+        keep = ~self.null
+        values = self.exact[keep]
+        bits = values.view(np.int64) if values.dtype.kind == "f" else values
+        distinct_bits, counts = np.unique(bits, return_counts=True)
+        distinct = distinct_bits.view(values.dtype) if values.dtype.kind == "f" else distinct_bits
+        extra = "0" if self.null_as_zero else self.null_text
+        rank = _plain_float_ranks(distinct, extra) if self.key_type == "float" else None
+        if rank is None:
+            rank = _text_ranks(list(map(str, distinct.tolist())), extra)
+        order = np.argsort(rank[:-1], kind="stable")
+        before = int(np.count_nonzero(rank[:-1] < rank[-1]))  # distinct values whose text sorts before NULL's
+        nums = np.repeat(distinct.astype(np.float64)[order], counts[order])
+        at = int(counts[order][:before].sum())
+        fill = 0.0 if self.null_as_zero else np.nan
+        num = np.concatenate([nums[:at], np.full(self.null_count, fill), nums[at:]])
+        null = np.zeros(self.n, dtype=bool)
+        null[at : at + self.null_count] = True
+        return num, null
+
+    @cached_property
     def official_order(self) -> np.ndarray:
         """num: the stable permutation by the scorers' key (x is None, str(x), is a number).
 
@@ -188,12 +222,55 @@ class Column:
         values = self.exact[keep]
         bits = values.view(np.int64) if values.dtype.kind == "f" else values
         _, first, inverse = np.unique(bits, return_index=True, return_inverse=True)
-        texts = [str(x) for x in values[first].tolist()]
-        texts.append("0" if self.null_as_zero else self.null_text)
-        _, rank = np.unique(np.array(texts, dtype=str), return_inverse=True)
+        extra = "0" if self.null_as_zero else self.null_text
+        rank = _plain_float_ranks(values[first], extra) if self.key_type == "float" else None
+        if rank is None:
+            rank = _text_ranks(list(map(str, values[first].tolist())), extra)
         cell_rank = np.full(self.n, rank[-1], dtype=np.int64)
         cell_rank[keep] = rank[:-1][inverse.reshape(-1)]
         return np.argsort(cell_rank, kind="stable")
+
+
+PLAIN = (1e-4, 1e15)  # magnitudes whose str() is plain decimal (no exponent) with an exact integer part
+
+
+def _plain_float_ranks(values: np.ndarray, extra: str) -> np.ndarray | None:
+    """_text_ranks of distinct floats without printing each one, or None when it does not apply.
+
+    For 1e-4 <= |x| < 1e15 (and zeros) str(x) is the sign, the integer part's digits, '.', and the
+    shortest fraction digits.  Two texts with different sign-and-integer heads differ at or before the
+    shorter head's '.', so the heads decide (few, printed once); within one head, fraction digits
+    without trailing zeros sort as their values do, and a negative number's text is '-' and its
+    magnitude's: so within a head the order is by magnitude.  `extra` must sort after every such text
+    ('nan' and '<NA>' do: letters and '<' come after digits and '-')."""
+    if extra not in ("nan", "<NA>") or values.dtype.kind != "f":
+        return None
+    magnitude = np.abs(values)
+    if not (((magnitude >= PLAIN[0]) | (magnitude == 0)) & (magnitude < PLAIN[1])).all():
+        return None
+    whole = np.trunc(magnitude).astype(np.int64)
+    heads, head_of = np.unique(whole * 2 + np.signbit(values), return_inverse=True)
+    texts = [("-" if h & 1 else "") + str(h >> 1) + "." for h in heads.tolist()]
+    head_rank = _text_ranks(texts, "")[:-1]
+    order = np.lexsort((magnitude, head_rank[head_of.reshape(-1)]))
+    rank = np.empty(len(values) + 1, dtype=np.int64)
+    rank[order] = np.arange(len(values), dtype=np.int64)
+    rank[-1] = len(values)
+    return rank
+
+
+def _text_ranks(texts: list[str], extra: str) -> np.ndarray:
+    """Ranks of the distinct `texts` and then of `extra` (which may equal one of them) in code-point order:
+    np.unique's inverse up to a monotone map, so a stable sort by either gives one order.  Python's sort of
+    str objects beats numpy's of a fixed-width unicode array.  Distinct values give distinct texts (a float's
+    str round-trips, so two bit patterns other than NaN never print alike)."""
+    order = sorted(range(len(texts)), key=texts.__getitem__)
+    rank = np.empty(len(texts) + 1, dtype=np.int64)
+    rank[np.array(order, dtype=np.int64)] = 2 * np.arange(len(texts), dtype=np.int64) + 1
+    ranked = [texts[k] for k in order]
+    at = bisect.bisect_left(ranked, extra)
+    rank[-1] = 2 * at + 1 if at < len(ranked) and ranked[at] == extra else 2 * at
+    return rank
 
 
 def common_numeric(dtypes: list) -> np.dtype | None:

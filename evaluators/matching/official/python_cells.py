@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from evaluators.matching.kernels.numeric import first_false, isclose
 from evaluators.matching.official.column_views import SHORT, Column, scorer_key, sort_as_scorers
-from evaluators.tables.numeric import first_false, isclose
 
 _WORDS_CELLS = 5000  # cells compared to find the closest column, for the message only
 _WORDS_SORT_LIMIT = 50_000  # beyond this, Python-sorting odd columns for words is not worth it

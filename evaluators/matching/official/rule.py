@@ -27,13 +27,13 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from evaluators.matching.kernels import row_pairing
+from evaluators.matching.kernels.numeric import isclose
+from evaluators.matching.kernels.tokens import TokenSpace
 from evaluators.matching.official import small_tables
 from evaluators.matching.official.column_views import Column, FrameViews
 from evaluators.matching.official.python_cells import describe_miss, literal_match
 from evaluators.matching.verdicts import Verdict
-from evaluators.tables import row_pairing
-from evaluators.tables.numeric import isclose
-from evaluators.tables.tokens import TokenSpace
 
 _SAMPLE = 33  # positions checked before a full comparison, to reject most pairs cheaply
 
@@ -256,8 +256,13 @@ def _cells_identical(g: Column, p: Column, g_rows, p_rows) -> bool:
 
 def _candidates(g: Column, pred_cols: list[Column], ignore_order: bool):
     """Predicted columns, those that can be equal without tolerance first."""
-    same = [p for p in pred_cols if _same_values(g, p, ignore_order)]
-    return same + [p for p in pred_cols if not any(p is s for s in same)]
+    others = []
+    for p in pred_cols:  # lazily: the caller stops at the first match, usually the first column of same values
+        if _same_values(g, p, ignore_order):
+            yield p
+        else:
+            others.append(p)
+    yield from others
 
 
 def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:
@@ -340,7 +345,7 @@ def _numbers_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool
         return False  # sorted order is the best alignment under a tolerance: no other can pass
     if _same_values(g, p, True):
         return True
-    return _aligned_match(g, p, g.official_order, p.official_order, tol)
+    return _sorted_match(g, p, tol)
 
 
 def _sorted_close(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
@@ -353,9 +358,9 @@ def _sorted_close(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
     return bool(isclose(a, b, tol).all())
 
 
-def _aligned_match(g: Column, p: Column, g_order: np.ndarray, p_order: np.ndarray, tol: float) -> bool:
-    gn, pn = g.num[g_order], p.num[p_order]
+def _sorted_match(g: Column, p: Column, tol: float) -> bool:
+    """Both columns in the scorers' order (`Column.official_sorted`), compared cell by cell."""
+    (gn, g_null), (pn, p_null) = g.official_sorted, p.official_sorted
     if g.null_as_zero:
         return bool(isclose(gn, pn, tol).all())
-    g_null, p_null = g.null[g_order], p.null[p_order]
     return bool(np.all((g_null & p_null) | (~g_null & ~p_null & isclose(gn, pn, tol))))

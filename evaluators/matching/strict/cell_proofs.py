@@ -13,9 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from evaluators.matching.kernels import row_pairing
+from evaluators.matching.kernels.numeric import isclose
 from evaluators.matching.strict.cells import BIGINT, FLOAT, INT, TEXT, RawText, StrictColumn
-from evaluators.tables import row_pairing
-from evaluators.tables.numeric import isclose
 
 
 def equal_under(g: StrictColumn, p: StrictColumn, rows, tol: float, cheap: bool = False) -> bool:

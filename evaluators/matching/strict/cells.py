@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluators.tables.tokens import TokenSpace
+from evaluators.matching.kernels.tokens import TokenSpace
 
 NULL, INT, BIGINT, FLOAT, TEXT = 0, 1, 2, 3, 4
 INT64_SAFE = 2**53  # beyond this a float64 column may have lost integer digits
@@ -180,6 +180,31 @@ class StrictColumn:
             memo = self._memo[exact_numbers] = _scramble(value) ^ (cls.astype(np.uint64) * _CLASS_SALT)
         return memo
 
+    @property
+    def identity(self) -> np.ndarray:
+        """int64 per cell, equal for two cells of the same class exactly when they are identical: the INT value,
+        the FLOAT value's bits (-0.0 as 0.0), the TEXT/BIGINT token, 0 for NULL (made when asked, not kept)."""
+        if self.uniform == INT:
+            return self.ival  # nothing to replace: the INT values are the identities
+        value = np.where(self.cls == INT, self.ival, self.code)
+        if self.has_float:
+            floats = self.cls == FLOAT
+            value[floats] = (self.num[floats] + 0.0).view(np.int64)
+        value[self.cls == NULL] = 0
+        return value
+
+    @property
+    def identity_key(self) -> np.ndarray:
+        """Per-row uint64 hash of (class, identity): equal for identical cells (which are equal cells).
+        Made again when asked (a few passes over the column) rather than kept: it is 8 bytes a cell."""
+        return _scramble(self.identity.astype(np.uint64)) ^ (self.cls.astype(np.uint64) * _CLASS_SALT)
+
+    @cached_property
+    def identity_sum(self) -> int:
+        """The column's multiset of identical cells as one number (equal multisets, equal sums)."""
+        with np.errstate(over="ignore"):
+            return int(self.identity_key.sum(dtype=np.uint64))
+
     def exact_key(self) -> list[np.ndarray]:
         """Sort keys that are equal exactly when two non-FLOAT cells are equal."""
         value = np.where(self.cls == INT, self.ival, self.code)
@@ -265,14 +290,14 @@ def from_numbers(name: str, values: np.ndarray, null: np.ndarray | None = None) 
         num = values.astype(np.float64)
         if values.dtype.kind == "u" and n and values.max() > np.iinfo(np.int64).max:
             raise OverflowError("uint64 beyond int64")
-        ival = values.astype(np.int64)
+        ival = values.astype(np.int64, copy=null is not None)  # the frame's own array when nothing is written
         if null is not None:
             cls[null], num[null], ival[null] = NULL, np.nan, 0
     else:
         null = np.isnan(values)
         cls[:] = FLOAT
         cls[null] = NULL
-        num = values.astype(np.float64)
+        num = values.astype(np.float64, copy=False)  # read only from here on: the frame's own array
     return column(name, cls, num, ival, source=values)
 
 

@@ -25,7 +25,7 @@ from evaluators.matching.strict.cells import (
     from_numbers,
     text_cells,
 )
-from evaluators.tables.row_pairing import arrow_strings
+from evaluators.tables.frames import arrow_strings
 
 _MASKED_INTS = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)}
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from evaluators.matching.kernels.numeric import isclose
 from evaluators.matching.strict.cells import BIGINT, FLOAT, INT, NULL, TEXT, StrictColumn
-from evaluators.tables.numeric import isclose
 
 SEARCH_BUDGET = 20_000  # partial mappings tried before giving up on one table pair
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -64,19 +64,31 @@ def bipartite(candidates: list[list[int]], n_right: int) -> list[int] | None:
     return mapping
 
 
-def _mix(h: np.ndarray, key: np.ndarray) -> np.ndarray:
+def _mix(h: np.ndarray, key: np.ndarray, in_place: bool = False) -> np.ndarray:
+    """The row hashes h extended by one more column's keys (written over h when `in_place`)."""
     with np.errstate(over="ignore"):
-        x = (h ^ key) * _GOLDEN
-        return x ^ (x >> np.uint64(29))
+        x = np.bitwise_xor(h, key, out=h if in_place else None)
+        np.multiply(x, _GOLDEN, out=x)
+        x ^= x >> np.uint64(29)
+        return x
 
 
 class MappingSearch:
-    """Depth-first assignment of gold columns, pruned by the projected rows."""
+    """Depth-first assignment of gold columns, pruned by the projected rows.
 
-    def __init__(self, gold, pred, candidates, tol):
+    With `identical`, cells count as equal only when identical (FLOAT cells by their bits): every
+    column then hashes exactly, partial mappings are pruned by a sum of row hashes (linear, no sort),
+    and a complete one is checked once, rows ordered by their hash.  A mapping found so is a match
+    (identical cells are equal cells); finding none proves nothing, and the tolerant search follows.
+    """
+
+    def __init__(self, gold, pred, candidates, tol, identical: bool = False):
         self.gold, self.pred, self.tol = gold, pred, tol
         self.candidates = candidates
+        self.identical = identical
         self.order = sorted(range(len(gold)), key=lambda i: (gold[i].has_float, len(candidates[i])))
+        if identical:
+            self.order = sorted(range(len(gold)), key=lambda i: len(candidates[i]))
         self.budget = SEARCH_BUDGET
 
     def run(self) -> tuple | None:
@@ -88,36 +100,57 @@ class MappingSearch:
 
     def _extend(self, depth, assigned, hg, hp):
         if depth == len(self.order):
-            return dict(assigned) if self._rows_match(assigned, hg, hp) else None
+            rows_match = self._identical_rows if self.identical else self._rows_match
+            return dict(assigned) if rows_match(assigned, hg, hp) else None
         i = self.order[depth]
-        used = set(assigned.values())
-        tried_content = set()
-        for j in self.candidates[i]:
-            if j in used:
-                continue
-            content = self.pred[j].fingerprint
-            if content in tried_content:
-                continue  # an identical predicted column leads to the same rows
-            tried_content.add(content)
+        options = self._options(i, set(assigned.values()))
+        for j in options:
             self.budget -= 1
             if self.budget <= 0:
                 return None
-            exact = not (self.gold[i].has_float or self.pred[j].has_float)
-            ng = _mix(hg, self.gold[i].key(exact))
-            np_ = _mix(hp, self.pred[j].key(exact))
             assigned[i] = j
-            if _keys_agree(ng, np_) and (exact or self._rows_match(assigned, ng, np_)):
+            if self.identical:
+                if self.gold[i].identity_sum != self.pred[j].identity_sum:
+                    del assigned[i]
+                    continue
+                # A single option never comes back to these hashes: extend them where they are (memory).
+                ng = _mix(hg, self.gold[i].identity_key, in_place=len(options) == 1)
+                np_ = _mix(hp, self.pred[j].identity_key, in_place=len(options) == 1)
+                agree = _sums_agree(ng, np_)
+            else:
+                exact = not (self.gold[i].has_float or self.pred[j].has_float)
+                ng = _mix(hg, self.gold[i].key(exact), in_place=len(options) == 1)
+                np_ = _mix(hp, self.pred[j].key(exact), in_place=len(options) == 1)
+                if len(options) == 1:  # nothing to choose here: only the complete mapping's check matters
+                    agree = _sums_agree(ng, np_)
+                else:
+                    agree = _keys_agree(ng, np_) and (exact or self._rows_match(assigned, ng, np_))
+            if agree:
                 found = self._extend(depth + 1, assigned, ng, np_)
                 if found is not None:
                     return found
             del assigned[i]
         return None
 
+    def _options(self, i: int, used: set) -> list[int]:
+        """Candidates for gold column i not yet used, one per content (an identical column leads to the same rows)."""
+        free = [j for j in self.candidates[i] if j not in used]
+        if len(free) <= 1:
+            return free  # nothing to tell apart: no fingerprint needed
+        options, contents = [], set()
+        for j in free:
+            if self.pred[j].fingerprint not in contents:
+                contents.add(self.pred[j].fingerprint)
+                options.append(j)
+        return options
+
     def _rows_match(self, assigned, hg, hp) -> bool:
         """Rows equal as multisets: exact keys group the rows, FLOAT cells are matched within groups."""
         floats = [(i, j) for i, j in assigned.items() if self.gold[i].has_float or self.pred[j].has_float]
         if not floats:
             return self._exact_rows_match(assigned)
+        if self._rounded_rows_match(assigned, hg, hp, floats):
+            return True
         og = np.lexsort([self.gold[i].num for i, _ in reversed(floats)] + [hg])
         op = np.lexsort([self.pred[j].num for _, j in reversed(floats)] + [hp])
         ok = np.ones(len(og), dtype=bool)
@@ -127,12 +160,52 @@ class MappingSearch:
             return True
         return _match_groups(self, assigned, hg, hp, og, ok)
 
+    def _rounded_rows_match(self, assigned, hg, hp, floats) -> bool:
+        """A quick proof: rows ordered by a hash of their cells with numbers rounded to the tolerance's grid,
+        then every cell compared by the rule.  Near-equal numbers on two sides of a grid line order apart
+        and fail here (a false 'no': the full check follows), never a false 'yes'."""
+        og, op = (
+            np.argsort(self._rounded_hash(h, [c for c in cols]), kind="stable")
+            for h, cols in (
+                (hg, [self.gold[i] for i, _ in floats]),
+                (hp, [self.pred[j] for _, j in floats]),
+            )
+        )
+        return all(bool(cells_equal(self.gold[i], self.pred[j], self.tol, og, op).all()) for i, j in assigned.items())
+
+    def _rounded_hash(self, h: np.ndarray, columns: list) -> np.ndarray:
+        grid = max(self.tol, 1e-12) * 3.7139  # not a decimal step: decimal data rarely sits on a grid line
+        out = h.copy()
+        with np.errstate(invalid="ignore", over="ignore"):
+            for c in columns:
+                rounded = np.nan_to_num(np.round(c.num / grid), nan=0.0, posinf=0.0, neginf=0.0)
+                _mix(out, rounded.astype(np.int64).view(np.uint64), in_place=True)
+        return out
+
     def _exact_rows_match(self, assigned) -> bool:
         """Without FLOAT cells, rows sorted by their exact cells must be equal one by one."""
         keys_g = [k for i in assigned for k in self.gold[i].exact_key()]
         keys_p = [k for i in assigned for k in self.pred[assigned[i]].exact_key()]
         og, op = np.lexsort(keys_g[::-1]), np.lexsort(keys_p[::-1])
         return all(np.array_equal(kg[og], kp[op]) for kg, kp in zip(keys_g, keys_p, strict=False))
+
+    def _identical_rows(self, assigned, hg, hp) -> bool:
+        """Rows identical as multisets, shown by ordering both sides by row hash and comparing every cell.
+        Rows whose hashes collide may then sit in different orders: a false 'no', never a false 'yes'."""
+        if not _keys_agree(hg, hp):
+            return False
+        og, op = np.argsort(hg), np.argsort(hp)
+        for i, j in assigned.items():
+            g, p = self.gold[i], self.pred[j]
+            if not (np.array_equal(g.cls[og], p.cls[op]) and np.array_equal(g.identity[og], p.identity[op])):
+                return False
+        return True
+
+
+def _sums_agree(hg, hp) -> bool:
+    """Equal row-hash multisets have equal sums (a cheap, linear necessary condition)."""
+    with np.errstate(over="ignore"):
+        return bool(hg.sum(dtype=np.uint64) == hp.sum(dtype=np.uint64))
 
 
 def _keys_agree(hg, hp) -> bool:

@@ -21,12 +21,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from evaluators.matching.kernels import row_pairing
+from evaluators.matching.kernels.numeric import first_false, isclose
 from evaluators.matching.strict.cell_proofs import cheap_checks, equal_under, signatures_agree
 from evaluators.matching.strict.cells import FLOAT, INT, NULL, StrictColumn
 from evaluators.matching.strict.mapping_search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
 from evaluators.matching.verdicts import Verdict
-from evaluators.tables import row_pairing
-from evaluators.tables.numeric import first_false, isclose
 
 
 def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol: float) -> bool:
@@ -63,6 +63,9 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
         return Verdict(1.0, "match", _mapping_words(gold, pred, mapping), tuple(mapping))
     if not ignore_order:
         return _aligned_failure(gold, pred, paired, tol)
+    found = MappingSearch(gold, pred, _identical_candidates(gold, pred), tol, identical=True).run()
+    if found is not None:
+        return Verdict(1.0, "match", _mapping_words(gold, pred, found), found)
     candidates: list = [None] * len(gold)
     for i in sorted(range(len(gold)), key=lambda i: gold[i].raw is not None):  # text columns last: they need codes
         candidates[i] = [j for j, p in enumerate(pred) if column_compatible(gold[i], p, True, tol)]
@@ -80,6 +83,15 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
         "every column has a partner with the same values, but no mapping "
         "keeps the rows whole: values are right column by column but scrambled across rows",
     )
+
+
+def _identical_candidates(gold: list[StrictColumn], pred: list[StrictColumn]) -> list[list[int]]:
+    """For each gold column, the predicted columns whose cells may be identical as a multiset (same hash sum):
+    the only partners a mapping of identical cells can use, found without comparing every pair."""
+    by_sum: dict[int, list[int]] = {}
+    for j, p in enumerate(pred):
+        by_sum.setdefault(p.identity_sum, []).append(j)
+    return [[j for j in by_sum.get(g.identity_sum, []) if pred[j].n == g.n] for g in gold]
 
 
 def _pairing(gold: list[StrictColumn], pred: list[StrictColumn], tol: float) -> np.ndarray | None:

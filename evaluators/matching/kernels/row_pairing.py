@@ -25,6 +25,7 @@ KEYS_TRIED = 3  # gold columns tried as the row key; past that, pairing is unlik
 PROBE = 64  # rows checked before whole columns, to reject most pairs cheaply
 JUDGES = 6  # gold columns that vote for one of several candidate pairings
 PAIRINGS_OFFERED = 8  # candidate pairings from two keys, at most
+SAMPLE = 4096  # leading rows looked at for a repeated key before any sort
 MAX_TIES = 2000  # tied neighbours past which the ties are broken by one lexsort, not run by run
 
 
@@ -68,13 +69,16 @@ def _look(keys: list[np.ndarray]) -> tuple:
 
 def _row_pairings(golds: list[np.ndarray], pred_keys: list[np.ndarray]) -> list[np.ndarray]:
     sorts = _Sorts(pred_keys)
-    orders = []
+    orders: list[np.ndarray | None] = []
     for g in golds:
+        if _repeats_early(g):
+            orders.append(None)
+            continue  # ties: rows with equal keys could be paired either way
         order = np.argsort(g)
         orders.append(order)
         ranked = g[order]
         if not (ranked[1:] != ranked[:-1]).all():
-            continue  # ties: rows with equal keys could be paired either way
+            continue  # ties again, seen only once sorted
         found = [_pairing(order, sorts.order(j)) for j in sorts.partners(ranked)]
         if found:
             return found
@@ -105,18 +109,39 @@ class _Sorts:
         ]
 
 
+def _repeats_early(*keys: np.ndarray) -> bool:
+    """Do the first SAMPLE rows already repeat a value (a tuple of values for several keys)?  Then the key is
+    not distinct, and sorting the whole column to find out would cost more than the rest of the pairing."""
+    head = np.stack([k[:SAMPLE] for k in keys], axis=1)
+    return len(np.unique(head, axis=0)) < len(head)
+
+
 def _pairing(gold_order: np.ndarray, pred_order: np.ndarray) -> np.ndarray:
     gold_of_pred = np.empty(len(pred_order), dtype=np.int64)
     gold_of_pred[pred_order] = gold_order
     return gold_of_pred
 
 
-def _two_key_pairings(golds: list[np.ndarray], orders: list[np.ndarray], sorts: _Sorts) -> list[np.ndarray]:
+def _two_key_pairings(golds: list[np.ndarray], orders: list[np.ndarray | None], sorts: _Sorts) -> list[np.ndarray]:
     """Pairings from two gold keys whose value pairs are distinct.  A pair of predicted partners (each
     holding its key's sorted values) must hold the gold's value pairs in the same order."""
-    partners = [sorts.partners(g[o]) for g, o in zip(golds, orders, strict=True)]
+    partners: dict[int, list[int]] = {}
+
+    def order_of(k: int) -> np.ndarray:
+        found = orders[k]
+        if found is None:  # skipped as a single key: sorted now that it may serve in a pair
+            found = orders[k] = np.argsort(golds[k])
+        return found
+
+    def partners_of(k: int) -> list[int]:
+        if k not in partners:
+            partners[k] = sorts.partners(golds[k][order_of(k)])
+        return partners[k]
+
     for a, b in permutations(range(len(golds)), 2):
-        order = _ties_ordered(golds[a], orders[a], golds[b])
+        if _repeats_early(golds[a], golds[b]) or not partners_of(a) or not partners_of(b):
+            continue  # the two keys repeat together, or one has no predicted partner
+        order = _ties_ordered(golds[a], order_of(a), golds[b])
         first, second = golds[a][order], golds[b][order]
         if not ((first[1:] != first[:-1]) | (second[1:] != second[:-1])).all():
             continue
@@ -180,12 +205,6 @@ def best_pairing(pairings: list[np.ndarray], judges) -> np.ndarray | None:
         if score > best_score:
             best, best_score = rows, score
     return best
-
-
-def arrow_strings(column) -> pa.Array:
-    """A pandas string column (Series or array) as one pyarrow array (pandas may hold several chunks)."""
-    array = pa.array(getattr(column, "array", column))
-    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
 def take(values, rows: np.ndarray | None):

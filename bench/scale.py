@@ -1,0 +1,170 @@
+"""Scale benchmark: grading time and peak memory against rows, beside the time and memory of reading.
+
+    python bench/scale.py                        # 10^5, 3*10^5, 10^6 rows, every shape and semantics
+    python bench/scale.py --max-rows 1e7         # up to 10^7 rows (tables of several GB: slow)
+    python bench/scale.py --max-rows 1e7 --shapes repeated --name scale_bench_1e7   # docs/scale_bench_1e7.*
+    python bench/scale.py --shapes repeated --semantics strict --rows 1e5,1e6
+
+Each (shape, rows, semantics) runs in its own child process, which reads both CSVs with pandas
+(timed; its peak resident set is the reading's memory), resets the kernel's peak mark and grades
+the frames under one semantics with fresh caches (timed; peak resident set).  Ratios divide by the
+read figures of the same child, and times are the process's CPU seconds (wall seconds are in the
+JSON too): on a machine shared with other work, wall time swings several-fold between two runs.  Shapes: `bench/shapes.py`.
+Results: docs/scale_bench.json and docs/scale_bench.png (log-log, one panel per semantics).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import shapes  # noqa: E402
+
+SEMANTICS = ("spider2", "spider2-2024", "spider2-lite", "strict")
+DEFAULT_ROWS = (100_000, 300_000, 1_000_000)
+LARGE_ROWS = (3_000_000, 10_000_000)
+CHILD_TIMEOUT = 1200
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", help="comma-separated row counts (default 1e5,3e5,1e6)")
+    parser.add_argument("--max-rows", type=float, default=1e6, help="add 3e6 and 1e7 up to this many rows")
+    parser.add_argument("--shapes", default=",".join(shapes.SHAPES))
+    parser.add_argument("--semantics", default=",".join(SEMANTICS))
+    parser.add_argument("--data", type=Path, default=HERE / "results" / "scale-data", help="where tables are kept")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs", help="folder for scale_bench.json/.png")
+    parser.add_argument("--name", default="scale_bench", help="file name of the JSON and PNG (default scale_bench)")
+    parser.add_argument("--child", nargs=3, metavar=("GOLD", "PRED", "SEMANTICS"), help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def _status(field: str) -> int:
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise KeyError(field)
+
+
+def child(gold_path: Path, pred_path: Path, semantics: str) -> dict:
+    """Read, then grade under one semantics; times and peak resident sets of each."""
+    from bench.measure import compare, read_pair
+
+    gc.collect()
+    base = _status("VmRSS")
+    started, cpu = time.perf_counter(), time.process_time()
+    gold, pred = read_pair(gold_path, pred_path)
+    read_s, read_cpu = time.perf_counter() - started, time.process_time() - cpu
+    read_peak = _status("VmHWM")
+    with open("/proc/self/clear_refs", "w") as marks:
+        marks.write("5")  # the peak mark starts again from the current resident set
+    started, cpu = time.perf_counter(), time.process_time()
+    verdict = compare(semantics, gold, pred, gold_path, pred_path)
+    grade_s, grade_cpu = time.perf_counter() - started, time.process_time() - cpu
+    grade_peak = _status("VmHWM")
+    return {
+        "read_s": read_s,
+        "grade_s": grade_s,
+        "read_cpu_s": read_cpu,
+        "grade_cpu_s": grade_cpu,
+        "grade_per_read": grade_cpu / read_cpu,
+        "base_rss": base,
+        "read_peak_rss": read_peak,
+        "grade_peak_rss": grade_peak,
+        "memory_per_read": (grade_peak - base) / max(read_peak - base, 1),
+        "verdict": bool(verdict),
+    }
+
+
+def _run_child(gold: Path, pred: Path, semantics: str) -> dict:
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", str(gold), str(pred), semantics]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {CHILD_TIMEOUT} s"}
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _rows(args) -> list[int]:
+    if args.rows:
+        return [int(float(r)) for r in args.rows.split(",")]
+    return [r for r in DEFAULT_ROWS + LARGE_ROWS if r <= args.max_rows]
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.child:
+        gold, pred, semantics = args.child
+        print(json.dumps(child(Path(gold), Path(pred), semantics)))
+        return 0
+    results = []
+    for shape in args.shapes.split(","):
+        for rows in _rows(args):
+            gold, pred = shapes.write(args.data, shape, rows)
+            for semantics in args.semantics.split(","):
+                figures = _run_child(gold, pred, semantics)
+                results.append({"shape": shape, "rows": rows, "semantics": semantics, **figures})
+                print(_line(results[-1]), flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"{args.name}.json").write_text(json.dumps({"results": results}, indent=1) + "\n")
+    plot(results, args.out / f"{args.name}.png")
+    return 0
+
+
+def _line(r: dict) -> str:
+    head = f"{r['shape']:>9} {r['rows']:>10,} {r['semantics']:>12}"
+    if "error" in r:
+        return f"{head}  error: {r['error']}"
+    return (
+        f"{head}  read {r['read_cpu_s']:7.2f} s  grade {r['grade_cpu_s']:7.2f} s  ({r['grade_per_read']:4.1f}x)"
+        f"  peak {r['grade_peak_rss'] / 2**20:7.0f} MB ({r['memory_per_read']:3.1f}x read)  match={r['verdict']}"
+    )
+
+
+def plot(results: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    semantics = sorted({r["semantics"] for r in results}, key=SEMANTICS.index)
+    shape_names = list(dict.fromkeys(r["shape"] for r in results))
+    fig, axes = plt.subplots(2, len(semantics), figsize=(4.2 * len(semantics), 7.5), squeeze=False)
+    colours = plt.get_cmap("tab10")
+    for col, sem in enumerate(semantics):
+        for k, shape in enumerate(shape_names):
+            rows = [r for r in results if r["semantics"] == sem and r["shape"] == shape and "error" not in r]
+            if not rows:
+                continue
+            x = [r["rows"] for r in rows]
+            colour = colours(k)
+            axes[0][col].plot(x, [r["grade_cpu_s"] for r in rows], "o-", color=colour, label=f"{shape} grade")
+            axes[0][col].plot(x, [r["read_cpu_s"] for r in rows], ":", color=colour, label=f"{shape} read")
+            axes[1][col].plot(x, [(r["grade_peak_rss"] - r["base_rss"]) / 2**20 for r in rows], "o-", color=colour)
+            axes[1][col].plot(x, [(r["read_peak_rss"] - r["base_rss"]) / 2**20 for r in rows], ":", color=colour)
+        axes[0][col].set_title(sem)
+        axes[0][col].set_ylabel("CPU seconds (solid: grade, dotted: read)")
+        axes[1][col].set_ylabel("peak MB above start (solid: grade, dotted: read)")
+        for row in (0, 1):
+            axes[row][col].set_xscale("log")
+            axes[row][col].set_yscale("log")
+            axes[row][col].set_xlabel("rows")
+            axes[row][col].grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

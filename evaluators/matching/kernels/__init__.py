@@ -1,0 +1,1 @@
+"""Comparison kernels shared by the official and strict table rules (arrays in, facts out)."""

@@ -1,0 +1,68 @@
+"""The strict rule's typed columns of a frame already read (CSV text or engine values).
+
+A CSV column is typed from pandas' reading when that keeps its cells' text
+(ints, finite floats below 2**53, strings); other columns (booleans, huge or
+infinite floats) are typed from their text, read again by the caller's
+`text_of`.  An engine-typed frame (DuckDB) gives each column's type directly.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import numpy as np
+import pandas as pd
+
+from evaluators.matching.strict.cells import StrictColumn, TokenTable, floats_tell_their_text, from_numbers
+from evaluators.matching.strict.engine_cells import engine_column
+from evaluators.matching.strict.text_cells import from_text
+from evaluators.tables.frames import arrow_strings, column_arrays, columns_of, to_objects
+
+
+def strict_columns(frame: pd.DataFrame, tokens: TokenTable, text_of=None) -> list[StrictColumn]:
+    """Typed cells for every column of a frame; `text_of(positions)` re-reads columns as text.
+
+    Without `text_of` the frame is engine-typed (DuckDB) and each column's dtype is its cells' type.
+    """
+    names, all_columns = columns_of(frame) if text_of is None else column_arrays(frame)
+    columns: list[StrictColumn | None] = []
+    need_text: list[int] = []
+    for position, column in enumerate(all_columns):
+        if text_of is None:
+            columns.append(engine_column(names[position], column, tokens))
+            continue
+        typed = _csv_column(names[position], column, tokens)
+        if typed is None:
+            need_text.append(position)  # typed below from the column's text
+        columns.append(typed)
+    if need_text:
+        text = text_of(need_text)
+        for k, position in enumerate(need_text):
+            columns[position] = from_text(names[position], text.iloc[:, k].to_numpy(dtype=object), tokens)
+    return cast(list[StrictColumn], columns)  # every None was typed from its text just above
+
+
+def _csv_column(name: str, array, tokens: TokenTable) -> StrictColumn | None:
+    """A column (its array) typed from pandas' reading, or None when its text must be read again."""
+    dtype = array.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
+        return _ints(name, array)
+    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+        return from_numbers(name, array) if floats_tell_their_text(array) else None
+    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+        return from_text(name, arrow_strings(array), tokens)
+    if dtype == np.dtype(object) or isinstance(dtype, pd.StringDtype):
+        return from_text(name, to_objects(array), tokens)
+    return None  # booleans and the like: their text decides
+
+
+def _later(need_text: list, position: int) -> None:
+    need_text.append(position)
+    return None
+
+
+def _ints(name: str, values: np.ndarray) -> StrictColumn | None:
+    try:
+        return from_numbers(name, values)
+    except OverflowError:
+        return None
