@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluators.errors import Location, SpecError, UsageError
+from evaluators.loading import pairing
 from evaluators.loading.lines import readlines
 from evaluators.loading.paths import read_untrusted
 from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, too_deep
@@ -195,15 +196,9 @@ def read_gold(path: Path, problems: list[Problem]) -> list[GoldLine | None]:
         raise SpecError(f"cannot read the gold file: {exc}", Location(str(path))) from None
     out: list[GoldLine | None] = []
     for number, line in enumerate(readlines(text), 1):
-        fields = line.strip().split("\t")
         where = Location(str(path), number)
-        if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
-            problems.append(
-                Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id")
-            )
-            out.append(None)
-            continue
-        out.append(GoldLine(fields[0], fields[1], where))
+        fields = pairing.gold_fields(line.strip(), where, problems)
+        out.append(GoldLine(fields[0], fields[1], where) if fields else None)
     return out
 
 

@@ -40,15 +40,27 @@ def key_order_problem(keys: Sequence[str], where: Location) -> Problem | None:
     return None
 
 
-def count_problem(predictions: int, golds: int, where: Location) -> Problem | None:
+def count_problem(predictions: int, golds: int, where: Location, session: int | None = None) -> Problem | None:
+    """None when the counts agree; BIRD's whole file, or one blank-line-separated session of test-suite's."""
     if predictions == golds:
         return None
     return Problem(
         where,
-        f"{PREFIX}{predictions} prediction(s) for {golds} gold line(s): predictions pair with gold lines by position; "
+        f"{PREFIX}{'' if session is None else f'session {session}: '}{predictions} prediction(s) for {golds} gold "
+        "line(s): predictions pair with gold lines by position; "
         f"the official scorer compares only the first {min(predictions, golds)}",
         hint="one prediction per gold line, in the gold's order",
     )
+
+
+def gold_fields(line: str, where: Location, problems: list[Problem]) -> list[str] | None:
+    """A gold line's `SQL<TAB>db_id` fields; None and a gold problem for a line without exactly that (the
+    official scorers stop there)."""
+    fields = line.split("\t")
+    if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
+        problems.append(Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id"))
+        return None
+    return fields
 
 
 def shift_problem(pairs: Sequence[tuple[str | None, str | None]], where: Location) -> Problem | None:

@@ -71,11 +71,8 @@ def read_gold(path: Path, problems: list[Problem]) -> list[list[GoldQuery | None
 
 def _gold_line(path: Path, number: int, line: str, problems: list[Problem]) -> GoldQuery | None:
     where = Location(str(path), number)
-    fields = line.split("\t")
-    if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
-        problems.append(Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id"))
-        return None
-    return GoldQuery(fields[0].strip(), fields[1].strip(), where)
+    fields = pairing.gold_fields(line, where, problems)
+    return GoldQuery(fields[0].strip(), fields[1].strip(), where) if fields else None
 
 
 def read_predictions(path: Path) -> list[list[Prediction]]:
@@ -105,15 +102,8 @@ def pair(
         golds, preds = [[g for s in golds for g in s]], [[p for s in preds for p in s]]
     pairs: list[tuple[GoldQuery | None, Prediction | None]] = []
     for number, (gold_session, pred_session) in enumerate(zip(golds, preds, strict=True), 1):
-        if len(gold_session) != len(pred_session):
-            problems.append(
-                Problem(
-                    Location(str(pred_file)),
-                    f"{pairing.PREFIX}session {number}: {len(pred_session)} prediction(s) "
-                    f"for {len(gold_session)} gold line(s); the scorer compares the first "
-                    f"{min(len(gold_session), len(pred_session))} only",
-                )
-            )
+        mismatch = pairing.count_problem(len(pred_session), len(gold_session), Location(str(pred_file)), number)
+        problems.extend([mismatch] if mismatch else [])
         pairs += [(g, pred_session[i] if i < len(pred_session) else None) for i, g in enumerate(gold_session)]
     shifted = pairing.shift_problem(
         [(p.db_id if p else None, g.db_id if g else None) for g, p in pairs], Location(str(pred_file))
