@@ -6,7 +6,19 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, check_writable_outside, echo, handle_errors, warn_about_pairing
+from evaluators.cli.options import (
+    AbsolutePath,
+    check_writable_outside,
+    echo,
+    handle_errors,
+    memory_limit_option,
+    mysql_dsn_option,
+    output_option,
+    postgres_dsn_option,
+    timeout_option,
+    warn_about_pairing,
+    work_dir_option,
+)
 
 EPILOG = """\b
 Examples (the official scripts' arguments, unchanged):
@@ -58,15 +70,7 @@ def _path(*names, exists: bool = False, **kwargs):
     show_default=True,
     type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
 )
-@click.option(
-    "--meta_time_out",
-    "--meta-time-out",
-    "meta_time_out",
-    type=float,
-    default=30.0,
-    show_default=True,
-    help="Seconds per query.",
-)
+@timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", "meta_time_out", default=30.0)
 @click.option(
     "--num_cpus",
     "--num-cpus",
@@ -78,8 +82,8 @@ def _path(*names, exists: bool = False, **kwargs):
 )
 @click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
 @_path("--output_log_path", "--output-log-path", "log_path", help="Append the official table here, as the scripts do.")
-@click.option("--output", type=AbsolutePath(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
-@_path("--work-dir", "work_dir", help="Where database copies and scratch files go (default: beside --output).")
+@output_option("Our JSON report (CSV beside it).")
+@work_dir_option("Where database copies and scratch files go (default: beside --output).")
 @click.option(
     "--ves-iterations",
     type=click.IntRange(0),
@@ -92,14 +96,10 @@ def _path(*names, exists: bool = False, **kwargs):
     is_flag=True,
     help="EXPLAIN cost of gold and prediction, and its rank correlation with the measured time ratio.",
 )
-@click.option("--postgres-dsn", help="PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
-@click.option("--mysql-dsn", help="MySQL connection for --sql_dialect MySQL (never printed).")
-@click.option(
-    "--memory-limit-mb",
-    type=click.IntRange(16),
-    default=4096,
-    show_default=True,
-    help="Memory one query may use: the engine's, its worker's and its fetched rows' cap (docs/security.md).",
+@postgres_dsn_option("PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
+@mysql_dsn_option("MySQL connection for --sql_dialect MySQL (never printed).")
+@memory_limit_option(
+    "Memory one query may use: the engine's, its worker's and its fetched rows' cap (docs/security.md)."
 )
 @handle_errors
 def bird(

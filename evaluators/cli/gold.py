@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, echo, gold_dir_option, handle_errors, max_file_mb_option
+from evaluators.cli.options import AbsolutePath, echo, gold_dir_option, handle_errors, jobs_option, max_file_mb_option
 from evaluators.errors import Failed, UsageError
 from evaluators.matching import registry
 
@@ -163,7 +163,7 @@ Examples:
     show_default=True,
     help="Grade each gold as the answer to itself under every semantics.",
 )
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Lint in N processes.")
+@jobs_option("Lint", default=1, auto=False)
 @max_file_mb_option
 @handle_errors
 def lint(gold_dir, self_check, jobs, max_file_mb):

@@ -8,15 +8,17 @@ from pathlib import Path
 import click
 
 from evaluators.cli.options import (
-    AbsolutePath,
     check_writable_outside,
     echo,
     echo_json,
     execution_options,
     gold_dir_option,
     handle_errors,
+    html_option,
     jobs_option,
     layout_option,
+    max_file_mb_option,
+    output_option,
     result_dir_option,
 )
 from evaluators.errors import Failed, GoldErrors, MissingExtra
@@ -43,13 +45,11 @@ Examples:
     show_default=True,
     help="Which semantics is the reported `score`; strict_score is always reported too.",
 )
-@click.option(
-    "--output",
-    type=AbsolutePath(dir_okay=False, path_type=Path),
-    help="Write the JSON report here, with a CSV and the figure (SVG; PNG with --plot-format png) of the same "
-    "name beside it (a name ending in .html writes the HTML report instead).",
+@output_option(
+    "Write the JSON report here, with a CSV and the figure (SVG; PNG with --plot-format png) of the same "
+    "name beside it (a name ending in .html writes the HTML report instead)."
 )
-@click.option("--html", "with_html", is_flag=True, help="With --output: also write the HTML report beside it.")
+@html_option
 @click.option(
     "--format",
     "output_format",
@@ -78,13 +78,7 @@ Examples:
 )
 @jobs_option("Grade")
 @click.option("--fail-under", type=click.FloatRange(0, 1), help="Exit 1 when the score is below this.")
-@click.option(
-    "--max-file-mb",
-    type=click.IntRange(1),
-    default=2048,
-    show_default=True,
-    help="Refuse predicted or gold files larger than this (results_metadata.jsonl too, at least 256).",
-)
+@max_file_mb_option
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
 @click.option(
     "--attempt-score",

@@ -7,7 +7,19 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, check_writable_outside, echo, handle_errors, warn_about_pairing
+from evaluators.cli.options import (
+    AbsolutePath,
+    check_writable_outside,
+    echo,
+    handle_errors,
+    html_option,
+    memory_limit_option,
+    output_option,
+    postgres_dsn_option,
+    timeout_option,
+    warn_about_pairing,
+    work_dir_option,
+)
 
 EPILOG = """\b
 Examples:
@@ -41,18 +53,18 @@ Examples:
 )
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
 @click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@click.option("--postgres-dsn", help="PostgreSQL server holding <db>_template databases (never printed).")
+@postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
 @click.option("--num_threads", "--num-threads", "num_threads", type=click.IntRange(1), default=4, show_default=True)
 @click.option(
     "--mode", type=click.Choice(["pred", "gold"]), default="pred", show_default=True, help="gold: grade sol_sql."
 )
 @click.option("--logging", "logging_", default="false", help="Accepted for the official command line; unused.")
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per phase of an instance.")
-@click.option("--memory-limit-mb", type=click.IntRange(64), default=2048, show_default=True)
+@timeout_option("Seconds per phase of an instance.")
+@memory_limit_option(minimum=64, default=2048)
 @click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True)
-@click.option("--output", type=AbsolutePath(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
-@click.option("--html", "with_html", is_flag=True, help="With --output: also the HTML report beside it.")
-@click.option("--work-dir", type=AbsolutePath(file_okay=False), help="Where private database copies go.")
+@output_option("Our JSON report (CSV beside it).")
+@html_option
+@work_dir_option("Where private database copies go.")
 @handle_errors
 def livesql(
     jsonl_file,

@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, echo, handle_errors, jobs_option, warn_about_pairing
+from evaluators.cli.options import (
+    AbsolutePath,
+    echo,
+    handle_errors,
+    jobs_option,
+    output_option,
+    timeout_option,
+    warn_about_pairing,
+    work_dir_option,
+)
 
 EPILOG = """\b
 Examples:
@@ -60,23 +69,9 @@ Examples:
     help="At most this many plugged variants per question (the scorer's own search is unbounded); "
     "a question that hits the cap says so.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=60.0,
-    show_default=True,
-    help="Seconds per query (the scorer's own limit).",
-)
-@click.option(
-    "--output",
-    type=AbsolutePath(dir_okay=False, path_type=Path),
-    help="Write the JSON report here, with a CSV beside it.",
-)
-@click.option(
-    "--work-dir",
-    type=AbsolutePath(file_okay=False, path_type=Path),
-    help="Where query results go (default: beside --output, else .grade-work).",
-)
+@timeout_option("Seconds per query (the scorer's own limit).")
+@output_option("Write the JSON report here, with a CSV beside it.")
+@work_dir_option("Where query results go (default: beside --output, else .grade-work).")
 @jobs_option("Run")
 @handle_errors
 def test_suite(
