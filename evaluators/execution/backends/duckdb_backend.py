@@ -14,19 +14,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from evaluators.execution.backends.base import (
-    Backend,
-    Outcome,
-    QueryFailed,
-    Request,
-    empty_frame,
-    first_line,
-    import_driver,
-    keep_result,
-    one_statement_problem,
-    records_frame,
-    save_frame,
-)
+from evaluators.execution.backends import base
+from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 from evaluators.execution.memory import fetch_rows, limit_of
 from evaluators.execution.opener import open_duckdb
 
@@ -36,9 +25,9 @@ class DuckDBBackend(Backend):
     kill_grace_s = 1.0
 
     def run(self, request: Request, notify) -> Outcome:
-        duckdb = import_driver("duckdb", "duckdb", "duckdb")
+        duckdb = base.import_driver("duckdb", "duckdb", "duckdb")
         if not request.trusted:  # DuckDB runs every statement of a script; a prediction is one query
-            problem = one_statement_problem(request.sql, "duckdb")
+            problem = base.one_statement_problem(request.sql, "duckdb")
             if problem:
                 raise QueryFailed("exec_error", f"not run: {problem}; one query is graded")
         con = connect(duckdb, request)
@@ -53,7 +42,9 @@ def connect(duckdb, request: Request):
     try:
         return open_duckdb(request.db_ref, request.setting("temp_dir"), request.setting("memory_limit_mb"))
     except duckdb.Error as exc:
-        raise QueryFailed("no_database", f"cannot open {Path(str(request.db_ref)).name}: {first_line(exc)}") from None
+        raise QueryFailed(
+            "no_database", f"cannot open {Path(str(request.db_ref)).name}: {base.first_line(exc)}"
+        ) from None
 
 
 class _Step:
@@ -76,7 +67,7 @@ def _under_timeout(duckdb, con, request: Request, notify, doing: str = ""):
         words = f"interrupted after {request.timeout_s:g} s"
         raise QueryFailed("timeout", f"{step.doing} {words}" if step.doing else words) from None
     except duckdb.Error as exc:
-        raise QueryFailed("exec_error", first_line(exc)) from None
+        raise QueryFailed("exec_error", base.first_line(exc)) from None
     finally:
         timer.cancel()
 
@@ -86,20 +77,20 @@ def _execute(duckdb, con, request: Request, notify) -> Outcome:
         started = time.perf_counter()
         con.execute(request.sql)
         if request.collect == "csv":  # the frame DuckDB builds itself, as the table matchers expect
-            frame = con.fetch_df() if con.description else empty_frame()
-            return replace(save_frame(frame, request.out_csv), query_seconds=time.perf_counter() - started)
+            frame = con.fetch_df() if con.description else base.empty_frame()
+            return replace(base.save_frame(frame, request.out_csv), query_seconds=time.perf_counter() - started)
         # Rows and timings: the Python values fetchall() would give (as BIRD's evaluator fetches them), in
         # batches under the fetch budget (memory.py).
         columns = [d[0] for d in con.description] if con.description else None
         rows = fetch_rows(con, limit_of(request.settings)) if columns is not None else []
         seconds = time.perf_counter() - started
-    return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+    return base.keep_result(request, lambda: base.records_frame(rows, columns), columns, rows, query_seconds=seconds)
 
 
 def read_tables(request: Request, tables: list[str] | None, notify) -> dict:
     """Every named table (all tables and views when None) of a DuckDB file, pickled into the folder
     `request.out_csv`, under the request's timeout: reading a submitted view is running a query."""
-    duckdb = import_driver("duckdb", "duckdb", "duckdb")
+    duckdb = base.import_driver("duckdb", "duckdb", "duckdb")
     con = connect(duckdb, request)
     folder = Path(request.out_csv)
     folder.mkdir(parents=True, exist_ok=True)
@@ -115,7 +106,7 @@ def read_tables(request: Request, tables: list[str] | None, notify) -> dict:
                 except duckdb.InterruptException:
                     raise  # the timeout: _under_timeout says so
                 except duckdb.Error as exc:
-                    errors[table] = first_line(exc)  # one unreadable table is that table's error
+                    errors[table] = base.first_line(exc)  # one unreadable table is that table's error
                     continue
                 path = folder / f"{number}.pkl"
                 frame.to_pickle(path)

@@ -13,17 +13,8 @@ from __future__ import annotations
 import contextlib
 import time
 
-from evaluators.execution.backends.base import (
-    Backend,
-    Outcome,
-    QueryFailed,
-    Request,
-    first_line,
-    import_driver,
-    keep_result,
-    records_frame,
-    statements_to_run,
-)
+from evaluators.execution.backends import base
+from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 from evaluators.execution.backends.servers import server_secrets
 from evaluators.execution.memory import limit_of
 
@@ -39,8 +30,8 @@ class ServerBackend(Backend):
         return server_secrets(request, self.dsn_setting, self.password_variable)
 
     def run(self, request: Request, notify) -> Outcome:
-        driver = import_driver(*self.driver)
-        statements = statements_to_run(request, self.name)  # what a prediction may never run: base.py
+        driver = base.import_driver(*self.driver)
+        statements = base.statements_to_run(request, self.name)  # what a prediction may never run: base.py
         with self.login(driver, request) as login:
             con = self.connect(driver, request, login)
             try:
@@ -53,15 +44,17 @@ class ServerBackend(Backend):
                 except self.driver_error(driver) as exc:
                     if self.timed_out(exc):
                         raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
-                    raise QueryFailed("exec_error", first_line(self.error_text(exc))) from None
+                    raise QueryFailed("exec_error", base.first_line(self.error_text(exc))) from None
                 seconds = time.perf_counter() - started
                 con.rollback()
-                return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+                return base.keep_result(
+                    request, lambda: base.records_frame(rows, columns), columns, rows, query_seconds=seconds
+                )
             finally:
                 con.close()
 
     def cancel(self, request: Request, handle: dict) -> str:
-        driver = import_driver(*self.driver)
+        driver = base.import_driver(*self.driver)
         con = self.admin_connect(driver, request)
         try:
             return self.stop(driver, con, handle)
