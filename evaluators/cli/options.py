@@ -293,3 +293,16 @@ def warn_about_pairing(report) -> None:
 
     for text in warnings(report.summary.problems):
         echo(f"warning: {text}", err=True)
+
+
+def write_reports(report, output: Path, with_html: bool = False) -> list[Path]:
+    """The JSON report at `output`, its CSV beside it (and its HTML with `with_html`); the paths written."""
+    from evaluators.reporting.report import write_atomic
+
+    written = [output, output.with_suffix(".csv")]
+    write_atomic(output, report.to_json())
+    write_atomic(written[1], report.to_csv())
+    if with_html:
+        written.append(output.with_suffix(".html"))
+        write_atomic(written[2], report.to_html())
+    return written
