@@ -19,18 +19,12 @@ from pathlib import Path
 from evaluators.errors import Location, SpecError, UsageError
 from evaluators.loading import pairing
 from evaluators.loading.lines import readlines
+from evaluators.loading.pairing import GoldLine
 from evaluators.loading.paths import read_untrusted
 from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, too_deep
 from evaluators.specs import Problem
 
 MAX_PREDICTIONS_BYTES = MIN_MAX_METADATA_BYTES  # 256 MiB: BIRD dev's 1,534 queries are well under 1 MiB
-
-
-@dataclass(frozen=True)
-class GoldLine:
-    sql: str
-    db_id: str
-    location: Location
 
 
 @dataclass(frozen=True)
@@ -197,8 +191,7 @@ def read_gold(path: Path, problems: list[Problem]) -> list[GoldLine | None]:
     out: list[GoldLine | None] = []
     for number, line in enumerate(readlines(text), 1):
         where = Location(str(path), number)
-        fields = pairing.gold_fields(line.strip(), where, problems)
-        out.append(GoldLine(fields[0], fields[1], where) if fields else None)
+        out.append(pairing.gold_line(line.strip(), where, problems))
     return out
 
 

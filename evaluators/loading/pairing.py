@@ -11,6 +11,7 @@ question's gold.  These checks say so, loudly: on the terminal and in the report
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from evaluators.errors import Location
 from evaluators.specs import Problem
@@ -53,14 +54,24 @@ def count_problem(predictions: int, golds: int, where: Location, session: int | 
     )
 
 
-def gold_fields(line: str, where: Location, problems: list[Problem]) -> list[str] | None:
-    """A gold line's `SQL<TAB>db_id` fields; None and a gold problem for a line without exactly that (the
-    official scorers stop there)."""
+@dataclass(frozen=True)
+class GoldLine:
+    """One `SQL<TAB>db_id` line of a BIRD or test-suite gold file."""
+
+    sql: str
+    db_id: str
+    location: Location
+
+
+def gold_line(line: str, where: Location, problems: list[Problem], strip: bool = False) -> GoldLine | None:
+    """The line's SQL and db_id (each stripped with `strip`, as test-suite's scorer reads them); None and a gold
+    problem for a line without exactly `SQL<TAB>db_id` (the official scorers stop there)."""
     fields = line.split("\t")
     if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
         problems.append(Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id"))
         return None
-    return fields
+    sql, db_id = (f.strip() for f in fields) if strip else fields
+    return GoldLine(sql, db_id, where)
 
 
 def shift_problem(pairs: Sequence[tuple[str | None, str | None]], where: Location) -> Problem | None:

@@ -19,16 +19,10 @@ from pathlib import Path
 from evaluators.errors import Location, SpecError
 from evaluators.loading import pairing
 from evaluators.loading.lines import readlines
+from evaluators.loading.pairing import GoldLine
 from evaluators.loading.paths import read_untrusted
 from evaluators.loading.specs import MIN_MAX_METADATA_BYTES
 from evaluators.specs import Problem
-
-
-@dataclass(frozen=True)
-class GoldQuery:
-    sql: str
-    db_id: str
-    location: Location
 
 
 @dataclass(frozen=True)
@@ -64,15 +58,14 @@ def _sessions(path: Path, submitted: bool = False) -> list[list[tuple[int, str]]
     return sessions
 
 
-def read_gold(path: Path, problems: list[Problem]) -> list[list[GoldQuery | None]]:
+def read_gold(path: Path, problems: list[Problem]) -> list[list[GoldLine | None]]:
     """Gold sessions; a line without `SQL<TAB>db_id` is None and a gold problem."""
     return [[_gold_line(path, number, line, problems) for number, line in session] for session in _sessions(path)]
 
 
-def _gold_line(path: Path, number: int, line: str, problems: list[Problem]) -> GoldQuery | None:
+def _gold_line(path: Path, number: int, line: str, problems: list[Problem]) -> GoldLine | None:
     where = Location(str(path), number)
-    fields = pairing.gold_fields(line, where, problems)
-    return GoldQuery(fields[0].strip(), fields[1].strip(), where) if fields else None
+    return pairing.gold_line(line, where, problems, strip=True)
 
 
 def read_predictions(path: Path) -> list[list[Prediction]]:
@@ -86,8 +79,8 @@ def _prediction(line: str, where: Location) -> Prediction:
 
 
 def pair(
-    golds: list[list[GoldQuery | None]], preds: list[list[Prediction]], pred_file: Path, problems: list[Problem]
-) -> list[tuple[GoldQuery | None, Prediction | None]]:
+    golds: list[list[GoldLine | None]], preds: list[list[Prediction]], pred_file: Path, problems: list[Problem]
+) -> list[tuple[GoldLine | None, Prediction | None]]:
     """(gold, prediction) for every gold line, as the scorer pairs them; unpaired gold lines get None."""
     if len(golds) != len(preds):
         problems.append(
@@ -100,7 +93,7 @@ def pair(
             )
         )
         golds, preds = [[g for s in golds for g in s]], [[p for s in preds for p in s]]
-    pairs: list[tuple[GoldQuery | None, Prediction | None]] = []
+    pairs: list[tuple[GoldLine | None, Prediction | None]] = []
     for number, (gold_session, pred_session) in enumerate(zip(golds, preds, strict=True), 1):
         mismatch = pairing.count_problem(len(pred_session), len(gold_session), Location(str(pred_file)), number)
         problems.extend([mismatch] if mismatch else [])
