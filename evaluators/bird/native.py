@@ -17,19 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluators.errors import Location, SpecError, UsageError
+from evaluators.loading import pairing
 from evaluators.loading.lines import readlines
+from evaluators.loading.pairing import GoldLine
 from evaluators.loading.paths import read_untrusted
 from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, too_deep
 from evaluators.specs import Problem
 
 MAX_PREDICTIONS_BYTES = MIN_MAX_METADATA_BYTES  # 256 MiB: BIRD dev's 1,534 queries are well under 1 MiB
-
-
-@dataclass(frozen=True)
-class GoldLine:
-    sql: str
-    db_id: str
-    location: Location
 
 
 @dataclass(frozen=True)
@@ -195,15 +190,8 @@ def read_gold(path: Path, problems: list[Problem]) -> list[GoldLine | None]:
         raise SpecError(f"cannot read the gold file: {exc}", Location(str(path))) from None
     out: list[GoldLine | None] = []
     for number, line in enumerate(readlines(text), 1):
-        fields = line.strip().split("\t")
         where = Location(str(path), number)
-        if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
-            problems.append(
-                Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id")
-            )
-            out.append(None)
-            continue
-        out.append(GoldLine(fields[0], fields[1], where))
+        out.append(pairing.gold_line(line.strip(), where, problems))
     return out
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, check_writable_outside, echo, handle_errors, warn_about_pairing
+from evaluators.cli import options
+from evaluators.cli.options import AbsolutePath, echo, handle_errors, write_reports
 
 # Queries at once: the official pool has --num_cpus processes whatever the cores, and a query waiting for its
 # timeout holds a slot without using a core.  The bound keeps a typo from starting thousands of processes.
@@ -62,15 +63,7 @@ def _path(*names, exists: bool = False, **kwargs):
     show_default=True,
     type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
 )
-@click.option(
-    "--meta_time_out",
-    "--meta-time-out",
-    "meta_time_out",
-    type=float,
-    default=30.0,
-    show_default=True,
-    help="Seconds per query.",
-)
+@options.timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", "meta_time_out", default=30.0)
 @click.option(
     "--num_cpus",
     "--num-cpus",
@@ -85,8 +78,8 @@ def _path(*names, exists: bool = False, **kwargs):
 )
 @click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
 @_path("--output_log_path", "--output-log-path", "log_path", help="Append the official table here, as the scripts do.")
-@click.option("--output", type=AbsolutePath(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
-@_path("--work-dir", "work_dir", help="Where database copies and scratch files go (default: beside --output).")
+@options.output_option("Our JSON report (CSV beside it).")
+@options.work_dir_option("Where database copies and scratch files go (default: beside --output).")
 @click.option(
     "--ves-iterations",
     type=click.IntRange(0),
@@ -99,14 +92,10 @@ def _path(*names, exists: bool = False, **kwargs):
     is_flag=True,
     help="EXPLAIN cost of gold and prediction, and its rank correlation with the measured time ratio.",
 )
-@click.option("--postgres-dsn", help="PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
-@click.option("--mysql-dsn", help="MySQL connection for --sql_dialect MySQL (never printed).")
-@click.option(
-    "--memory-limit-mb",
-    type=click.IntRange(16),
-    default=4096,
-    show_default=True,
-    help="Memory one query may use: the engine's, its worker's and its fetched rows' cap (docs/security.md).",
+@options.postgres_dsn_option("PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
+@options.mysql_dsn_option("MySQL connection for --sql_dialect MySQL (never printed).")
+@options.memory_limit_option(
+    "Memory one query may use: the engine's, its worker's and its fetched rows' cap (docs/security.md)."
 )
 @handle_errors
 def bird(
@@ -129,13 +118,12 @@ def bird(
 ):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     from evaluators.bird.run import BirdOptions, grade_bird, official_table
-    from evaluators.reporting.report import write_atomic
 
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
     # The predictions are one file, often beside where people write results; the databases are a folder.
-    check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
-    options = BirdOptions(
+    options.check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    bird_options = BirdOptions(
         db_root,
         _dialect(sql_dialect),
         meta_time_out,
@@ -147,9 +135,9 @@ def bird(
         plan_cost,
         memory_limit_mb=memory_limit_mb,
     )
-    report = grade_bird(predicted, ground_truth, questions, options, data_mode)
+    report = grade_bird(predicted, ground_truth, questions, bird_options, data_mode)
     table = official_table(report)
-    warn_about_pairing(report)
+    options.warn_about_pairing(report)
     echo(report.to_text(), nl=False)
     echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
     strict = official_table(_strict_view(report), metric="EX strict")
@@ -175,9 +163,7 @@ def bird(
         with open(log_path, "a", encoding="utf-8") as handle:
             handle.write("start calculate EX\n" + table + "start calculate Soft-F1\n" + f1)
     if output:
-        write_atomic(output, report.to_json())
-        write_atomic(output.with_suffix(".csv"), report.to_csv())
-        echo(f"wrote {output}, {output.with_suffix('.csv')}", err=True)
+        echo("wrote " + ", ".join(map(str, write_reports(report, output))), err=True)
 
 
 def _dialect(value: str) -> str:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, echo, gold_dir_option, handle_errors, max_file_mb_option
+from evaluators.cli import options
+from evaluators.cli.options import AbsolutePath, echo, handle_errors
 from evaluators.errors import Failed, UsageError
 from evaluators.matching import registry
 
@@ -68,7 +69,7 @@ def _metadata(pairs) -> dict:
 
 
 @gold.command(epilog=ADD_EPILOG)
-@gold_dir_option(exists=False)
+@options.gold_dir_option(exists=False)
 @click.option("--instance-id", "--instance_id", "instance_id", required=True, help="The new instance's id.")
 @click.option("--func", required=True, type=click.Choice(registry.names(authorable=True)))
 @click.option(
@@ -104,7 +105,7 @@ def _metadata(pairs) -> dict:
 )
 @click.option("--metadata", multiple=True, help="key=value kept on the gold line (repeat).")
 @click.option("--replace", is_flag=True, help="Overwrite an instance that already exists.")
-@max_file_mb_option
+@options.max_file_mb_option
 @handle_errors
 def add(
     gold_dir,
@@ -156,15 +157,15 @@ Examples:
   python evaluate.py gold lint --gold_dir lite_gold --jobs 2 --no-self-check
 """
 )
-@gold_dir_option()
+@options.gold_dir_option()
 @click.option(
     "--self-check/--no-self-check",
     default=True,
     show_default=True,
     help="Grade each gold as the answer to itself under every semantics.",
 )
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Lint in N processes.")
-@max_file_mb_option
+@options.jobs_option("Lint", default=1, auto=False)
+@options.max_file_mb_option
 @handle_errors
 def lint(gold_dir, self_check, jobs, max_file_mb):
     """Check a gold folder: schema, parameters, files, condition_cols, gold.sql, self-check. Exit 1 on problems."""

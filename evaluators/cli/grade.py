@@ -7,18 +7,8 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import (
-    AbsolutePath,
-    check_writable_outside,
-    echo,
-    echo_json,
-    execution_options,
-    gold_dir_option,
-    handle_errors,
-    jobs_option,
-    layout_option,
-    result_dir_option,
-)
+from evaluators.cli import options
+from evaluators.cli.options import check_writable_outside, echo, echo_json, handle_errors, write_reports
 from evaluators.errors import Failed, GoldErrors, MissingExtra
 from evaluators.matching.semantics import PRESETS
 
@@ -34,8 +24,8 @@ Examples:
 
 
 @click.command(epilog=GRADE_EPILOG)
-@result_dir_option
-@gold_dir_option()
+@options.result_dir_option
+@options.gold_dir_option()
 @click.option(
     "--semantics",
     type=click.Choice(list(PRESETS)),
@@ -43,13 +33,11 @@ Examples:
     show_default=True,
     help="Which semantics is the reported `score`; strict_score is always reported too.",
 )
-@click.option(
-    "--output",
-    type=AbsolutePath(dir_okay=False, path_type=Path),
-    help="Write the JSON report here, with a CSV and the figure (SVG; PNG with --plot-format png) of the same "
-    "name beside it (a name ending in .html writes the HTML report instead).",
+@options.output_option(
+    "Write the JSON report here, with a CSV and the figure (SVG; PNG with --plot-format png) of the same "
+    "name beside it (a name ending in .html writes the HTML report instead)."
 )
-@click.option("--html", "with_html", is_flag=True, help="With --output: also write the HTML report beside it.")
+@options.html_option
 @click.option(
     "--format",
     "output_format",
@@ -76,15 +64,9 @@ Examples:
     show_default=True,
     help="svg: drawn in milliseconds, no library; png: matplotlib (pip install '.[plots]'), about a second more.",
 )
-@jobs_option("Grade")
+@options.jobs_option("Grade")
 @click.option("--fail-under", type=click.FloatRange(0, 1), help="Exit 1 when the score is below this.")
-@click.option(
-    "--max-file-mb",
-    type=click.IntRange(1),
-    default=2048,
-    show_default=True,
-    help="Refuse predicted or gold files larger than this (results_metadata.jsonl too, at least 256).",
-)
+@options.max_file_mb_option
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
 @click.option(
     "--attempt-score",
@@ -99,8 +81,8 @@ Examples:
     metavar="ADDRESS",
     help="Grade on Ray actors: a cluster address (auto, ray://host:10001) or 'local' (needs '.[ray]').",
 )
-@layout_option
-@execution_options
+@options.layout_option
+@options.execution_options
 @handle_errors
 def grade(
     result_dir,
@@ -271,12 +253,7 @@ def _write_outputs(report, output: Path, plot: str | None, with_html: bool = Fal
         write_atomic(output, report.to_html())
         echo(f"wrote {output}", err=True)
         return
-    write_atomic(output, report.to_json())
-    write_atomic(output.with_suffix(".csv"), report.to_csv())
-    written = [output, output.with_suffix(".csv")]
-    if with_html:
-        write_atomic(output.with_suffix(".html"), report.to_html())
-        written.append(output.with_suffix(".html"))
+    written = write_reports(report, output, with_html)
     if plot:
         from evaluators.reporting.plots import plot_report
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, check_writable_outside, echo, handle_errors, warn_about_pairing
+from evaluators.cli import options
+from evaluators.cli.options import AbsolutePath, echo, handle_errors, write_reports
 
 EPILOG = """\b
 Examples:
@@ -41,18 +42,18 @@ Examples:
 )
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
 @click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@click.option("--postgres-dsn", help="PostgreSQL server holding <db>_template databases (never printed).")
+@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
 @click.option("--num_threads", "--num-threads", "num_threads", type=click.IntRange(1), default=4, show_default=True)
 @click.option(
     "--mode", type=click.Choice(["pred", "gold"]), default="pred", show_default=True, help="gold: grade sol_sql."
 )
 @click.option("--logging", "logging_", default="false", help="Accepted for the official command line; unused.")
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per phase of an instance.")
-@click.option("--memory-limit-mb", type=click.IntRange(64), default=2048, show_default=True)
+@options.timeout_option("Seconds per phase of an instance.")
+@options.memory_limit_option(minimum=64, default=2048)
 @click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True)
-@click.option("--output", type=AbsolutePath(dir_okay=False, path_type=Path), help="Our JSON report (CSV beside it).")
-@click.option("--html", "with_html", is_flag=True, help="With --output: also the HTML report beside it.")
-@click.option("--work-dir", type=AbsolutePath(file_okay=False), help="Where private database copies go.")
+@options.output_option("Our JSON report (CSV beside it).")
+@options.html_option
+@options.work_dir_option("Where private database copies go.")
 @handle_errors
 def livesql(
     jsonl_file,
@@ -74,7 +75,6 @@ def livesql(
     """Grade LiveSQLBench / BIRD-CRITIC predictions by their test cases (Query and Management tasks)."""
     from evaluators.errors import UsageError
     from evaluators.livesql.run import LiveSQLOptions, grade_livesql, official_table
-    from evaluators.reporting.report import write_atomic
 
     if engine == "sqlite" and db_root is None:
         raise UsageError("--db_root is required with --engine sqlite")
@@ -82,8 +82,8 @@ def livesql(
         raise UsageError("--postgres-dsn is required with --engine postgresql (PG* variables apply too)")
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
-    check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
-    options = LiveSQLOptions(
+    options.check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    run_options = LiveSQLOptions(
         benchmark=benchmark,
         engine=engine,
         db_root=db_root,
@@ -95,15 +95,9 @@ def livesql(
         memory_limit_mb=memory_limit_mb,
         disk_limit_mb=disk_limit_mb,
     )
-    report = grade_livesql(jsonl_file, gold, options)
-    warn_about_pairing(report)
+    report = grade_livesql(jsonl_file, gold, run_options)
+    options.warn_about_pairing(report)
     echo(report.to_text(), nl=False)
     echo("\nPass rate per category (official, and strict beside it):\n" + official_table(report), nl=False)
     if output:
-        write_atomic(output, report.to_json())
-        write_atomic(output.with_suffix(".csv"), report.to_csv())
-        written = [output, output.with_suffix(".csv")]
-        if with_html:
-            write_atomic(output.with_suffix(".html"), report.to_html())
-            written.append(output.with_suffix(".html"))
-        echo("wrote " + ", ".join(map(str, written)), err=True)
+        echo("wrote " + ", ".join(map(str, write_reports(report, output, with_html))), err=True)

@@ -95,14 +95,62 @@ class Jobs(click.ParamType):
         return number
 
 
-def jobs_option(what: str, default="auto"):
+def jobs_option(what: str, default="auto", auto: bool = True):
+    """`--jobs`; `auto=False`: a number only (work that is not shared out by instance)."""
     return click.option(
         "--jobs",
-        type=Jobs(),
+        type=Jobs() if auto else click.IntRange(1, 64),
         default=default,
         show_default=True,
-        help=f"{what} in N processes; auto: one per available core when there are enough instances to share out.",
+        help=f"{what} in N processes; auto: one per available core when there are enough instances to share out."
+        if auto
+        else f"{what} in N processes.",
     )
+
+
+def timeout_option(help: str, *names: str, default: float = 60.0):
+    """Seconds before a query (or a phase) is stopped; `names`: the official scripts' spellings."""
+    return click.option(
+        *(names or ("--timeout",)), type=click.FloatRange(0.1), default=default, show_default=True, help=help
+    )
+
+
+def memory_limit_option(help: str | None = None, minimum: int = 16, default: int = 4096):
+    return click.option(
+        "--memory-limit-mb", type=click.IntRange(minimum), default=default, show_default=True, help=help
+    )
+
+
+def output_option(help: str):
+    return click.option("--output", type=AbsolutePath(dir_okay=False, path_type=Path), help=help)
+
+
+html_option = click.option(
+    "--html", "with_html", is_flag=True, help="With --output: also write the HTML report beside it."
+)
+
+
+def work_dir_option(help: str):
+    return click.option("--work-dir", type=AbsolutePath(file_okay=False, path_type=Path), help=help)
+
+
+def postgres_dsn_option(help: str):
+    return click.option("--postgres-dsn", help=help)
+
+
+def mysql_dsn_option(help: str):
+    return click.option("--mysql-dsn", help=help)
+
+
+def option_stack(*options):
+    """Several options as one decorator, in the order written (as --help lists them)."""
+
+    def wrap(fn):
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return wrap
 
 
 def echo(text: object = "", *, err: bool = False, nl: bool = True) -> None:
@@ -147,87 +195,65 @@ def _stop_workers() -> None:
         graphs.stop_all()
 
 
-def execution_options(fn):
-    """Where and how SQL runs: predicted `.sql` answers and temporal golds."""
-    options = [
-        click.option(
-            "--db-dir",
-            type=AbsolutePath(file_okay=False, path_type=Path),
-            help="Folder of DuckDB/SQLite files named by the gold's `db` (default: GOLD/databases).",
-        ),
-        click.option(
-            "--backend",
-            type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake", "postgres", "mysql", "cypher"]),
-            help="Run every instance on this backend, whatever the gold's `type` says.",
-        ),
-        click.option("--db", "db_override", help="Run every instance on this database reference."),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(0.1),
-            default=60.0,
-            show_default=True,
-            help="Seconds a query may run before it is stopped.",
-        ),
-        click.option(
-            "--memory-limit-mb",
-            type=click.IntRange(16),
-            default=4096,
-            show_default=True,
-            help="Memory one query may use: DuckDB's and SQLite's own cap (DuckDB spills past it), the graph "
-            "server's per query, and its worker's with the rows it fetches (docs/security.md).",
-        ),
-        click.option(
-            "--max-result-rows",
-            type=click.IntRange(1),
-            default=1_000_000,
-            show_default=True,
-            help="Rows a Cypher query may return; past it the answer is 'result_too_large'.",
-        ),
-        click.option(
-            "--max-gb-billed",
-            type=click.FloatRange(0),
-            default=10.0,
-            show_default=True,
-            help="BigQuery cost cap per query, in GiB (checked by a dry run first).",
-        ),
-        click.option("--refresh-gold", is_flag=True, help="Re-run temporal gold queries instead of using the cache."),
-        click.option(
-            "--ves-iterations",
-            type=click.IntRange(0),
-            default=10,
-            show_default=True,
-            help="execution_match: time gold and prediction alternately N times each for VES "
-            "(BIRD uses 100); 0 skips VES.",
-        ),
-        click.option(
-            "--work-dir",
-            type=AbsolutePath(file_okay=False, path_type=Path),
-            help="Result CSVs and the gold cache (default: beside --output, else ./.grade-work).",
-        ),
-        click.option(
-            "--credentials-dir",
-            type=AbsolutePath(file_okay=False, path_type=Path),
-            default=Path("credentials"),
-            show_default=True,
-        ),
-        click.option("--bigquery-endpoint", help="BigQuery API endpoint (an emulator, say)."),
-        click.option("--bigquery-project", help="BigQuery project for unqualified datasets."),
-        click.option("--snowflake-host"),
-        click.option("--snowflake-port", type=int),
-        click.option("--snowflake-protocol", type=click.Choice(["https", "http"])),
-        click.option(
-            "--postgres-dsn",
-            help="PostgreSQL connection (libpq string or URL); PG* variables and ~/.pgpass apply too. Never printed.",
-        ),
-        click.option(
-            "--mysql-dsn",
-            help="MySQL/MariaDB URL mysql://user:password@host:port/db; MYSQL_* variables "
-            "and ~/.my.cnf apply too. Never printed.",
-        ),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
+execution_options = option_stack(
+    click.option(
+        "--db-dir",
+        type=AbsolutePath(file_okay=False, path_type=Path),
+        help="Folder of DuckDB/SQLite files named by the gold's `db` (default: GOLD/databases).",
+    ),
+    click.option(
+        "--backend",
+        type=click.Choice(["duckdb", "sqlite", "bigquery", "snowflake", "postgres", "mysql", "cypher"]),
+        help="Run every instance on this backend, whatever the gold's `type` says.",
+    ),
+    click.option("--db", "db_override", help="Run every instance on this database reference."),
+    timeout_option("Seconds a query may run before it is stopped."),
+    memory_limit_option(
+        "Memory one query may use: DuckDB's and SQLite's own cap (DuckDB spills past it), the graph "
+        "server's per query, and its worker's with the rows it fetches (docs/security.md)."
+    ),
+    click.option(
+        "--max-result-rows",
+        type=click.IntRange(1),
+        default=1_000_000,
+        show_default=True,
+        help="Rows a Cypher query may return; past it the answer is 'result_too_large'.",
+    ),
+    click.option(
+        "--max-gb-billed",
+        type=click.FloatRange(0),
+        default=10.0,
+        show_default=True,
+        help="BigQuery cost cap per query, in GiB (checked by a dry run first).",
+    ),
+    click.option("--refresh-gold", is_flag=True, help="Re-run temporal gold queries instead of using the cache."),
+    click.option(
+        "--ves-iterations",
+        type=click.IntRange(0),
+        default=10,
+        show_default=True,
+        help="execution_match: time gold and prediction alternately N times each for VES (BIRD uses 100); 0 skips VES.",
+    ),
+    work_dir_option("Result CSVs and the gold cache (default: beside --output, else ./.grade-work)."),
+    click.option(
+        "--credentials-dir",
+        type=AbsolutePath(file_okay=False, path_type=Path),
+        default=Path("credentials"),
+        show_default=True,
+    ),
+    click.option("--bigquery-endpoint", help="BigQuery API endpoint (an emulator, say)."),
+    click.option("--bigquery-project", help="BigQuery project for unqualified datasets."),
+    click.option("--snowflake-host"),
+    click.option("--snowflake-port", type=int),
+    click.option("--snowflake-protocol", type=click.Choice(["https", "http"])),
+    postgres_dsn_option(
+        "PostgreSQL connection (libpq string or URL); PG* variables and ~/.pgpass apply too. Never printed."
+    ),
+    mysql_dsn_option(
+        "MySQL/MariaDB URL mysql://user:password@host:port/db; MYSQL_* variables and ~/.my.cnf apply too. Never printed."
+    ),
+)
+"""Where and how SQL runs: predicted `.sql` answers and temporal golds."""
 
 
 def check_writable_outside(targets: dict, protected: dict) -> None:
@@ -267,3 +293,16 @@ def warn_about_pairing(report) -> None:
 
     for text in warnings(report.summary.problems):
         echo(f"warning: {text}", err=True)
+
+
+def write_reports(report, output: Path, with_html: bool = False) -> list[Path]:
+    """The JSON report at `output`, its CSV beside it (and its HTML with `with_html`); the paths written."""
+    from evaluators.reporting.report import write_atomic
+
+    written = [output, output.with_suffix(".csv")]
+    write_atomic(output, report.to_json())
+    write_atomic(written[1], report.to_csv())
+    if with_html:
+        written.append(output.with_suffix(".html"))
+        write_atomic(written[2], report.to_html())
+    return written

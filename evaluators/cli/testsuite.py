@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from evaluators.cli.options import AbsolutePath, echo, handle_errors, jobs_option, warn_about_pairing
+from evaluators.cli import options
+from evaluators.cli.options import AbsolutePath, echo, handle_errors, warn_about_pairing, write_reports
 
 EPILOG = """\b
 Examples:
@@ -60,31 +61,16 @@ Examples:
     help="At most this many plugged variants per question (the scorer's own search is unbounded); "
     "a question that hits the cap says so.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=60.0,
-    show_default=True,
-    help="Seconds per query (the scorer's own limit).",
-)
-@click.option(
-    "--output",
-    type=AbsolutePath(dir_okay=False, path_type=Path),
-    help="Write the JSON report here, with a CSV beside it.",
-)
-@click.option(
-    "--work-dir",
-    type=AbsolutePath(file_okay=False, path_type=Path),
-    help="Where query results go (default: beside --output, else .grade-work).",
-)
-@jobs_option("Run")
+@options.timeout_option("Seconds per query (the scorer's own limit).")
+@options.output_option("Write the JSON report here, with a CSV beside it.")
+@options.work_dir_option("Where query results go (default: beside --output, else .grade-work).")
+@options.jobs_option("Run")
 @handle_errors
 def test_suite(
     gold_file, pred_file, db_dir, keep_distinct, plug_value, plug_value_cap, timeout, output, work_dir, jobs
 ):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
     from evaluators.grading.jobs import resolve_jobs
-    from evaluators.reporting.report import write_atomic
     from evaluators.testsuite.run import grade_test_suite, official_accuracy
 
     if work_dir is None:
@@ -114,6 +100,4 @@ def test_suite(
             err=True,
         )
     if output:
-        write_atomic(output, report.to_json())
-        write_atomic(output.with_suffix(".csv"), report.to_csv())
-        echo(f"wrote {output}, {output.with_suffix('.csv')}", err=True)
+        echo("wrote " + ", ".join(map(str, write_reports(report, output))), err=True)

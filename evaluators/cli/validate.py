@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import click
 
-from evaluators.cli.options import (
-    echo,
-    gold_dir_option,
-    handle_errors,
-    layout_option,
-    max_file_mb_option,
-    result_dir_option,
-)
+from evaluators.cli import options
+from evaluators.cli.options import echo, handle_errors
 from evaluators.errors import Failed
 
 VALIDATE_EPILOG = """\b
@@ -25,10 +19,10 @@ Exit codes: 0 ready to grade (warnings allowed), 1 problems listed, 2 usage erro
 
 
 @click.command(epilog=VALIDATE_EPILOG)
-@result_dir_option
-@gold_dir_option(required=False)
-@layout_option
-@max_file_mb_option
+@options.result_dir_option
+@options.gold_dir_option(required=False)
+@options.layout_option
+@options.max_file_mb_option
 @handle_errors
 def validate(result_dir, gold_dir, layout, max_file_mb):
     """Check a submission's format and files; list every problem with file:line and a fix."""

@@ -11,6 +11,7 @@ question's gold.  These checks say so, loudly: on the terminal and in the report
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from evaluators.errors import Location
 from evaluators.specs import Problem
@@ -40,15 +41,37 @@ def key_order_problem(keys: Sequence[str], where: Location) -> Problem | None:
     return None
 
 
-def count_problem(predictions: int, golds: int, where: Location) -> Problem | None:
+def count_problem(predictions: int, golds: int, where: Location, session: int | None = None) -> Problem | None:
+    """None when the counts agree; BIRD's whole file, or one blank-line-separated session of test-suite's."""
     if predictions == golds:
         return None
     return Problem(
         where,
-        f"{PREFIX}{predictions} prediction(s) for {golds} gold line(s): predictions pair with gold lines by position; "
+        f"{PREFIX}{'' if session is None else f'session {session}: '}{predictions} prediction(s) for {golds} gold "
+        "line(s): predictions pair with gold lines by position; "
         f"the official scorer compares only the first {min(predictions, golds)}",
         hint="one prediction per gold line, in the gold's order",
     )
+
+
+@dataclass(frozen=True)
+class GoldLine:
+    """One `SQL<TAB>db_id` line of a BIRD or test-suite gold file."""
+
+    sql: str
+    db_id: str
+    location: Location
+
+
+def gold_line(line: str, where: Location, problems: list[Problem], strip: bool = False) -> GoldLine | None:
+    """The line's SQL and db_id (each stripped with `strip`, as test-suite's scorer reads them); None and a gold
+    problem for a line without exactly `SQL<TAB>db_id` (the official scorers stop there)."""
+    fields = line.split("\t")
+    if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
+        problems.append(Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id"))
+        return None
+    sql, db_id = (f.strip() for f in fields) if strip else fields
+    return GoldLine(sql, db_id, where)
 
 
 def shift_problem(pairs: Sequence[tuple[str | None, str | None]], where: Location) -> Problem | None:

@@ -19,16 +19,10 @@ from pathlib import Path
 from evaluators.errors import Location, SpecError
 from evaluators.loading import pairing
 from evaluators.loading.lines import readlines
+from evaluators.loading.pairing import GoldLine
 from evaluators.loading.paths import read_untrusted
 from evaluators.loading.specs import MIN_MAX_METADATA_BYTES
 from evaluators.specs import Problem
-
-
-@dataclass(frozen=True)
-class GoldQuery:
-    sql: str
-    db_id: str
-    location: Location
 
 
 @dataclass(frozen=True)
@@ -64,18 +58,14 @@ def _sessions(path: Path, submitted: bool = False) -> list[list[tuple[int, str]]
     return sessions
 
 
-def read_gold(path: Path, problems: list[Problem]) -> list[list[GoldQuery | None]]:
+def read_gold(path: Path, problems: list[Problem]) -> list[list[GoldLine | None]]:
     """Gold sessions; a line without `SQL<TAB>db_id` is None and a gold problem."""
     return [[_gold_line(path, number, line, problems) for number, line in session] for session in _sessions(path)]
 
 
-def _gold_line(path: Path, number: int, line: str, problems: list[Problem]) -> GoldQuery | None:
+def _gold_line(path: Path, number: int, line: str, problems: list[Problem]) -> GoldLine | None:
     where = Location(str(path), number)
-    fields = line.split("\t")
-    if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
-        problems.append(Problem(where, f"gold line has {len(fields)} tab-separated field(s), expected SQL<TAB>db_id"))
-        return None
-    return GoldQuery(fields[0].strip(), fields[1].strip(), where)
+    return pairing.gold_line(line, where, problems, strip=True)
 
 
 def read_predictions(path: Path) -> list[list[Prediction]]:
@@ -89,8 +79,8 @@ def _prediction(line: str, where: Location) -> Prediction:
 
 
 def pair(
-    golds: list[list[GoldQuery | None]], preds: list[list[Prediction]], pred_file: Path, problems: list[Problem]
-) -> list[tuple[GoldQuery | None, Prediction | None]]:
+    golds: list[list[GoldLine | None]], preds: list[list[Prediction]], pred_file: Path, problems: list[Problem]
+) -> list[tuple[GoldLine | None, Prediction | None]]:
     """(gold, prediction) for every gold line, as the scorer pairs them; unpaired gold lines get None."""
     if len(golds) != len(preds):
         problems.append(
@@ -103,17 +93,10 @@ def pair(
             )
         )
         golds, preds = [[g for s in golds for g in s]], [[p for s in preds for p in s]]
-    pairs: list[tuple[GoldQuery | None, Prediction | None]] = []
+    pairs: list[tuple[GoldLine | None, Prediction | None]] = []
     for number, (gold_session, pred_session) in enumerate(zip(golds, preds, strict=True), 1):
-        if len(gold_session) != len(pred_session):
-            problems.append(
-                Problem(
-                    Location(str(pred_file)),
-                    f"{pairing.PREFIX}session {number}: {len(pred_session)} prediction(s) "
-                    f"for {len(gold_session)} gold line(s); the scorer compares the first "
-                    f"{min(len(gold_session), len(pred_session))} only",
-                )
-            )
+        mismatch = pairing.count_problem(len(pred_session), len(gold_session), Location(str(pred_file)), number)
+        problems.extend([mismatch] if mismatch else [])
         pairs += [(g, pred_session[i] if i < len(pred_session) else None) for i, g in enumerate(gold_session)]
     shifted = pairing.shift_problem(
         [(p.db_id if p else None, g.db_id if g else None) for g, p in pairs], Location(str(pred_file))

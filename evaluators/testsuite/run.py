@@ -19,7 +19,7 @@ from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 from evaluators.specs import Problem
 from evaluators.testsuite import rules
-from evaluators.testsuite.native import GoldQuery, Prediction, database_variants, pair, read_gold, read_predictions
+from evaluators.testsuite.native import GoldLine, Prediction, database_variants, pair, read_gold, read_predictions
 
 SEMANTICS = "test-suite"
 NAMES = (SEMANTICS, "strict")
@@ -76,7 +76,7 @@ def official_accuracy(report: Report) -> tuple[float, int]:
 
 def _grade(
     index: int,
-    gold: GoldQuery | None,
+    gold: GoldLine | None,
     pred: Prediction | None,
     db_dir: Path,
     runner: _Runner,
@@ -103,7 +103,7 @@ def _both(verdict: Verdict) -> dict:
 
 
 def _official(
-    gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner, keep_distinct: bool, plug: int | None
+    gold: GoldLine, pred: Prediction, variants: list[Path], runner: _Runner, keep_distinct: bool, plug: int | None
 ) -> tuple[Verdict, dict]:
     gold_sql = rules.prepare(gold.sql, keep_distinct)
     try:
@@ -154,7 +154,7 @@ def _official_one(gold_sql: str, pred_sql: str, ordered: bool, variants: list[Pa
     return Verdict(1.0, "match", f"equal on all {len(variants)} database(s)")
 
 
-def _strict(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Runner) -> Verdict:
+def _strict(gold: GoldLine, pred: Prediction, variants: list[Path], runner: _Runner) -> Verdict:
     from evaluators.metrics.bird import outermost_has_order_by
 
     # Only Spider's tokenizer artifacts (`> =`) are mended; otherwise both queries run as written.
@@ -173,9 +173,7 @@ def _strict(gold: GoldQuery, pred: Prediction, variants: list[Path], runner: _Ru
     return Verdict(1.0, "match", f"typed rows equal on all {len(variants)} database(s)")
 
 
-def _instance(
-    index: int, gold: GoldQuery | None, pred: Prediction | None, verdicts: dict, info: dict
-) -> InstanceReport:
+def _instance(index: int, gold: GoldLine | None, pred: Prediction | None, verdicts: dict, info: dict) -> InstanceReport:
     official, strict = verdicts[SEMANTICS], verdicts["strict"]
     metadata = {"db_id": gold.db_id} if gold else {}
     location = str(pred.location) if pred else (str(gold.location) if gold else None)

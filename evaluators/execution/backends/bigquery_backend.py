@@ -20,18 +20,8 @@ import time
 import uuid
 from pathlib import Path
 
-from evaluators.execution.backends.base import (
-    Backend,
-    Outcome,
-    QueryFailed,
-    Request,
-    first_line,
-    import_driver,
-    keep_result,
-    read_json_file,
-    refuse_unless_one_query,
-    secret_values,
-)
+from evaluators.execution.backends import base
+from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 
 CREDENTIAL_FILE = "bigquery_credential.json"
 ENV_CREDENTIALS = "GOOGLE_APPLICATION_CREDENTIALS"
@@ -47,19 +37,19 @@ class BigQueryBackend(Backend):
     cancels_on_kill = True
 
     def secrets(self, request: Request) -> list[str]:
-        found = secret_values(_credential_info(request))
+        found = base.secret_values(_credential_info(request))
         for extra in (request.env(ENV_CREDENTIALS), _gcloud_adc_file(request)):
             if extra:
                 try:
-                    found += secret_values(read_json_file(Path(extra)))
+                    found += base.secret_values(base.read_json_file(Path(extra)))
                 except QueryFailed:
                     pass
         return found
 
     def run(self, request: Request, notify) -> Outcome:
-        bigquery = import_driver("google.cloud.bigquery", "google-cloud-bigquery", "bigquery")
-        import_driver("db_dtypes", "db-dtypes", "bigquery")  # to_dataframe needs it for DATE/TIME columns
-        refuse_unless_one_query(request, "bigquery", unparsed_ok=True)  # the dry run confirms SELECT
+        bigquery = base.import_driver("google.cloud.bigquery", "google-cloud-bigquery", "bigquery")
+        base.import_driver("db_dtypes", "db-dtypes", "bigquery")  # to_dataframe needs it for DATE/TIME columns
+        base.refuse_unless_one_query(request, "bigquery", unparsed_ok=True)  # the dry run confirms SELECT
         client = _client(bigquery, request)
         notify({"event": "started"})
         deadline = time.monotonic() + request.timeout_s
@@ -81,7 +71,7 @@ class BigQueryBackend(Backend):
             raise _failure(exc) from None
 
     def cancel(self, request: Request, handle: dict) -> str:
-        bigquery = import_driver("google.cloud.bigquery", "google-cloud-bigquery", "bigquery")
+        bigquery = base.import_driver("google.cloud.bigquery", "google-cloud-bigquery", "bigquery")
         client = _client(bigquery, request)
         job = client.cancel_job(
             handle["job_id"], project=handle.get("project"), location=handle.get("location"), timeout=request.timeout_s
@@ -90,7 +80,7 @@ class BigQueryBackend(Backend):
 
 
 def _credential_info(request: Request) -> dict | None:
-    return read_json_file(Path(request.setting("credentials_dir", "credentials")) / CREDENTIAL_FILE)
+    return base.read_json_file(Path(request.setting("credentials_dir", "credentials")) / CREDENTIAL_FILE)
 
 
 def _client(bigquery, request: Request):
@@ -158,13 +148,13 @@ def _fetch_token(client, request: Request) -> None:
         credentials.refresh(bounded)
     except auth_errors.TransportError as exc:
         raise QueryFailed(
-            "network_error", f"cannot reach the BigQuery token endpoint {token_uri}: {first_line(exc)}"
+            "network_error", f"cannot reach the BigQuery token endpoint {token_uri}: {base.first_line(exc)}"
         ) from None
     except auth_errors.RefreshError as exc:
         transient = getattr(exc, "retryable", False) or "connect" in str(exc).lower()
         raise QueryFailed(
             "network_error" if transient else "credentials_missing",
-            f"the BigQuery token endpoint {token_uri} did not give a token: {first_line(exc)}",
+            f"the BigQuery token endpoint {token_uri} did not give a token: {base.first_line(exc)}",
         ) from None
 
 
@@ -229,12 +219,12 @@ def _run_job(bigquery, client, request: Request, notify, cap: int, deadline: flo
         raise QueryFailed("timeout", f"job {job_id} cancelled after {request.timeout_s:g} s") from None
     frame = rows.to_dataframe(create_bqstorage_client=False)
     # Rows, when asked for, are read from this frame: the row iterator can be consumed only once.
-    return keep_result(request, lambda: frame, bytes_processed=int(job.total_bytes_processed or 0))
+    return base.keep_result(request, lambda: frame, bytes_processed=int(job.total_bytes_processed or 0))
 
 
 def _failure(exc: Exception) -> QueryFailed:
     reasons = {e.get("reason") for e in (getattr(exc, "errors", None) or []) if isinstance(e, dict)}
     message = _HTTP_PREFIX.sub("", getattr(exc, "message", None) or str(exc))
     if "bytesBilledLimitExceeded" in reasons:
-        return QueryFailed("cost_limit", first_line(message))
-    return QueryFailed("exec_error", first_line(message))
+        return QueryFailed("cost_limit", base.first_line(message))
+    return QueryFailed("exec_error", base.first_line(message))

@@ -16,16 +16,8 @@ import os
 import signal
 import time
 
-from evaluators.execution.backends.base import (
-    Backend,
-    Outcome,
-    QueryFailed,
-    Request,
-    first_line,
-    import_driver,
-    keep_result,
-    records_frame,
-)
+from evaluators.execution.backends import base
+from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 from evaluators.execution.memory import check_rows, limit_of
 
 TIMEOUT_WORDS = ("timed out", "timeout")
@@ -57,7 +49,9 @@ class CypherBackend(Backend):
         columns = [str(h[1]) if isinstance(h, (list, tuple)) else str(h) for h in result.header]
         plain = [tuple(graph_value(v) for v in row) for row in rows]
         check_rows(plain, limit_of(request.settings))
-        return keep_result(request, lambda: records_frame(plain, columns), columns, plain, query_seconds=seconds)
+        return base.keep_result(
+            request, lambda: base.records_frame(plain, columns), columns, plain, query_seconds=seconds
+        )
 
     def cancel(self, request: Request, handle: dict) -> str:
         """The server went on past the timeout: stop it (the grader starts a fresh one for the next query)."""
@@ -86,18 +80,18 @@ def _ref(request: Request):
 
 
 def _graph(request: Request):
-    falkordb = import_driver("falkordb", "falkordblite", "cypher")
+    falkordb = base.import_driver("falkordb", "falkordblite", "cypher")
     ref = _ref(request)
     try:
         client = falkordb.FalkorDB(unix_socket_path=ref.socket)
         client.connection.ping()
     except Exception as exc:
-        raise QueryFailed("exec_error", f"the graph server cannot be reached: {first_line(exc)}") from None
+        raise QueryFailed("exec_error", f"the graph server cannot be reached: {base.first_line(exc)}") from None
     return client.select_graph(ref.graph)
 
 
 def _failure(exc: Exception, request: Request) -> QueryFailed:
-    text = first_line(exc)
+    text = base.first_line(exc)
     if any(word in text.lower() for word in TIMEOUT_WORDS):
         return QueryFailed("timeout", f"stopped after {request.timeout_s:g} s ({text})")
     if MEMORY_WORDS in text.lower():

@@ -8,87 +8,56 @@ parent first, so a worker that is killed has its query stopped from a fresh conn
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from evaluators.execution.backends.base import (
-    Backend,
-    Outcome,
-    QueryFailed,
-    Request,
-    first_line,
-    import_driver,
-    keep_result,
-    records_frame,
-    statements_to_run,
-)
-from evaluators.execution.backends.servers import MYSQL_VARIABLES, server_secrets, url_parts
-from evaluators.execution.memory import fetch_rows, limit_of
+from evaluators.execution.backends.base import QueryFailed, Request, first_line
+from evaluators.execution.backends.server_base import ServerBackend
+from evaluators.execution.backends.servers import MYSQL_VARIABLES, url_parts
+from evaluators.execution.memory import fetch_rows
 
 _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_execution_time, query interrupted
 
 
-class MySQLBackend(Backend):
-    name = "mysql"
-    kill_grace_s = 2.0
-    cancels_on_kill = True
+class MySQLBackend(ServerBackend):
+    name = "mysql"  # also the dialect: SELECT ... INTO OUTFILE, procedures are never a prediction
+    driver = ("pymysql", "PyMySQL", "mysql")
+    dsn_setting = "mysql_dsn"
+    password_variable = "MYSQL_PWD"
 
-    def secrets(self, request: Request) -> list[str]:
-        return server_secrets(request, "mysql_dsn", "MYSQL_PWD")
+    def connect(self, pymysql, request: Request, login: dict):
+        return _connect(pymysql, request)
 
-    def run(self, request: Request, notify) -> Outcome:
-        pymysql = import_driver("pymysql", "PyMySQL", "mysql")
-        statements = statements_to_run(request, "mysql")  # SELECT ... INTO OUTFILE, procedures: never a prediction
-        con = _connect(pymysql, request)
+    def handle(self, con, login: dict) -> dict:
+        return {"connection_id": con.thread_id()}
+
+    def begin(self, pymysql, con, request: Request) -> None:
+        cursor = con.cursor()
         try:
-            notify({"event": "handle", "connection_id": con.thread_id()})
-            cursor = con.cursor()
-            _set_timeout(pymysql, cursor, request.timeout_s)
-            cursor.execute("START TRANSACTION READ ONLY")
-            notify({"event": "started"})
-            started = time.perf_counter()
-            try:
-                columns, rows = _run_statements(pymysql, con, cursor, statements, limit_of(request.settings))
-            except pymysql.MySQLError as exc:
-                code = exc.args[0] if exc.args else None
-                if code in _TIMEOUT_ERRORS:
-                    raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
-                raise QueryFailed("exec_error", first_line(exc.args[1] if len(exc.args) > 1 else exc)) from None
-            seconds = time.perf_counter() - started
-            con.rollback()
-            return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
-        finally:
-            con.close()
+            cursor.execute(f"SET SESSION max_statement_time = {max(0.001, request.timeout_s):.3f}")  # MariaDB, s
+        except pymysql.MySQLError:
+            cursor.execute(f"SET SESSION max_execution_time = {max(1, int(request.timeout_s * 1000))}")  # MySQL, ms
+        cursor.execute("START TRANSACTION READ ONLY")
 
-    def cancel(self, request: Request, handle: dict) -> str:
-        pymysql = import_driver("pymysql", "PyMySQL", "mysql")
-        con = _connect(pymysql, request)
-        try:
-            con.cursor().execute(f"KILL QUERY {int(handle['connection_id'])}")
-            return f"killed the query of connection {handle['connection_id']}"
-        finally:
-            con.close()
+    def last_rows(self, pymysql, con, request: Request, statement: str, limit_mb: int) -> tuple[list | None, list]:
+        """Through an unbuffered cursor, in batches under the fetch budget: the default cursor would read the
+        whole result into memory first."""
+        unbuffered = con.cursor(pymysql.cursors.SSCursor)
+        unbuffered.execute(statement)
+        columns = [d[0] for d in unbuffered.description] if unbuffered.description else None
+        return columns, ([tuple(r) for r in fetch_rows(unbuffered, limit_mb)] if columns is not None else [])
 
+    def driver_error(self, pymysql) -> type[Exception]:
+        return pymysql.MySQLError
 
-def _run_statements(pymysql, con, cursor, statements: list[str], limit_mb: int) -> tuple[list | None, list]:
-    """The last statement's columns and rows (none for a text of comments only); the rows through an
-    unbuffered cursor, in batches under the fetch budget (memory.py): the default cursor would read the
-    whole result into memory first."""
-    for statement in statements[:-1]:  # SET @x = ...: what the official drivers run first
-        cursor.execute(statement)
-    if not statements:
-        return None, []
-    unbuffered = con.cursor(pymysql.cursors.SSCursor)
-    unbuffered.execute(statements[-1])
-    columns = [d[0] for d in unbuffered.description] if unbuffered.description else None
-    return columns, ([tuple(r) for r in fetch_rows(unbuffered, limit_mb)] if columns is not None else [])
+    def timed_out(self, exc: Exception) -> bool:
+        return bool(exc.args) and exc.args[0] in _TIMEOUT_ERRORS
 
+    def error_text(self, exc: Exception) -> object:
+        return exc.args[1] if len(exc.args) > 1 else exc
 
-def _set_timeout(pymysql, cursor, timeout_s: float) -> None:
-    try:
-        cursor.execute(f"SET SESSION max_statement_time = {max(0.001, timeout_s):.3f}")  # MariaDB, seconds
-    except pymysql.MySQLError:
-        cursor.execute(f"SET SESSION max_execution_time = {max(1, int(timeout_s * 1000))}")  # MySQL, ms
+    def stop(self, pymysql, con, handle: dict) -> str:
+        con.cursor().execute(f"KILL QUERY {int(handle['connection_id'])}")
+        return f"killed the query of connection {handle['connection_id']}"
 
 
 def _connect(pymysql, request: Request):

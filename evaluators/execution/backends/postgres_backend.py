@@ -18,19 +18,10 @@ from __future__ import annotations
 import contextlib
 import time
 
-from evaluators.execution.backends.base import (
-    Backend,
-    Outcome,
-    QueryFailed,
-    Request,
-    first_line,
-    import_driver,
-    keep_result,
-    records_frame,
-    statements_to_run,
-)
-from evaluators.execution.backends.servers import PG_VARIABLES, server_secrets
-from evaluators.execution.memory import fetch_rows, limit_of
+from evaluators.execution.backends.base import QueryFailed, Request, first_line
+from evaluators.execution.backends.server_base import ServerBackend
+from evaluators.execution.backends.servers import PG_VARIABLES
+from evaluators.execution.memory import fetch_rows
 
 _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
 _PRIVILEGE_STATES = ("42501", "42704")  # insufficient_privilege, undefined_object (no `<role>_answers`)
@@ -39,72 +30,62 @@ ANSWER_ROLE_INFIX = "_a_"  # <grader role>_a_<12 hex digits>: one answer's role
 ROLE_GRACE_S = 600  # an answer role's password stays valid this long past the query's timeout
 
 
-class PostgresBackend(Backend):
-    name = "postgres"
-    kill_grace_s = 2.0
-    cancels_on_kill = True
+class PostgresBackend(ServerBackend):
+    name = "postgres"  # also the dialect: COPY ... TO PROGRAM, DO blocks are never a prediction
+    driver = ("psycopg", "psycopg[binary]", "postgres")
+    dsn_setting = "postgres_dsn"
+    password_variable = "PGPASSWORD"
 
-    def secrets(self, request: Request) -> list[str]:
-        return server_secrets(request, "postgres_dsn", "PGPASSWORD")
+    def login(self, psycopg, request: Request):
+        return contextlib.nullcontext({}) if request.trusted else _answer_login(psycopg, request)
 
-    def run(self, request: Request, notify) -> Outcome:
-        psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
-        statements = statements_to_run(request, "postgres")  # COPY ... TO PROGRAM, DO blocks: never a prediction
-        if request.trusted:
-            return _run_as(psycopg, request, statements, notify, {})
-        with answer_role(psycopg, request) as (role, password):
-            return _run_as(psycopg, request, statements, notify, {"user": role, "password": password})
+    def connect(self, psycopg, request: Request, login: dict):
+        return _connect(psycopg, request, login=login)
 
-    def cancel(self, request: Request, handle: dict) -> str:
-        psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
+    def admin_connect(self, psycopg, request: Request):
         con = _connect(psycopg, request, read_only=False)
         con.autocommit = True
-        try:
-            pid = int(handle["backend_pid"])
-            with con.cursor() as cursor:
-                cursor.execute("SELECT pg_cancel_backend(%s)", (pid,))
-                time.sleep(0.2)
-                cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
-            words = f"cancelled backend {pid}"
-            if isinstance(handle.get("role"), str):
-                _drop_role(psycopg, con, handle["role"])
-                words += f" and dropped its role {handle['role']}"
-            return words
-        finally:
-            con.close()
+        return con
+
+    def handle(self, con, login: dict) -> dict:
+        return {"backend_pid": con.info.backend_pid, "role": login.get("user")}
+
+    def begin(self, psycopg, con, request: Request) -> None:
+        con.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")  # read-only: _connect
+
+    def last_rows(self, psycopg, con, request: Request, statement: str, limit_mb: int) -> tuple[list | None, list]:
+        """A prediction that is one query runs in a server-side cursor, fetched in batches under the fetch
+        budget: a client cursor would have libpq buffer the whole result first.  Gold, and the official
+        drivers' other statements (SHOW, several statements), use a client cursor, still under the worker's cap."""
+        server_side = not request.trusted and not request.setting("official_statements")
+        with con.cursor(**({"name": "graded"} if server_side else {})) as cursor:
+            cursor.execute(statement)
+            columns = [d.name for d in cursor.description] if cursor.description else None
+            return columns, fetch_rows(cursor, limit_mb) if columns is not None else []
+
+    def driver_error(self, psycopg) -> type[Exception]:
+        return psycopg.Error
+
+    def timed_out(self, exc: Exception) -> bool:
+        return getattr(exc, "sqlstate", None) == _TIMEOUT_STATE
+
+    def stop(self, psycopg, con, handle: dict) -> str:
+        pid = int(handle["backend_pid"])
+        with con.cursor() as cursor:
+            cursor.execute("SELECT pg_cancel_backend(%s)", (pid,))
+            time.sleep(0.2)
+            cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        words = f"cancelled backend {pid}"
+        if isinstance(handle.get("role"), str):
+            _drop_role(psycopg, con, handle["role"])
+            words += f" and dropped its role {handle['role']}"
+        return words
 
 
-def _run_as(psycopg, request: Request, statements: list[str], notify, login: dict) -> Outcome:
-    con = _connect(psycopg, request, login=login)
-    try:
-        notify({"event": "handle", "backend_pid": con.info.backend_pid, "role": login.get("user")})
-        notify({"event": "started"})
-        con.execute(f"SET statement_timeout = {max(1, int(request.timeout_s * 1000))}")
-        started = time.perf_counter()
-        try:
-            for statement in statements[:-1]:  # psycopg2 returns the last statement's rows
-                con.execute(statement)
-            columns, rows = _last_rows(con, request, statements[-1]) if statements else (None, [])
-        except psycopg.Error as exc:
-            if getattr(exc, "sqlstate", None) == _TIMEOUT_STATE:
-                raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
-            raise QueryFailed("exec_error", first_line(exc)) from None
-        seconds = time.perf_counter() - started
-        con.rollback()
-        return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
-    finally:
-        con.close()
-
-
-def _last_rows(con, request: Request, statement: str) -> tuple[list | None, list]:
-    """A prediction that is one query runs in a server-side cursor, fetched in batches under the fetch budget
-    (memory.py): a client cursor would have libpq buffer the whole result first.  Gold, and the official
-    drivers' other statements (SHOW, several statements), use a client cursor, still under the worker's cap."""
-    server_side = not request.trusted and not request.setting("official_statements")
-    with con.cursor(**({"name": "graded"} if server_side else {})) as cursor:
-        cursor.execute(statement)
-        columns = [d.name for d in cursor.description] if cursor.description else None
-        return columns, fetch_rows(cursor, limit_of(request.settings)) if columns is not None else []
+@contextlib.contextmanager
+def _answer_login(psycopg, request: Request):
+    with answer_role(psycopg, request) as (role, password):
+        yield {"user": role, "password": password}
 
 
 @contextlib.contextmanager

@@ -17,18 +17,8 @@ import math
 import time
 from pathlib import Path
 
-from evaluators.execution.backends.base import (
-    Backend,
-    Outcome,
-    QueryFailed,
-    Request,
-    first_line,
-    import_driver,
-    keep_result,
-    read_json_file,
-    refuse_unless_one_query,
-    secret_values,
-)
+from evaluators.execution.backends import base
+from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 from evaluators.execution.memory import fetch_rows, limit_of
 
 CREDENTIAL_FILE = "snowflake_credential.json"
@@ -53,13 +43,13 @@ class SnowflakeBackend(Backend):
 
     def secrets(self, request: Request) -> list[str]:
         try:
-            return secret_values(_credentials(request))
+            return base.secret_values(_credentials(request))
         except QueryFailed:
             return []
 
     def run(self, request: Request, notify) -> Outcome:
-        connector = import_driver("snowflake.connector", "snowflake-connector-python", "snowflake")
-        refuse_unless_one_query(request, "snowflake")  # the grader's role may change data; submitted SQL may not
+        connector = base.import_driver("snowflake.connector", "snowflake-connector-python", "snowflake")
+        base.refuse_unless_one_query(request, "snowflake")  # the grader's role may change data; submitted SQL may not
         con = _connect(connector, request)
         try:
             return _execute(connector, con, request, notify)
@@ -67,13 +57,13 @@ class SnowflakeBackend(Backend):
             con.close()
 
     def cancel(self, request: Request, handle: dict) -> str:
-        connector = import_driver("snowflake.connector", "snowflake-connector-python", "snowflake")
+        connector = base.import_driver("snowflake.connector", "snowflake-connector-python", "snowflake")
         con = _connect(connector, request)
         try:
             con.cursor().execute("SELECT SYSTEM$CANCEL_QUERY(%s)", (handle["query_id"],))
             return f"cancelled query {handle['query_id']}"
         except connector.Error as exc:
-            raise QueryFailed("exec_error", first_line(exc.msg or exc)) from None
+            raise QueryFailed("exec_error", base.first_line(exc.msg or exc)) from None
         finally:
             con.close()
 
@@ -83,7 +73,7 @@ def _credentials(request: Request) -> dict:
     `connections.toml` (SNOWFLAKE_HOME or ~/.snowflake; SNOWFLAKE_DEFAULT_CONNECTION_NAME, else "default"),
     which may use key-pair authentication (`private_key_file`, `authenticator = "SNOWFLAKE_JWT"`);
     the SNOWFLAKE_* variables (no overrides yet)."""
-    info = read_json_file(Path(request.setting("credentials_dir", "credentials")) / CREDENTIAL_FILE)
+    info = base.read_json_file(Path(request.setting("credentials_dir", "credentials")) / CREDENTIAL_FILE)
     if info is not None:
         return dict(info)
     named = _connections_toml(request)
@@ -141,7 +131,7 @@ def _connect(connector, request: Request):
     try:
         return connector.connect(**_connect_arguments(request))
     except connector.Error as exc:
-        raise QueryFailed("exec_error", "cannot connect to Snowflake: " + first_line(exc.msg or exc)) from None
+        raise QueryFailed("exec_error", "cannot connect to Snowflake: " + base.first_line(exc.msg or exc)) from None
 
 
 def _execute(connector, con, request: Request, notify) -> Outcome:
@@ -159,12 +149,12 @@ def _execute(connector, con, request: Request, notify) -> Outcome:
         columns = [d[0] for d in cursor.description] if cursor.description else []
     except connector.Error as exc:
         if getattr(exc, "errno", None) in _TIMEOUT_ERRNOS:
-            raise QueryFailed("timeout", first_line(exc.msg or exc)) from None
-        raise QueryFailed("exec_error", first_line(exc.msg or exc)) from None
+            raise QueryFailed("timeout", base.first_line(exc.msg or exc)) from None
+        raise QueryFailed("exec_error", base.first_line(exc.msg or exc)) from None
     import pandas as pd
 
     # As Spider2's Snowflake scorer builds its frames.
-    return keep_result(request, lambda: pd.DataFrame(rows, columns=columns), columns, rows)
+    return base.keep_result(request, lambda: pd.DataFrame(rows, columns=columns), columns, rows)
 
 
 def _wait(connector, con, query_id: str, deadline: float, timeout_s: float) -> None:
@@ -175,7 +165,7 @@ def _wait(connector, con, query_id: str, deadline: float, timeout_s: float) -> N
                 con.cursor().execute("SELECT SYSTEM$CANCEL_QUERY(%s)", (query_id,))
                 stopped = "cancelled"
             except connector.Error as exc:
-                stopped = f"not cancelled ({first_line(exc.msg or exc)}); the statement timeout still applies"
+                stopped = f"not cancelled ({base.first_line(exc.msg or exc)}); the statement timeout still applies"
             raise QueryFailed("timeout", f"query {query_id} {stopped} after {timeout_s:g} s")
         time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
         pause = min(pause * 2, _POLL_S[1])

@@ -9,15 +9,8 @@ import sqlite3
 import time
 from pathlib import Path
 
-from evaluators.execution.backends.base import (
-    Backend,
-    Outcome,
-    QueryFailed,
-    Request,
-    first_line,
-    keep_result,
-    records_frame,
-)
+from evaluators.execution.backends import base
+from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 from evaluators.execution.memory import fetch_rows, limit_of
 from evaluators.execution.opener import open_sqlite
 from evaluators.execution.sqlite_readonly import WRITE_REFUSED, read_only_authorizer
@@ -45,7 +38,7 @@ def connect(request: Request) -> sqlite3.Connection:
     try:
         return open_sqlite(path, request.setting("memory_limit_mb"), request.setting("sqlite_decode_errors", "strict"))
     except sqlite3.Error as exc:
-        raise QueryFailed("no_database", f"cannot open {Path(path).name}: {first_line(exc)}") from None
+        raise QueryFailed("no_database", f"cannot open {Path(path).name}: {base.first_line(exc)}") from None
 
 
 def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
@@ -72,9 +65,9 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
             raise QueryFailed("timeout", f"interrupted after {request.timeout_s:g} s") from None
         if refused:
             raise QueryFailed("exec_error", f"{WRITE_REFUSED} (readonly database): {', '.join(refused)}") from None
-        raise QueryFailed("exec_error", first_line(exc)) from None
+        raise QueryFailed("exec_error", base.first_line(exc)) from None
     # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
-    return keep_result(request, lambda: records_frame(rows, columns), columns, rows, query_seconds=seconds)
+    return base.keep_result(request, lambda: base.records_frame(rows, columns), columns, rows, query_seconds=seconds)
 
 
 def _guard(con: sqlite3.Connection) -> list:
@@ -109,7 +102,7 @@ def official_pair(request: Request, gold_sql: str, notify) -> dict:
                     raise QueryFailed(exc.reason, f"{label}: {exc.detail}") from None
                 except (sqlite3.Error, sqlite3.Warning, ValueError) as exc:
                     reason = "timeout" if time.monotonic() > deadline else _copy_reason(exc)
-                    raise QueryFailed(reason, f"{label}: {first_line(exc)}") from None
+                    raise QueryFailed(reason, f"{label}: {base.first_line(exc)}") from None
             return outcome
         finally:
             con.rollback()
@@ -145,7 +138,7 @@ def time_pair(request: Request, gold_sql: str, iterations: int, notify) -> dict:
                 con.execute(sql).fetchall()
                 sink.append(time.perf_counter() - started)
     except sqlite3.Error as exc:
-        raise QueryFailed("timeout" if time.monotonic() > deadline else "exec_error", first_line(exc)) from None
+        raise QueryFailed("timeout" if time.monotonic() > deadline else "exec_error", base.first_line(exc)) from None
     finally:
         con.close()
     return {"pred_times": pred_times, "gold_times": gold_times}
