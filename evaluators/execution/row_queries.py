@@ -18,6 +18,7 @@ import os
 import shutil
 import tempfile
 import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -48,7 +49,9 @@ class RowRunner:
         """`config`: the run's settings (work folder, server DSNs); each query brings its own timeout."""
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self._base = config
-        self._scratch = Path(tempfile.mkdtemp(prefix="row-queries-"))
+        # Named, not made: inline runs write nothing, and a runner that lives as long as its process (the
+        # rewards' pool, a forked trainer) never gets to close(); what is written creates it.
+        self._scratch = Path(tempfile.gettempdir()) / f"row-queries-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._gold: dict[tuple, RowResult] = {}
         self._gold_locks: dict[tuple, threading.Lock] = {}
         self._lock = threading.Lock()
