@@ -2,6 +2,7 @@
 
     python bench/rl_rewards.py                 # 2,000 calls, 40 distinct golds (about 2 minutes)
     python bench/rl_rewards.py --calls 400     # a quicker look
+    python bench/rl_rewards.py --busy 1        # under load: one busy-loop process holds a core meanwhile
 
 The baseline (`hand_rolled_reward` below) does what public text-to-SQL RL repositories do:
 `sqlite3.connect` per call, the prediction then the gold on that connection, a thread-based
@@ -21,6 +22,7 @@ import os
 import platform
 import random
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import threading
@@ -133,6 +135,7 @@ def main() -> None:
     parser.add_argument("--golds", type=int, default=40)
     parser.add_argument("--rows", type=int, default=170_000, help="rows per database (sets the query time)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "rl_rewards.json")
+    parser.add_argument("--busy", type=int, default=0, help="busy-loop processes running while both sides are timed")
     args = parser.parse_args()
 
     from evaluators.rewards.verl import close_pool, compute_score_batch
@@ -149,18 +152,24 @@ def main() -> None:
     rng.shuffle(calls)
     query_ms = _query_times(databases[0], [g for _, (g, _, _) in golds[:per_db]])
 
-    started = time.perf_counter()
-    baseline = baseline_batch(calls, 30)
-    baseline_s = time.perf_counter() - started
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        started = time.perf_counter()
+        baseline = baseline_batch(calls, 30)
+        baseline_s = time.perf_counter() - started
 
-    started = time.perf_counter()
-    ours = [
-        r["score"]
-        for r in compute_score_batch(
-            ["bird"] * len(calls), [c[0] for c in calls], [c[1] for c in calls], [c[2] for c in calls]
-        )
-    ]
-    ours_s = time.perf_counter() - started
+        started = time.perf_counter()
+        ours = [
+            r["score"]
+            for r in compute_score_batch(
+                ["bird"] * len(calls), [c[0] for c in calls], [c[1] for c in calls], [c[2] for c in calls]
+            )
+        ]
+        ours_s = time.perf_counter() - started
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
 
     runaway = [(completion(RUNAWAY), "SELECT 1", {"db_path": databases[0], "timeout_s": 1.0})] * 3
     results = compute_score_batch(["bird"] * 3, *zip(*runaway, strict=True))
@@ -170,6 +179,7 @@ def main() -> None:
     baseline_left = process_cpu_burn(2.0)
     report = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared with other work while measured)",
+        "busy_loop_processes_while_timed": args.busy,
         "calls": len(calls),
         "distinct_golds": len(golds),
         "right_answers": int(sum(baseline)),

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 import sqlite3
 import time
+from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +17,7 @@ import pytest
 from evaluators.errors import Location
 from evaluators.execution import worker
 from evaluators.execution.executor import ExecConfig, Executor, run_sql
+from evaluators.execution.row_files import decode_rows, encode_rows
 from evaluators.specs import GoldInstance, Spec
 
 COUNT_TO_A_BILLION = (
@@ -101,3 +106,51 @@ def test_timeout_aborts_the_statement_inside_sqlite(config):
     assert run_sql("sqlite", "school", "SELECT 5", config, config.output_dir / "next.csv").first_cell == 5
     assert time.monotonic() - started < 30
     assert worker.pool().idle[0].pid == idle.pid
+
+
+def inline(config, sql: str):
+    return run_sql("sqlite", "school", sql, config, config.output_dir / "inline.csv", collect="inline")
+
+
+def test_a_kept_connection_leaves_nothing_to_the_next_query(config):
+    """The worker keeps its connection open between queries: a refused write, a PRAGMA assignment, a
+    result too large or a timeout on it change nothing that the next query on the same worker sees."""
+    worker.pool().shutdown()
+    assert inline(config, "SELECT count(*) FROM pupils").rows() == (["count(*)"], [(3,)])
+    (kept,) = worker.pool().idle
+    for sql in ("CREATE TEMP TABLE t(x)", "PRAGMA query_only = 0", "PRAGMA cache_size = 0", "BEGIN"):
+        refused = inline(config, sql)
+        assert refused.reason == "exec_error" and "refused" in refused.detail, (sql, refused.detail)
+    tight = replace(config, timeout_s=0.5)
+    assert inline(tight, COUNT_TO_A_BILLION).reason == "timeout"
+    too_big = replace(config, memory_limit_mb=1)  # the result's budget, far below a billion-row result
+    assert inline(
+        too_big, "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT i, 'xxxxxxxx' FROM r"
+    ).reason in (
+        "result_too_large",
+        "memory_limit",
+    )
+    assert inline(config, "SELECT name FROM pupils ORDER BY id").rows() == (["name"], [("ann",), ("bob",), ("cy",)])
+    assert inline(config, "SELECT count(*) FROM temp.sqlite_master").rows()[1] == [(0,)]
+    assert [w.pid for w in worker.pool().idle] == [kept.pid]  # all of it on the one worker
+
+
+def test_a_changed_database_file_is_opened_again(config, db_dir):
+    """A kept connection is immutable (it would not notice a change): a file that changed is opened anew."""
+    worker.pool().shutdown()
+    assert inline(config, "SELECT count(*) FROM pupils").rows()[1] == [(3,)]
+    con = sqlite3.connect(db_dir / "school.sqlite")
+    con.executemany("INSERT INTO pupils VALUES (?, ?, ?)", [(4, "di", 3.0), (5, "ed", 2.0)])
+    con.commit()
+    con.close()
+    assert inline(config, "SELECT count(*) FROM pupils").rows()[1] == [(5,)]
+
+
+def test_inline_rows_keep_their_types():
+    rows = [(1, "a", None, True, 2.5), (float("inf"), b"\x00", Decimal("1.10"), float("nan"), -0.0)]
+    encoded, tagged = encode_rows(rows)
+    assert tagged and encoded[0] == rows[0]  # a plain row goes as it is
+    back = decode_rows(json.loads(json.dumps(encoded)), tagged)
+    assert back[0] == rows[0] and back[1][:3] == rows[1][:3] and math.isnan(back[1][3])
+    plain, tagged = encode_rows([(1, "x")])
+    assert not tagged and decode_rows(json.loads(json.dumps(plain)), tagged) == [(1, "x")]

@@ -152,9 +152,10 @@ def run_sql(
     kept = ok and collect not in ("time", "inline")
     inline = None
     if ok and "data" in event:
-        from evaluators.execution.row_files import decode
+        from evaluators.execution.row_files import decode_rows
 
-        inline = (event["data"]["columns"], [tuple(decode(v) for v in row) for row in event["data"]["rows"]])
+        data = event["data"]
+        inline = (data["columns"], decode_rows(data["rows"], data.get("tagged", True)))
     return ExecResult(
         ok,
         out_csv if kept else None,

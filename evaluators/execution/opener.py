@@ -77,7 +77,7 @@ def open_sqlite(path: str, memory_limit_mb: int | None = None, decode_errors: st
     con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
     try:
         con.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-        con.execute(f"PRAGMA hard_heap_limit = {int((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) * 1024 * 1024)}")
+        set_heap_limit(con, memory_limit_mb)
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except BaseException:
         con.close()
@@ -85,6 +85,11 @@ def open_sqlite(path: str, memory_limit_mb: int | None = None, decode_errors: st
     if decode_errors == "ignore":  # test-suite-sql-eval's reading of undecodable text
         con.text_factory = lambda raw: raw.decode(errors="ignore")
     return con
+
+
+def set_heap_limit(con: sqlite3.Connection, memory_limit_mb: int | None) -> None:
+    """SQLite's heap cap (the whole process's, so set again by each request that reuses a connection)."""
+    con.execute(f"PRAGMA hard_heap_limit = {int((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) * 1024 * 1024)}")
 
 
 def sqlite_private_copy(path: str, copy: str, memory_limit_mb: int | None = None) -> sqlite3.Connection:

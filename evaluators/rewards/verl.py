@@ -14,6 +14,7 @@ AgentFly's tool-use variants when `extra_info` carries a "trajectory".  See docs
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import re
 import threading
@@ -237,6 +238,7 @@ def _database(backend: str, info: dict) -> str | None:
     raise InstanceError("no_database", "extra_info names no database (db_path, or db_id with db_root)")
 
 
+@functools.lru_cache(maxsize=4096)  # a GRPO group's completions often repeat a query: parse each text once
 def _text_refusal(sql: str, backend: str) -> str:
     """The error kind ("write", "multiple_statements") when sqlglot's parser sees that the text is no single query.
 

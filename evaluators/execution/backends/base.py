@@ -19,7 +19,7 @@ from pathlib import Path
 
 from evaluators.errors import MissingExtra
 from evaluators.execution.backends.servers import PG_VARIABLES
-from evaluators.execution.row_files import encode, rows_path, write_rows
+from evaluators.execution.row_files import encode_rows, rows_path, write_rows
 
 # Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
 REASONS = (
@@ -308,7 +308,7 @@ def keep_result(
         if rows is None:  # a driver that gives a frame (BigQuery)
             frame = frame_of()
             columns, rows = [str(c) for c in frame.columns], _frame_rows(frame)
-        encoded = [[encode(v) for v in row] for row in rows]
+        encoded, tagged = encode_rows(rows)
         first = json_safe(rows[0][0]) if rows and columns else None
         return Outcome(
             first,
@@ -316,7 +316,7 @@ def keep_result(
             len(columns or ()),
             bytes_processed,
             query_seconds,
-            {"columns": [str(c) for c in columns or []], "rows": encoded},
+            {"columns": [str(c) for c in columns or []], "rows": encoded, "tagged": tagged},
         )
     frame = frame_of()
     outcome = replace(save_frame(frame, request.out_csv, bytes_processed), query_seconds=query_seconds)

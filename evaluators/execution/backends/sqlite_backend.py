@@ -1,18 +1,22 @@
 """SQLite: the database file opened read-only and immutable (opener.py), so submitted SQL cannot change it.
 
-The timeout is a progress handler that aborts the running statement inside SQLite itself.
+The timeout is a progress handler that aborts the running statement inside SQLite itself.  A worker keeps
+its last few connections open (`_OpenConnections`): RL rewards send thousands of short queries to a few
+databases, and opening a file per query (schema read, a cold page cache) costs a good part of each.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 from evaluators.execution.backends import base
 from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 from evaluators.execution.memory import fetch_rows, limit_of
-from evaluators.execution.opener import open_sqlite
+from evaluators.execution.opener import open_sqlite, set_heap_limit
 from evaluators.execution.sqlite_readonly import WRITE_REFUSED, read_only_authorizer
 
 _PROGRESS_EVERY = 10_000  # virtual-machine instructions between deadline checks (well under a millisecond)
@@ -25,11 +29,65 @@ class SQLiteBackend(Backend):
     def run(self, request: Request, notify) -> Outcome:
         if request.db_ref is None:
             raise QueryFailed("no_database", "a SQLite instance needs a database file (--db-dir)")
-        con = connect(request)
+        con = _connections.take(request)
         try:
-            return _execute(con, request, notify)
-        finally:
+            outcome = _execute(con, request, notify)
+        except QueryFailed:
+            _connections.give_back(request, con)  # the statement failed or was interrupted; the connection is sound
+            raise
+        except BaseException:  # MemoryError or a driver bug: the connection's state is not known
             con.close()
+            raise
+        _connections.give_back(request, con)
+        return outcome
+
+
+class _OpenConnections:
+    """The worker's last `KEPT` read-only connections, one per (file, its size and mtime, memory cap, decoding).
+
+    A connection is handed to one request at a time (a worker serves one query at once) and given back
+    only with no transaction open.  Each request sets its own progress handler (the timeout) and authorizer
+    (read-only) on it, and the heap cap is set again, as it is the process's, so nothing of one query carries
+    to the next: the SQL can change no setting (PRAGMA assignments, ATTACH and temporary objects are refused).
+    A file that changes is a new key (an immutable connection would not see the change)."""
+
+    KEPT = 4
+
+    def __init__(self) -> None:
+        self._open: OrderedDict[tuple, sqlite3.Connection] = OrderedDict()
+
+    def take(self, request: Request) -> sqlite3.Connection:
+        con = self._open.pop(_key(request), None)
+        if con is None:
+            return connect(request)
+        try:
+            set_heap_limit(con, request.setting("memory_limit_mb"))
+        except sqlite3.Error:
+            con.close()
+            return connect(request)
+        return con
+
+    def give_back(self, request: Request, con: sqlite3.Connection) -> None:
+        key = _key(request)
+        if con.in_transaction or not key or key in self._open:
+            con.close()
+            return
+        self._open[key] = con
+        while len(self._open) > self.KEPT:
+            self._open.popitem(last=False)[1].close()
+
+
+def _key(request: Request) -> tuple:
+    path = str(request.db_ref)
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return ()
+    settings = (request.setting("memory_limit_mb"), request.setting("sqlite_decode_errors", "strict"))
+    return (path, stat.st_ino, stat.st_size, stat.st_mtime_ns, *settings)
+
+
+_connections = _OpenConnections()
 
 
 def connect(request: Request) -> sqlite3.Connection:
@@ -54,9 +112,10 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
     con.set_progress_handler(past_deadline, _PROGRESS_EVERY)
     refused = _guard(con)
     notify({"event": "started"})
+    cursor = con.cursor()
     try:
         started = time.perf_counter()
-        cursor = con.execute(request.sql)
+        cursor.execute(request.sql)
         columns = [d[0] for d in cursor.description] if cursor.description else None
         rows = fetch_rows(cursor, limit_of(request.settings)) if columns is not None else []
         seconds = time.perf_counter() - started
@@ -66,6 +125,8 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
         if refused:
             raise QueryFailed("exec_error", f"{WRITE_REFUSED} (readonly database): {', '.join(refused)}") from None
         raise QueryFailed("exec_error", base.first_line(exc)) from None
+    finally:
+        cursor.close()  # a statement stopped part-way (result_too_large) does not stay open on a kept connection
     # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
     return base.keep_result(request, lambda: base.records_frame(rows, columns), columns, rows, query_seconds=seconds)
 
