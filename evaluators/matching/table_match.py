@@ -70,6 +70,7 @@ class TableJob:
             ignore_order=ignore_order,
             tol=preset.tol,
             null_as_zero=preset.null_as_zero,
+            low_memory=preset.low_memory,
         )
 
     def close(self) -> None:

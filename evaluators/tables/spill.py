@@ -13,8 +13,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from pandas._libs.parsers import STR_NA_VALUES
+
 from evaluators.errors import InstanceError
 
+MIN_DUCKDB_MB = 256  # below it DuckDB's CSV reader runs out on wide tables
 FRAME_BYTES_PER_CSV_BYTE = 8  # measured: object-string frames 5-10x the CSV; grading about 2x the read
 
 
@@ -42,7 +45,7 @@ class SpillTables:
         self.folder = Path(plan.work_dir) / f"spill-{uuid.uuid4().hex[:12]}"
         self.folder.mkdir(parents=True, exist_ok=True)
         config = {
-            "memory_limit": f"{max(plan.memory_limit_mb // 2, 64)}MB",  # half: the process holds more than DuckDB
+            "memory_limit": f"{max(plan.memory_limit_mb // 2, MIN_DUCKDB_MB)}MB",  # half: the process holds more than DuckDB
             "temp_directory": str(self.folder / "tmp"),
             "preserve_insertion_order": False,
             "autoinstall_known_extensions": False,
@@ -57,13 +60,16 @@ class SpillTables:
         if key not in self._tables:
             name = f"t{len(self._tables)}"
             try:
+                # pandas' NA words, quoted or not, are NULL (as pandas reads them); every other cell is text.
                 self.con.execute(
                     f"CREATE TABLE {name} AS SELECT * FROM read_csv(?, header = true, all_varchar = true, "
-                    "auto_detect = true, delim = ',', quote = '\"', escape = '\"', strict_mode = true)",
-                    [key],
+                    "delim = ',', quote = '\"', escape = '\"', strict_mode = true, allow_quoted_nulls = true, "
+                    "nullstr = ?)",
+                    [key, sorted(STR_NA_VALUES)],
                 )
             except Exception as exc:  # duckdb.Error: the file is the instance's problem, not the run's
-                raise InstanceError(reason, f"{Path(path).name}: out-of-core read failed: {exc}") from None
+                why = "memory_limit" if "Out of Memory" in str(exc) else reason
+                raise InstanceError(why, f"{Path(path).name}: out-of-core read failed: {exc}") from None
             self._tables[key] = name
         return self._tables[key]
 

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pandas._libs.parsers import STR_NA_VALUES
-
 from evaluators.matching.official.rule import _positions
 from evaluators.matching.verdicts import Verdict
 
@@ -50,11 +48,10 @@ def _quote(name: str) -> str:
 
 
 def _na(name: str) -> str:
-    tokens = ", ".join("'" + t.replace("'", "''") + "'" for t in sorted(STR_NA_VALUES))
-    return f"({name} IS NULL OR {name} IN ({tokens}))"
+    return f"({name} IS NULL)"  # pandas' NA words were made NULL when the table was read (`tables/spill.py`)
 
 
-def columns(con, table: str) -> list[Col]:
+def columns(con, table: str, low_memory: bool = True) -> list[Col]:
     """Every column of `table`, typed as pandas would; raises Undecided when pandas' type is not sure."""
     names = [_quote(row[0]) for row in con.execute(f"DESCRIBE {table}").fetchall()]
     if not names:
@@ -82,8 +79,8 @@ def columns(con, table: str) -> list[Col]:
             kind = "int"
         elif filled == numbers:
             kind = "float"  # an all-NULL column too: pandas reads it as float NaN
-        elif numbers:
-            raise Undecided(f"column {c} mixes numbers and text")
+        elif numbers and low_memory:
+            raise Undecided(f"column {c} mixes numbers and text, which pandas' low_memory chunks may type apart")
         else:
             kind = "text"
         out.append(Col(table, c, kind, n, nulls))
@@ -116,14 +113,42 @@ def _value(c: Col, null_as_zero: bool) -> str:
     return f"coalesce({x}, 0.0)" if null_as_zero else x
 
 
+def _flag(c: Col, null_as_zero: bool) -> str:
+    # -0.0 equals 0.0 but str() sorts it apart, so the sign is part of a number's value.
+    return _na(c.name) if c.kind == "text" else f"coalesce(signbit({_value(c, null_as_zero)}), false)"
+
+
+def signatures(con, table: str, cols: list[Col], null_as_zero: bool) -> list[tuple]:
+    """Per column, in one pass: (multiset hash, NULL count, sum, sum of magnitudes); equal multisets have
+    equal hashes, and columns that match under a tolerance have close sums (`_sums_close`)."""
+    if not cols:
+        return []
+    parts = []
+    for c in cols:
+        v = _value(c, null_as_zero)
+        parts.append(f"sum(hash({_flag(c, null_as_zero)}, {v})::HUGEINT)")
+        parts.append(f"count_if(({v}) IS NULL)")
+        numeric = c.kind != "text"
+        parts += [f"sum({v})" if numeric else "0", f"sum(abs({v}))" if numeric else "0"]
+    row = con.execute(f"SELECT {', '.join(parts)} FROM {table}").fetchone()
+    return [tuple(row[4 * k : 4 * k + 4]) for k in range(len(cols))]
+
+
+def _sums_close(g: tuple, p: tuple, n: int, tol: float) -> bool:
+    """Necessary for a match: each pair differs by at most tol + 1e-9 (|a| + |b|), so the sums do too
+    (with room for the sums' own rounding)."""
+    if g[1] != p[1]:
+        return False
+    size = float(g[3] or 0) + float(p[3] or 0)
+    return abs(float(g[2] or 0) - float(p[2] or 0)) <= n * tol + 1e-9 * size + 1e-6 * size + 1e-9
+
+
 def _same_multiset(con, g: Col, p: Col, null_as_zero: bool) -> bool:
     """Are the two columns, as the scorers hold them, equal multisets?  (Text NULL read as 0 stays apart
     from the string '0': the flag keeps them so.)"""
 
     def counted(c: Col) -> str:
-        # -0.0 equals 0.0 but str() sorts it apart, so the sign is part of the value.
-        flag = f"{_na(c.name)}" if c.kind == "text" else f"coalesce(signbit({_value(c, null_as_zero)}), false)"
-        return f"SELECT {flag} AS z, {_value(c, null_as_zero)} AS v, count(*) AS k FROM {c.table} GROUP BY ALL"
+        return f"SELECT {_flag(c, null_as_zero)} AS z, {_value(c, null_as_zero)} AS v, count(*) AS k FROM {c.table} GROUP BY ALL"
 
     sql = (
         f"SELECT count(*) FROM ({counted(g)}) a FULL OUTER JOIN ({counted(p)}) b "
@@ -160,28 +185,38 @@ def _sorted_close(con, g: Col, p: Col, tol: float, null_as_zero: bool) -> bool:
     return con.execute(sql).fetchone()[0] == 0
 
 
-def _vectors_match(con, g: Col, p: Col, tol: float, null_as_zero: bool) -> bool:
+def _vectors_match(con, g: Col, p: Col, signs: tuple, tol: float, null_as_zero: bool) -> bool:
     if g.n != p.n:
         return False
     if g.n == 0:
         return True
     if (g.kind == "text") != (p.kind == "text"):
         return False
-    if g.kind == p.kind and _same_multiset(con, g, p, null_as_zero):
+    g_sign, p_sign = signs
+    if g.kind == p.kind and g_sign[0] == p_sign[0] and _same_multiset(con, g, p, null_as_zero):
         return True
-    if g.kind == "text":
-        return False  # strings match only as equal multisets
+    if g.kind == "text" or (not null_as_zero and g.nulls != p.nulls) or not _sums_close(g_sign, p_sign, g.n, tol):
+        return False  # strings match only as equal multisets; numbers only with close sums
     return _sorted_close(con, g, p, tol, null_as_zero)
 
 
 def compare(
-    con, pred: str, gold: str, condition_cols, *, wrap_scalar: bool, ignore_order: bool, tol: float, null_as_zero: bool
+    con,
+    pred: str,
+    gold: str,
+    condition_cols,
+    *,
+    wrap_scalar: bool,
+    ignore_order: bool,
+    tol: float,
+    null_as_zero: bool,
+    low_memory: bool = True,
 ) -> Verdict:
     """`rule.compare` after `rule.select_condition_cols`, on two tables of `con`."""
     if not ignore_order:
         return undecided("row order is kept (ignore_order false), which the out-of-core rule does not compare")
     try:
-        gold_cols = columns(con, gold)
+        gold_cols = columns(con, gold, low_memory)
         if condition_cols not in (None, []):
             if not isinstance(condition_cols, (list, tuple)) and not wrap_scalar:
                 if gold_cols and gold_cols[0].n == 0:
@@ -193,9 +228,14 @@ def compare(
                 )
             chosen = condition_cols if isinstance(condition_cols, (list, tuple)) else [condition_cols]
             gold_cols = [gold_cols[i] for i in _positions(list(chosen), len(gold_cols))]
-        pred_cols = columns(con, pred)
+        pred_cols = columns(con, pred, low_memory)
+        gold_signs = dict(zip(gold_cols, signatures(con, gold, gold_cols, null_as_zero), strict=True))
+        pred_signs = dict(zip(pred_cols, signatures(con, pred, pred_cols, null_as_zero), strict=True))
         for g in gold_cols:
-            if not any(_vectors_match(con, g, p, tol, null_as_zero) for p in _candidates(g, pred_cols)):
+            if not any(
+                _vectors_match(con, g, p, (gold_signs[g], pred_signs[p]), tol, null_as_zero)
+                for p in _candidates(g, pred_cols, gold_signs[g], pred_signs)
+            ):
                 reason = (
                     "row_count_mismatch" if pred_cols and all(p.n != g.n for p in pred_cols) else "column_not_found"
                 )
@@ -205,9 +245,9 @@ def compare(
     return Verdict(1.0, "match", f"all {len(gold_cols)} gold column(s) found a matching predicted column (out of core)")
 
 
-def _candidates(g: Col, pred_cols: list[Col]):
-    """Columns of the same type and NULL count first: the likely partners."""
-    return sorted(pred_cols, key=lambda p: (p.kind != g.kind, p.nulls != g.nulls))
+def _candidates(g: Col, pred_cols: list[Col], g_sign: tuple, pred_signs: dict):
+    """Columns of the same type and multiset hash first: the likely partners."""
+    return sorted(pred_cols, key=lambda p: (p.kind != g.kind, pred_signs[p][0] != g_sign[0]))
 
 
 def undecided(why: str) -> Verdict:
