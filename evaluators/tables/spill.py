@@ -44,7 +44,7 @@ class SpillTables:
 
         self.folder = Path(plan.work_dir) / f"spill-{uuid.uuid4().hex[:12]}"
         self.folder.mkdir(parents=True, exist_ok=True)
-        config = {
+        config: dict[str, str | bool | int | float | list[str]] = {
             "memory_limit": f"{max(plan.memory_limit_mb // 2, MIN_DUCKDB_MB)}MB",  # half: the process holds more than DuckDB
             "temp_directory": str(self.folder / "tmp"),
             "preserve_insertion_order": False,
