@@ -71,6 +71,7 @@ class TableJob:
             tol=preset.tol,
             null_as_zero=preset.null_as_zero,
             low_memory=preset.low_memory,
+            cache=self._spilled.cache,
         )
 
     def close(self) -> None:

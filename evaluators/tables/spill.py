@@ -53,6 +53,7 @@ class SpillTables:
         }
         self.con = duckdb.connect(str(self.folder / "tables.duckdb"), config=config)
         self._tables: dict = {}
+        self.cache: dict = {}  # what the comparison learnt of these tables, for the next semantics
 
     def table(self, path: Path, reason: str) -> str:
         """The name of the table holding `path` (read once), every cell VARCHAR, NULL for an empty field."""

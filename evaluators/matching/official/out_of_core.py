@@ -185,7 +185,7 @@ def _sorted_close(con, g: Col, p: Col, tol: float, null_as_zero: bool) -> bool:
     return con.execute(sql).fetchone()[0] == 0
 
 
-def _vectors_match(con, g: Col, p: Col, signs: tuple, tol: float, null_as_zero: bool) -> bool:
+def _vectors_match(con, g: Col, p: Col, signs: tuple, tol: float, null_as_zero: bool, cache: dict) -> bool:
     if g.n != p.n:
         return False
     if g.n == 0:
@@ -193,7 +193,11 @@ def _vectors_match(con, g: Col, p: Col, signs: tuple, tol: float, null_as_zero: 
     if (g.kind == "text") != (p.kind == "text"):
         return False
     g_sign, p_sign = signs
-    if g.kind == p.kind and g_sign[0] == p_sign[0] and _same_multiset(con, g, p, null_as_zero):
+    if (
+        g.kind == p.kind
+        and g_sign[0] == p_sign[0]
+        and _cached(cache, ("same", g, p, null_as_zero), lambda: _same_multiset(con, g, p, null_as_zero))
+    ):
         return True
     if g.kind == "text" or (not null_as_zero and g.nulls != p.nulls) or not _sums_close(g_sign, p_sign, g.n, tol):
         return False  # strings match only as equal multisets; numbers only with close sums
@@ -211,12 +215,15 @@ def compare(
     tol: float,
     null_as_zero: bool,
     low_memory: bool = True,
+    cache: dict | None = None,
 ) -> Verdict:
-    """`rule.compare` after `rule.select_condition_cols`, on two tables of `con`."""
+    """`rule.compare` after `rule.select_condition_cols`, on two tables of `con`.  `cache`: column types,
+    signatures and multiset checks kept for the next preset on the same tables (they need no tolerance)."""
+    cache = {} if cache is None else cache
     if not ignore_order:
         return undecided("row order is kept (ignore_order false), which the out-of-core rule does not compare")
     try:
-        gold_cols = columns(con, gold, low_memory)
+        gold_cols = _cached(cache, ("cols", gold, low_memory), lambda: columns(con, gold, low_memory))
         if condition_cols not in (None, []):
             if not isinstance(condition_cols, (list, tuple)) and not wrap_scalar:
                 if gold_cols and gold_cols[0].n == 0:
@@ -228,12 +235,32 @@ def compare(
                 )
             chosen = condition_cols if isinstance(condition_cols, (list, tuple)) else [condition_cols]
             gold_cols = [gold_cols[i] for i in _positions(list(chosen), len(gold_cols))]
-        pred_cols = columns(con, pred, low_memory)
-        gold_signs = dict(zip(gold_cols, signatures(con, gold, gold_cols, null_as_zero), strict=True))
-        pred_signs = dict(zip(pred_cols, signatures(con, pred, pred_cols, null_as_zero), strict=True))
+        pred_cols = _cached(cache, ("cols", pred, low_memory), lambda: columns(con, pred, low_memory))
+        gold_signs = dict(
+            zip(
+                gold_cols,
+                _cached(
+                    cache,
+                    ("signs", gold, tuple(gold_cols), null_as_zero),
+                    lambda: signatures(con, gold, gold_cols, null_as_zero),
+                ),
+                strict=True,
+            )
+        )
+        pred_signs = dict(
+            zip(
+                pred_cols,
+                _cached(
+                    cache,
+                    ("signs", pred, tuple(pred_cols), null_as_zero),
+                    lambda: signatures(con, pred, pred_cols, null_as_zero),
+                ),
+                strict=True,
+            )
+        )
         for g in gold_cols:
             if not any(
-                _vectors_match(con, g, p, (gold_signs[g], pred_signs[p]), tol, null_as_zero)
+                _vectors_match(con, g, p, (gold_signs[g], pred_signs[p]), tol, null_as_zero, cache)
                 for p in _candidates(g, pred_cols, gold_signs[g], pred_signs)
             ):
                 reason = (
@@ -248,6 +275,12 @@ def compare(
 def _candidates(g: Col, pred_cols: list[Col], g_sign: tuple, pred_signs: dict):
     """Columns of the same type and multiset hash first: the likely partners."""
     return sorted(pred_cols, key=lambda p: (p.kind != g.kind, pred_signs[p][0] != g_sign[0]))
+
+
+def _cached(cache: dict, key, make):
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
 
 
 def undecided(why: str) -> Verdict:
