@@ -285,3 +285,50 @@ def _cached(cache: dict, key, make):
 
 def undecided(why: str) -> Verdict:
     return Verdict(0.0, "undecided", f"too big for memory and not decided out of core: {why}")
+
+
+def strict_identical(con, pred: str, gold: str, condition_cols, *, cache: dict | None = None) -> Verdict:
+    """The strict rule's match, shown out of core only when it is plain: every gold column has exactly
+    one predicted partner of the same type and multiset (a 1:1 mapping from signatures), and the rows,
+    as typed cells under that mapping, are the same multiset (EXCEPT ALL).  Anything else (look-alike
+    columns, values inside the tolerance, extra columns, a miss) is `undecided`: the strict rule's
+    search and tolerance are not reproduced here."""
+    cache = {} if cache is None else cache
+    try:
+        gold_cols = _cached(cache, ("cols", gold, False), lambda: columns(con, gold, False))
+        pred_cols = _cached(cache, ("cols", pred, False), lambda: columns(con, pred, False))
+    except Undecided as exc:
+        return undecided(str(exc))
+    if isinstance(condition_cols, (list, tuple)) and condition_cols:
+        gold_cols = [gold_cols[i] for i in _positions(list(condition_cols), len(gold_cols))]
+    if len(gold_cols) != len(pred_cols) or not gold_cols:
+        return undecided("the strict rule with other column counts, or none, is not decided out of core")
+    if gold_cols[0].n != pred_cols[0].n:
+        return undecided("row counts differ; the strict rule's words for it are not reproduced out of core")
+    gold_signs = _cached(
+        cache, ("signs", gold, tuple(gold_cols), False), lambda: signatures(con, gold, gold_cols, False)
+    )
+    pred_signs = _cached(
+        cache, ("signs", pred, tuple(pred_cols), False), lambda: signatures(con, pred, pred_cols, False)
+    )
+    mapping = []
+    for g, gs in zip(gold_cols, gold_signs, strict=True):
+        partners = [p for p, ps in zip(pred_cols, pred_signs, strict=True) if p.kind == g.kind and ps[0] == gs[0]]
+        if len(partners) != 1:
+            return undecided(
+                f"gold column {g.name} has {len(partners)} look-alike predicted columns; no search out of core"
+            )
+        mapping.append(partners[0])
+    if len(set(mapping)) != len(mapping):
+        return undecided("two gold columns look like the same predicted column; no search out of core")
+    if not all(_same_multiset(con, g, p, False) for g, p in zip(gold_cols, mapping, strict=True)):
+        return undecided("a column differs from its partner; the strict rule's tolerance is not reproduced out of core")
+    gold_rows = ", ".join(_value(g, False) for g in gold_cols)
+    pred_rows = ", ".join(_value(p, False) for p in mapping)
+    missing = con.execute(
+        f"SELECT count(*) FROM (SELECT {gold_rows} FROM {gold} EXCEPT ALL SELECT {pred_rows} FROM {pred})"
+    ).fetchone()[0]
+    if missing:
+        return undecided(f"{missing} gold row(s) have no identical predicted row; no tolerant search out of core")
+    words = ", ".join(f"{g.name}->{p.name}" for g, p in zip(gold_cols, mapping, strict=True))
+    return Verdict(1.0, "match", f"identical rows under the mapping {words} (out of core)")
