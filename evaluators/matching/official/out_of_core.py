@@ -321,7 +321,11 @@ def strict_identical(con, pred: str, gold: str, condition_cols, *, cache: dict |
         mapping.append(partners[0])
     if len(set(mapping)) != len(mapping):
         return undecided("two gold columns look like the same predicted column; no search out of core")
-    if not all(_same_multiset(con, g, p, False) for g, p in zip(gold_cols, mapping, strict=True)):
+    same = (
+        _cached(cache, ("same", g, p, False), lambda g=g, p=p: _same_multiset(con, g, p, False))
+        for g, p in zip(gold_cols, mapping, strict=True)
+    )
+    if not all(same):
         return undecided("a column differs from its partner; the strict rule's tolerance is not reproduced out of core")
     gold_rows = ", ".join(_value(g, False) for g in gold_cols)
     pred_rows = ", ".join(_value(p, False) for p in mapping)
