@@ -91,3 +91,24 @@ def test_strict_decides_identical_rows(tmp_path, shape):
     scrambled.iloc[:, 0] = np.random.default_rng(5).permutation(scrambled.iloc[:, 0].to_numpy())
     in_memory, spilled = _both(tmp_path, gold, scrambled)
     assert not in_memory["strict"].ok and spilled["strict"].reason == "undecided", spilled["strict"]
+
+
+def test_grade_goes_out_of_core_past_the_memory_limit(tmp_path):
+    """Through `grade`: the run's --memory-limit-mb decides, and the work folder keeps no spill files."""
+    from casefolders import write_instance
+
+    from evaluators import grade
+    from evaluators.execution.executor import ExecConfig, Executor
+    from evaluators.grading.instance import Options
+
+    gold, pred = shapes.pair("repeated", 3000)
+    spec = {"func": "table_match", "parameters": {"gold": "gold.csv", "ignore_order": True}}
+    files = {"gold.csv": gold.to_csv(index=False)}, {"pred.csv": pred.to_csv(index=False)}
+    write_instance(tmp_path, "big", spec, "file", "pred.csv", *files)
+    for limit, words in ((1, "out of core"), (2048, "")):
+        executor = Executor(ExecConfig(output_dir=tmp_path / f"work{limit}", memory_limit_mb=limit))
+        report = grade(tmp_path / "sub", tmp_path / "gold", options=Options(executor=executor))
+        (instance,) = report.instances
+        assert instance.score == 1.0 and instance.strict_score == 1.0, instance
+        assert words in instance.detail and (words in instance.strict_detail), instance
+        assert not list((tmp_path / f"work{limit}").rglob("*.duckdb"))
