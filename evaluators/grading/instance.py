@@ -27,6 +27,7 @@ from evaluators.matching.semantics import PRESETS, Preset
 from evaluators.matching.verdicts import Verdict, same_for_all
 from evaluators.specs import GoldInstance, SubmissionLine
 from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
+from evaluators.tables.spill import SpillPlan
 
 ALL_PRESETS: tuple[Preset, ...] = tuple(PRESETS.values())
 NAMES = tuple(PRESETS)
@@ -210,12 +211,28 @@ def _duckdb_loader(options: Options):
 
 
 def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Options) -> dict:
-    flat = options.layout == "flat"
     job = table_match.TableJob(
         ctx.folder,
         ALL_PRESETS,
         TableReader("unreadable_prediction", options.max_file_bytes, _duckdb_loader(options)),
+        spill=_spill_plan(options),
     )
+    try:
+        return _grade_job(line, specs, result_dir, ctx, options, job)
+    finally:
+        job.close()  # out-of-core tables leave the work folder with the instance
+
+
+def _spill_plan(options: Options) -> SpillPlan | None:
+    """Tables whose frames would pass --memory-limit-mb are compared in DuckDB, spilling in the work folder."""
+    if options.executor is None:
+        return None
+    config = options.executor.config
+    return SpillPlan(config.memory_limit_mb, Path(config.output_dir) / "spill")
+
+
+def _grade_job(line, specs, result_dir: Path, ctx: SqlContext, options: Options, job) -> dict:
+    flat = options.layout == "flat"
     if line.answer_type == "files":
         return _grade_file_list(line, checks.fitting_specs(line.answer_type, specs), result_dir, job, flat, ctx)
     sql = isinstance(line.answer, str) and line.answer.lower().endswith(checks.QUERY_SUFFIXES)

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluators.errors import InstanceError
+from evaluators.matching.official import out_of_core
 from evaluators.matching.official import rule as official
-from evaluators.matching.semantics import STRICT_TOL, Preset
+from evaluators.matching.semantics import PRESETS, STRICT_TOL, Preset
 from evaluators.matching.strict import plain_rows
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.strict.cells import TokenTable
@@ -19,6 +20,7 @@ from evaluators.matching.strict.columns import strict_columns
 from evaluators.matching.verdicts import Verdict
 from evaluators.tables.frames import column_arrays
 from evaluators.tables.read import TableReader
+from evaluators.tables.spill import SpillPlan, SpillTables
 
 
 @dataclass
@@ -33,6 +35,8 @@ class TableJob:
     tokens: TokenTable = field(default_factory=TokenTable)
     _strict_cache: dict = field(default_factory=dict)
     _gold_paths: dict = field(default_factory=dict)
+    spill: SpillPlan | None = None  # None: every table is read into pandas, however big
+    _spilled: SpillTables | None = None
 
     def __post_init__(self):
         if self.gold_reader is None:
@@ -45,6 +49,40 @@ class TableJob:
         if name not in self._gold_paths:
             self._gold_paths[name] = self.gold_dir / name
         return self._gold_paths[name]
+
+    def too_big(self, pred: Path, gold: Path) -> bool:
+        return self.spill is not None and self.spill.too_big(pred, gold)
+
+    def out_of_core(self, preset: Preset, pred: Path, gold: Path, cols, ignore_order: bool) -> Verdict:
+        """The official rule on a pair too big for pandas, in DuckDB (`official/out_of_core.py`)."""
+        if self._spilled is None:
+            self._spilled = SpillTables(self.spill)  # type: ignore[arg-type]  # too_big() said spill is set
+        pred_table = self._spilled.table(pred, self.pred_reader.reason)
+        gold_table = self._spilled.table(gold, self.gold_reader.reason)
+        if not preset.official:
+            if not ignore_order:
+                return out_of_core.undecided("row order kept (ignore_order false) is not compared out of core")
+            return out_of_core.strict_identical(
+                self._spilled.con, pred_table, gold_table, cols, cache=self._spilled.cache
+            )
+        return out_of_core.compare(
+            self._spilled.con,
+            pred_table,
+            gold_table,
+            cols,
+            wrap_scalar=preset.repeat_flat_condition_cols,
+            ignore_order=ignore_order,
+            tol=preset.tol,
+            null_as_zero=preset.null_as_zero,
+            low_memory=preset.low_memory,
+            cache=self._spilled.cache,
+        )
+
+    def close(self) -> None:
+        """Remove the out-of-core tables from the work folder, if any were made."""
+        if self._spilled is not None:
+            self._spilled.close()
+            self._spilled = None
 
     def strict_csv(self, reader: TableReader, path: Path):
         key = ("csv", str(path))
@@ -115,7 +153,6 @@ def table_match(job: TableJob, pred: Path, params: dict) -> dict:
 
 
 def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
-    frame = job.pred_reader.csv(pred, preset.low_memory)
     per_gold = _official_cols(preset, golds, cond)
     failures = []
     for index, name in enumerate(golds):
@@ -123,8 +160,12 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
             # The scorers index condition_cols per gold file and fail only when they get that far.
             raise InstanceError("invalid_spec", f"{len(golds)} gold files but {len(per_gold)} condition_cols lists")
         cols = per_gold[index]
-        gold = job.gold_reader.csv(job.gold_path(name), preset.low_memory)
-        verdict = _official_verdict(job, preset, frame, gold, cols, ignore_order)
+        if job.too_big(pred, job.gold_path(name)):
+            verdict = job.out_of_core(preset, pred, job.gold_path(name), cols, ignore_order)
+        else:
+            frame = job.pred_reader.csv(pred, preset.low_memory)  # cached: read once for every gold
+            gold = job.gold_reader.csv(job.gold_path(name), preset.low_memory)
+            verdict = _official_verdict(job, preset, frame, gold, cols, ignore_order)
         if verdict.ok:
             return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
         failures.append((name, verdict))
@@ -134,6 +175,12 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
 def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
     failures = []
     for name, cols in zip(golds, _strict_cols(golds, cond), strict=False):
+        if job.too_big(pred, job.gold_path(name)):
+            verdict = job.out_of_core(PRESETS["strict"], pred, job.gold_path(name), cols, ignore_order)
+            if verdict.ok:
+                return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
+            failures.append((name, verdict))
+            continue
         shown = _plain_match(job, pred, job.gold_path(name), cols, ignore_order)
         if shown:
             return Verdict(1.0, "match", _variant(name, golds) + shown)
@@ -205,7 +252,9 @@ def _official_verdict(job, preset, frame, gold_frame, cols, ignore_order) -> Ver
 
 
 def _one_pair(job, preset, pred, gold, cols, ignore_order) -> Verdict:
-    if preset.official:
+    if job.too_big(pred, gold):
+        v = job.out_of_core(preset, pred, gold, cols, ignore_order)
+    elif preset.official:
         # The suite reads these files with pandas' defaults, low_memory included, under every preset.
         frame, gold_frame = job.pred_reader.csv(pred, True), job.gold_reader.csv(gold, True)
         v = _official_verdict(job, preset, frame, gold_frame, cols, ignore_order)

@@ -1,0 +1,114 @@
+"""Tables too big for --memory-limit-mb are compared in DuckDB (issue 27); on tables both paths can grade,
+the verdicts are the in-memory path's.  A tiny budget forces the out-of-core path on small tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench import shapes
+from evaluators.matching import table_match
+from evaluators.matching.semantics import PRESETS
+from evaluators.tables.read import TableReader
+from evaluators.tables.spill import SpillPlan
+
+ROWS = 400
+
+
+def _verdicts(folder, spill, gold: pd.DataFrame, pred: pd.DataFrame, **params):
+    gold.to_csv(folder / "gold.csv", index=False)
+    pred.to_csv(folder / "pred.csv", index=False)
+    job = table_match.TableJob(folder, tuple(PRESETS.values()), TableReader("unreadable_prediction"), spill=spill)
+    spec = {"gold": "gold.csv", "condition_cols": [], "ignore_order": True} | params
+    try:
+        return table_match.table_match(job, folder / "pred.csv", spec)
+    finally:
+        job.close()
+
+
+def _both(tmp_path, gold, pred, **params):
+    in_memory = _verdicts(tmp_path, None, gold, pred, **params)
+    spilled = _verdicts(tmp_path, SpillPlan(0, tmp_path / "work"), gold, pred, **params)
+    assert not any((tmp_path / "work").iterdir()), "the spill folder is removed with the job"
+    return in_memory, spilled
+
+
+def _same(in_memory, spilled):
+    for name, verdict in spilled.items():
+        if name == "strict" and verdict.reason == "undecided":
+            continue  # strict decides out of core only identical rows under a mapping found by signatures
+        assert verdict.reason == "invalid_spec" or "out of core" in verdict.detail, verdict
+        assert (verdict.score, verdict.reason) == (in_memory[name].score, in_memory[name].reason), (name, verdict)
+
+
+@pytest.mark.parametrize("shape", shapes.SHAPES)
+def test_shapes_match_as_in_memory(tmp_path, shape):
+    gold, pred = shapes.pair(shape, ROWS)
+    _same(*_both(tmp_path, gold, pred))
+
+
+@pytest.mark.parametrize("shape", ["repeated", "nulls", "floats"])
+def test_broken_shapes_fail_as_in_memory(tmp_path, shape):
+    gold, pred = shapes.pair(shape, ROWS)
+    moved = pred.copy()
+    numeric = [c for c in moved.columns if pd.api.types.is_float_dtype(moved[c])][0]
+    row = int(np.flatnonzero(moved[numeric].notna().to_numpy())[3])
+    moved.loc[row, numeric] += 0.5
+    in_memory, spilled = _both(tmp_path, gold, moved)
+    assert any(not v.ok for name, v in in_memory.items() if name != "strict")
+    _same(in_memory, spilled)
+
+
+def test_tolerance_nulls_text_and_counts(tmp_path):
+    gold = pd.DataFrame({"a": [1.0, 2.0, None, 10.5], "b": ["x", None, "w", "y"], "c": [3, 1, 2, 12]})
+    cases = [
+        pd.DataFrame({"p": [2.004, 1.0, None, 10.5], "q": ["y", "x", None, "w"], "r": [12.0, 1.0, 2.0, 3.0]}),
+        pd.DataFrame({"p": [2.004, 1.0, 0.0, 10.5], "q": ["y", "x", "v", "w"], "r": [12, 1, 2, 3]}),
+        pd.DataFrame({"p": [2.0, 1.0, 10.5], "q": ["y", "x", "w"], "r": [12, 1, 2]}),
+        pd.DataFrame({"p": [-0.0, 2.0, None, 10.5], "q": ["y", "x", None, "w"], "r": [12, 1, 2, 3]}),
+    ]
+    for pred in cases:
+        _same(*_both(tmp_path, gold, pred))
+    for cols in ([0], [1, 2], [5]):
+        _same(*_both(tmp_path, gold, cases[0], condition_cols=cols))
+
+
+def test_what_is_not_decided_says_so(tmp_path):
+    gold = pd.DataFrame({"a": [True, False], "b": [1, 2]})
+    _, spilled = _both(tmp_path, gold, gold)
+    assert spilled["spider2"].reason == "undecided" and "booleans" in spilled["spider2"].detail
+    _, spilled = _both(tmp_path, gold[["b"]], gold[["b"]], ignore_order=False)
+    assert spilled["spider2"].reason == "undecided"
+
+
+@pytest.mark.parametrize("shape", ["repeated", "nulls"])
+def test_strict_decides_identical_rows(tmp_path, shape):
+    gold, pred = shapes.pair(shape, ROWS)
+    in_memory, spilled = _both(tmp_path, gold, pred)
+    assert spilled["strict"].ok and in_memory["strict"].ok, spilled["strict"]
+    scrambled = pred.copy()
+    scrambled.iloc[:, 0] = np.random.default_rng(5).permutation(scrambled.iloc[:, 0].to_numpy())
+    in_memory, spilled = _both(tmp_path, gold, scrambled)
+    assert not in_memory["strict"].ok and spilled["strict"].reason == "undecided", spilled["strict"]
+
+
+def test_grade_goes_out_of_core_past_the_memory_limit(tmp_path):
+    """Through `grade`: the run's --memory-limit-mb decides, and the work folder keeps no spill files."""
+    from casefolders import write_instance
+
+    from evaluators import grade
+    from evaluators.execution.executor import ExecConfig, Executor
+    from evaluators.grading.instance import Options
+
+    gold, pred = shapes.pair("repeated", 3000)
+    spec = {"func": "table_match", "parameters": {"gold": "gold.csv", "ignore_order": True}}
+    files = {"gold.csv": gold.to_csv(index=False)}, {"pred.csv": pred.to_csv(index=False)}
+    write_instance(tmp_path, "big", spec, "file", "pred.csv", *files)
+    for limit, words in ((1, "out of core"), (2048, "")):
+        executor = Executor(ExecConfig(output_dir=tmp_path / f"work{limit}", memory_limit_mb=limit))
+        report = grade(tmp_path / "sub", tmp_path / "gold", options=Options(executor=executor))
+        (instance,) = report.instances
+        assert instance.score == 1.0 and instance.strict_score == 1.0, instance
+        assert words in instance.detail and (words in instance.strict_detail), instance
+        assert not list((tmp_path / f"work{limit}").rglob("*.duckdb"))
