@@ -1,5 +1,6 @@
-"""Tables too big for --memory-limit-mb are compared in DuckDB (issue 27); on tables both paths can grade,
-the verdicts are the in-memory path's.  A tiny budget forces the out-of-core path on small tables."""
+"""Tables too big for --memory-limit-mb are compared in DuckDB (issue 27); the verdicts are the in-memory
+path's: what DuckDB cannot settle (`undecided`) is graded in pandas as before, so the route never changes a
+verdict.  A tiny budget forces the out-of-core path on small tables."""
 
 from __future__ import annotations
 
@@ -36,16 +37,28 @@ def _both(tmp_path, gold, pred, **params):
 
 def _same(in_memory, spilled):
     for name, verdict in spilled.items():
-        if name == "strict" and verdict.reason == "undecided":
-            continue  # strict decides out of core only identical rows under a mapping found by signatures
-        assert verdict.reason == "invalid_spec" or "out of core" in verdict.detail, verdict
         assert (verdict.score, verdict.reason) == (in_memory[name].score, in_memory[name].reason), (name, verdict)
+
+
+def _out_of_core(tmp_path, gold: pd.DataFrame, pred: pd.DataFrame, preset: str, ignore_order: bool = True):
+    """The DuckDB route's own verdict, before any fallback."""
+    gold.to_csv(tmp_path / "gold.csv", index=False)
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    job = table_match.TableJob(
+        tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction"), spill=SpillPlan(0, tmp_path / "w")
+    )
+    try:
+        return job.out_of_core(PRESETS[preset], tmp_path / "pred.csv", tmp_path / "gold.csv", [], ignore_order)
+    finally:
+        job.close()
 
 
 @pytest.mark.parametrize("shape", shapes.SHAPES)
 def test_shapes_match_as_in_memory(tmp_path, shape):
     gold, pred = shapes.pair(shape, ROWS)
-    _same(*_both(tmp_path, gold, pred))
+    in_memory, spilled = _both(tmp_path, gold, pred)
+    _same(in_memory, spilled)
+    assert all("out of core" in spilled[name].detail for name in ("spider2", "spider2-2024")), spilled
 
 
 @pytest.mark.parametrize("shape", ["repeated", "nulls", "floats"])
@@ -74,12 +87,14 @@ def test_tolerance_nulls_text_and_counts(tmp_path):
         _same(*_both(tmp_path, gold, cases[0], condition_cols=cols))
 
 
-def test_what_is_not_decided_says_so(tmp_path):
+def test_what_is_not_decided_says_so_and_pandas_grades_it(tmp_path):
     gold = pd.DataFrame({"a": [True, False], "b": [1, 2]})
-    _, spilled = _both(tmp_path, gold, gold)
-    assert spilled["spider2"].reason == "undecided" and "booleans" in spilled["spider2"].detail
-    _, spilled = _both(tmp_path, gold[["b"]], gold[["b"]], ignore_order=False)
-    assert spilled["spider2"].reason == "undecided"
+    verdict = _out_of_core(tmp_path, gold, gold, "spider2")
+    assert verdict.reason == "undecided" and "booleans" in verdict.detail
+    assert _out_of_core(tmp_path, gold[["b"]], gold[["b"]], "spider2", ignore_order=False).reason == "undecided"
+    in_memory, spilled = _both(tmp_path, gold, gold)
+    assert spilled["spider2"].ok and "out of core" not in spilled["spider2"].detail
+    _same(in_memory, spilled)
 
 
 @pytest.mark.parametrize("shape", ["repeated", "nulls"])
@@ -87,10 +102,12 @@ def test_strict_decides_identical_rows(tmp_path, shape):
     gold, pred = shapes.pair(shape, ROWS)
     in_memory, spilled = _both(tmp_path, gold, pred)
     assert spilled["strict"].ok and in_memory["strict"].ok, spilled["strict"]
+    assert "out of core" in spilled["strict"].detail
     scrambled = pred.copy()
     scrambled.iloc[:, 0] = np.random.default_rng(5).permutation(scrambled.iloc[:, 0].to_numpy())
+    assert _out_of_core(tmp_path, gold, scrambled, "strict").reason == "undecided"
     in_memory, spilled = _both(tmp_path, gold, scrambled)
-    assert not in_memory["strict"].ok and spilled["strict"].reason == "undecided", spilled["strict"]
+    assert not spilled["strict"].ok and spilled["strict"].reason == in_memory["strict"].reason
 
 
 def test_grade_goes_out_of_core_past_the_memory_limit(tmp_path):

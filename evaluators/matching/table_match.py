@@ -53,6 +53,14 @@ class TableJob:
     def too_big(self, pred: Path, gold: Path) -> bool:
         return self.spill is not None and self.spill.too_big(pred, gold)
 
+    def decided_out_of_core(self, preset: Preset, pred: Path, gold: Path, cols, ignore_order: bool) -> Verdict | None:
+        """The out-of-core verdict of a pair too big for pandas, or None: the pair fits, or DuckDB could not
+        settle it (`undecided`), and pandas grades it as before, so a verdict never depends on the route."""
+        if not self.too_big(pred, gold):
+            return None
+        verdict = self.out_of_core(preset, pred, gold, cols, ignore_order)
+        return None if verdict.reason == "undecided" else verdict
+
     def out_of_core(self, preset: Preset, pred: Path, gold: Path, cols, ignore_order: bool) -> Verdict:
         """The official rule on a pair too big for pandas, in DuckDB (`official/out_of_core.py`)."""
         if self._spilled is None:
@@ -160,9 +168,8 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
             # The scorers index condition_cols per gold file and fail only when they get that far.
             raise InstanceError("invalid_spec", f"{len(golds)} gold files but {len(per_gold)} condition_cols lists")
         cols = per_gold[index]
-        if job.too_big(pred, job.gold_path(name)):
-            verdict = job.out_of_core(preset, pred, job.gold_path(name), cols, ignore_order)
-        else:
+        verdict = job.decided_out_of_core(preset, pred, job.gold_path(name), cols, ignore_order)
+        if verdict is None:
             frame = job.pred_reader.csv(pred, preset.low_memory)  # cached: read once for every gold
             gold = job.gold_reader.csv(job.gold_path(name), preset.low_memory)
             verdict = _official_verdict(job, preset, frame, gold, cols, ignore_order)
@@ -175,8 +182,8 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
 def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
     failures = []
     for name, cols in zip(golds, _strict_cols(golds, cond), strict=False):
-        if job.too_big(pred, job.gold_path(name)):
-            verdict = job.out_of_core(PRESETS["strict"], pred, job.gold_path(name), cols, ignore_order)
+        verdict = job.decided_out_of_core(PRESETS["strict"], pred, job.gold_path(name), cols, ignore_order)
+        if verdict is not None:
             if verdict.ok:
                 return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
             failures.append((name, verdict))
@@ -252,8 +259,9 @@ def _official_verdict(job, preset, frame, gold_frame, cols, ignore_order) -> Ver
 
 
 def _one_pair(job, preset, pred, gold, cols, ignore_order) -> Verdict:
-    if job.too_big(pred, gold):
-        v = job.out_of_core(preset, pred, gold, cols, ignore_order)
+    decided = job.decided_out_of_core(preset, pred, gold, cols, ignore_order)
+    if decided is not None:
+        v = decided
     elif preset.official:
         # The suite reads these files with pandas' defaults, low_memory included, under every preset.
         frame, gold_frame = job.pred_reader.csv(pred, True), job.gold_reader.csv(gold, True)
