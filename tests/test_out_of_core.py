@@ -129,3 +129,19 @@ def test_grade_goes_out_of_core_past_the_memory_limit(tmp_path):
         assert instance.score == 1.0 and instance.strict_score == 1.0, instance
         assert words in instance.detail and (words in instance.strict_detail), instance
         assert not list((tmp_path / f"work{limit}").rglob("*.duckdb"))
+
+
+def test_the_file_size_limit_holds_on_the_out_of_core_route(tmp_path):
+    gold, pred = shapes.pair("repeated", ROWS)
+    gold.to_csv(tmp_path / "gold.csv", index=False)
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    reader = TableReader("unreadable_prediction", max_bytes=1_000)
+    job = table_match.TableJob(tmp_path, tuple(PRESETS.values()), reader, spill=SpillPlan(0, tmp_path / "work"))
+    try:
+        verdicts = table_match.table_match(
+            job, tmp_path / "pred.csv", {"gold": "gold.csv", "condition_cols": [], "ignore_order": True}
+        )
+    finally:
+        job.close()
+    assert {v.reason for v in verdicts.values()} == {"unreadable_prediction"}
+    assert all("--max-file-mb" in v.detail for v in verdicts.values()), verdicts

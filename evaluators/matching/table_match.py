@@ -56,8 +56,12 @@ class TableJob:
     def decided_out_of_core(self, preset: Preset, pred: Path, gold: Path, cols, ignore_order: bool) -> Verdict | None:
         """The out-of-core verdict of a pair too big for pandas, or None: the pair fits, or DuckDB could not
         settle it (`undecided`), and pandas grades it as before, so a verdict never depends on the route."""
+        if Path(str(pred)).suffix.lower() != ".csv" or Path(str(gold)).suffix.lower() != ".csv":
+            return None  # compressed answers: their decompressed size is counted as pandas streams them
         if not self.too_big(pred, gold):
             return None
+        self.pred_reader.check_size(pred)  # --max-file-mb holds on this route too
+        self.gold_reader.check_size(gold)
         verdict = self.out_of_core(preset, pred, gold, cols, ignore_order)
         return None if verdict.reason == "undecided" else verdict
 

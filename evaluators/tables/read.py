@@ -39,7 +39,7 @@ class TableReader:
         self._texts: dict = {}
         self._duckdb: dict = {}  # path -> DuckDBTables or the InstanceError reading it raised
 
-    def _check_size(self, path: Path) -> None:
+    def check_size(self, path: Path) -> None:
         try:
             size = os.path.getsize(path)
         except OSError as exc:
@@ -53,7 +53,7 @@ class TableReader:
     def csv(self, path: Path, low_memory: bool) -> pd.DataFrame:
         key = (str(path), low_memory)
         if key not in self._frames:
-            self._check_size(path)
+            self.check_size(path)
             self._read_csv(path)
             if key not in self._frames:
                 self._frames[key] = _read(path, self.reason, self.max_bytes, low_memory=low_memory)
@@ -107,7 +107,7 @@ class TableReader:
     def _read_duckdb(self, path: Path, tables: list[str] | None):
         if not path.is_file():
             return InstanceError(self.reason, f"{path.name}: file not found")
-        self._check_size(path)
+        self.check_size(path)
         if self.duckdb_loader is None:  # no run configured one: a worker with a private scratch folder
             from evaluators.execution.executor import duckdb_loader
 

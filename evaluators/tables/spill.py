@@ -8,6 +8,7 @@ a pandas frame of short text cells costs several times the CSV's bytes.
 
 from __future__ import annotations
 
+import os
 import shutil
 import uuid
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ class SpillPlan:
 
     def too_big(self, *paths: Path) -> bool:
         try:
-            size = sum(Path(p).stat().st_size for p in paths)
+            size = sum(os.stat(os.fspath(p)).st_size for p in paths)  # pinned answers: their checked fd
         except OSError:
             return False  # the ordinary reader reports the missing file with its own words
         return size * FRAME_BYTES_PER_CSV_BYTE > self.memory_limit_mb * 1024 * 1024
@@ -66,7 +67,7 @@ class SpillTables:
                     f"CREATE TABLE {name} AS SELECT * FROM read_csv(?, header = true, all_varchar = true, "
                     "delim = ',', quote = '\"', escape = '\"', strict_mode = true, allow_quoted_nulls = true, "
                     "nullstr = ?)",
-                    [key, sorted(STR_NA_VALUES)],
+                    [os.fspath(path), sorted(STR_NA_VALUES)],  # a submitted file: the fd that was checked
                 )
             except Exception as exc:  # duckdb.Error: the file is the instance's problem, not the run's
                 why = "memory_limit" if "Out of Memory" in str(exc) else reason
