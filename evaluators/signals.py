@@ -46,6 +46,19 @@ def install() -> None:
     for signum in STOPPING:
         signal.signal(signum, _on_signal)
     os.register_at_fork(after_in_child=child_defaults)
+    sys.unraisablehook = _quiet_when_interrupted(sys.unraisablehook)
+
+
+def _quiet_when_interrupted(previous):
+    """A raise that lands in a finaliser or a weakref callback (an import's module lock, say) is printed by
+    Python as "Exception ignored in ..." with a traceback, then dropped; `check()` raises it again anyway,
+    so that print is only noise on the terminal of a clean stop."""
+
+    def hook(unraisable) -> None:
+        if not isinstance(unraisable.exc_value, Interrupted):
+            previous(unraisable)
+
+    return hook
 
 
 def child_defaults() -> None:
