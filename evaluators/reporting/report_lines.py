@@ -18,7 +18,6 @@ REASONS = {
     "column_not_found": "a gold column has no matching predicted column",
     "table_not_found": "a table the gold names is missing from the predicted DuckDB file",
     "file_count_mismatch": "the answer lists a different number of files than the gold",
-    "undecided": "a table too big for --memory-limit-mb, with a feature the out-of-core comparison does not decide",
     "mapping_search_exhausted": "strict: too many equal-looking columns to find a mapping within budget",
     "no_number": "number_match found no number in the answer",
     "missing_prediction": "no submission line, or its file does not exist",
