@@ -117,7 +117,8 @@ def _authoring_files(work: Path) -> None:
     con.close()
 
 
-def _pets(path: Path) -> None:
+def pets(path: Path) -> None:
+    """A small SQLite database `pets` (3 rows) that QUESTIONS run on."""
     path.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE pets (name TEXT, kind TEXT, age INTEGER)")
@@ -131,14 +132,14 @@ def _bird_folders(root: Path, work: Path) -> None:
     predictions = json.dumps({str(i): p + SEP + "shop" for i, (_, p) in enumerate(QUESTIONS)})
     gold = "".join(f"{g}\tshop\n" for g, _ in QUESTIONS)
     levels = ["simple", "simple", "moderate", "challenging"]
-    _pets(root / "sqlite" / "dev_databases" / "shop" / "shop.sqlite")
+    pets(root / "sqlite" / "dev_databases" / "shop" / "shop.sqlite")
     (root / "sqlite" / "mini_dev_sqlite_gold.sql").write_text(gold)
     questions = [{"question_id": i, "db_id": "shop", "difficulty": d} for i, d in enumerate(levels)]
     (root / "sqlite" / "mini_dev_sqlite.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
     (root / "sql_result").mkdir()
     (root / "sql_result" / "predict_mini_dev_gpt-4-32k_cot_SQLite.json").write_text(predictions)
     (work / "predict_mini_dev.json").write_text(predictions)
-    _pets(work / "data" / "dev" / "dev_databases" / "shop" / "shop.sqlite")
+    pets(work / "data" / "dev" / "dev_databases" / "shop" / "shop.sqlite")
     (work / "data" / "dev" / "dev_gold.sql").write_text(gold)
     (work / "data" / "dev" / "dev.json").write_text(json.dumps(questions))
     (work / "exp_result").mkdir()
@@ -152,7 +153,7 @@ def _test_suite_files(work: Path) -> None:
         (work / name).write_text("".join(f"{g}\tpets\n" for g, _ in QUESTIONS))
     (work / "pred.txt").write_text("".join(f"{p}\n" for _, p in QUESTIONS))
     for folder in ("database", "test_suite_database"):
-        _pets(work / folder / "pets" / "pets.sqlite")
+        pets(work / folder / "pets" / "pets.sqlite")
 
 
 def _cypher_files(work: Path) -> None:
@@ -188,8 +189,8 @@ def _lite_sources(work: Path) -> None:
 
 
 def _server_files(work: Path) -> None:
-    _pets(work / "dev_databases" / "california_schools" / "california_schools.sqlite")
-    _pets(work / "shop.sqlite")
+    pets(work / "dev_databases" / "california_schools" / "california_schools.sqlite")
+    pets(work / "shop.sqlite")
 
 
 def _livesql_files(root: Path, work: Path) -> None:

@@ -11,36 +11,20 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import click
 import pytest
+from doc_examples import QUESTIONS, SEP
+from doc_examples import pets as _database
 from helpers_io import run_cli
 
 from evaluators.cli import main
 from evaluators.cli.options import AbsolutePath
 
 ROOT = Path(__file__).resolve().parents[1]
-
-SEP = "\t----- bird -----\t"
-QUESTIONS = [  # (gold, prediction): 3 of 4 right
-    ("SELECT name FROM pets WHERE kind = 'cat'", "SELECT name FROM pets WHERE kind = 'cat'"),
-    ("SELECT count(*) FROM pets", "SELECT count(*) FROM pets"),
-    ("SELECT max(age) FROM pets", "SELECT min(age) FROM pets"),
-    ("SELECT kind FROM pets WHERE age > 3", "SELECT kind FROM pets WHERE 3 < age"),
-]
-
-
-def _database(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(path)
-    con.execute("CREATE TABLE pets (name TEXT, kind TEXT, age INTEGER)")
-    con.executemany("INSERT INTO pets VALUES (?,?,?)", [("tom", "cat", 4), ("rex", "dog", 2), ("kit", "cat", 1)])
-    con.commit()
-    con.close()
 
 
 @pytest.fixture

@@ -236,28 +236,8 @@ def compare(
             chosen = condition_cols if isinstance(condition_cols, (list, tuple)) else [condition_cols]
             gold_cols = [gold_cols[i] for i in _positions(list(chosen), len(gold_cols))]
         pred_cols = _cached(cache, ("cols", pred, low_memory), lambda: columns(con, pred, low_memory))
-        gold_signs = dict(
-            zip(
-                gold_cols,
-                _cached(
-                    cache,
-                    ("signs", gold, tuple(gold_cols), null_as_zero),
-                    lambda: signatures(con, gold, gold_cols, null_as_zero),
-                ),
-                strict=True,
-            )
-        )
-        pred_signs = dict(
-            zip(
-                pred_cols,
-                _cached(
-                    cache,
-                    ("signs", pred, tuple(pred_cols), null_as_zero),
-                    lambda: signatures(con, pred, pred_cols, null_as_zero),
-                ),
-                strict=True,
-            )
-        )
+        gold_signs = _signs(con, cache, gold, gold_cols, null_as_zero)
+        pred_signs = _signs(con, cache, pred, pred_cols, null_as_zero)
         for g in gold_cols:
             if not any(
                 _vectors_match(con, g, p, (gold_signs[g], pred_signs[p]), tol, null_as_zero, cache)
@@ -336,3 +316,9 @@ def strict_identical(con, pred: str, gold: str, condition_cols, *, cache: dict |
         return undecided(f"{missing} gold row(s) have no identical predicted row; no tolerant search out of core")
     words = ", ".join(f"{g.name}->{p.name}" for g, p in zip(gold_cols, mapping, strict=True))
     return Verdict(1.0, "match", f"identical rows under the mapping {words} (out of core)")
+
+
+def _signs(con, cache: dict, table: str, cols: list, null_as_zero: bool) -> dict:
+    """Each column's signature (computed once per table, columns and NULL rule, then cached)."""
+    key = ("signs", table, tuple(cols), null_as_zero)
+    return dict(zip(cols, _cached(cache, key, lambda: signatures(con, table, cols, null_as_zero)), strict=True))
