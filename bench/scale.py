@@ -10,7 +10,10 @@ Each (shape, rows, semantics) runs in its own child process, which reads both CS
 the frames under one semantics with fresh caches (timed; peak resident set).  Ratios divide by the
 read figures of the same child, and times are the process's CPU seconds (wall seconds are in the
 JSON too): on a machine shared with other work, wall time swings several-fold between two runs.  Shapes: `bench/shapes.py`.
-Results: docs/scale_bench.json and docs/scale_bench.png (log-log, one panel per semantics).
+Results: docs/scale_bench.json (with a summary per shape and semantics: worst time and memory ratios and
+the log-log slope of grade time on rows, each against the issue's targets) and docs/scale_bench.png (one
+column per semantics: times and memory log-log, then both ratios with the target line).  The exit status
+is 1 when a shape misses a target.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ SEMANTICS = ("spider2", "spider2-2024", "spider2-lite", "strict")
 DEFAULT_ROWS = (100_000, 300_000, 1_000_000)
 LARGE_ROWS = (3_000_000, 10_000_000)
 CHILD_TIMEOUT = 1200
+TIME_TARGET = 3.0  # grade CPU seconds per read CPU second (issue 27)
+MEMORY_TARGET = 2.0  # grade peak per read peak, above the process's start
+SLOPE_TARGET = 1.15  # log-log slope of grade time on rows: linear, with room for measurement noise
 
 
 def parse_args(argv=None):
@@ -116,10 +122,73 @@ def main(argv=None) -> int:
                 figures = _run_child(gold, pred, semantics)
                 results.append({"shape": shape, "rows": rows, "semantics": semantics, **figures})
                 print(_line(results[-1]), flush=True)
+    verdicts = summary(results)
+    for line in verdicts:
+        print(_summary_line(line))
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{args.name}.json").write_text(json.dumps({"results": results}, indent=1) + "\n")
+    payload = {"targets": {"time_per_read": TIME_TARGET, "memory_per_read": MEMORY_TARGET, "slope": SLOPE_TARGET}}
+    payload |= {"summary": verdicts, "results": results}
+    (args.out / f"{args.name}.json").write_text(json.dumps(payload, indent=1) + "\n")
     plot(results, args.out / f"{args.name}.png")
-    return 0
+    return 0 if all(v["ok"] for v in verdicts) else 1
+
+
+def summary(results: list[dict]) -> list[dict]:
+    """Per shape and semantics: the worst ratios over the row counts and the log-log slope of the grade's
+    CPU time against rows (1.0 is linear), each held against the issue's targets."""
+    out = []
+    for shape in dict.fromkeys(r["shape"] for r in results):
+        for sem in dict.fromkeys(r["semantics"] for r in results):
+            runs = sorted(
+                (r for r in results if r["shape"] == shape and r["semantics"] == sem), key=lambda r: r["rows"]
+            )
+            good = [r for r in runs if "error" not in r]
+            if not runs:
+                continue
+            line = {
+                "shape": shape,
+                "semantics": sem,
+                "rows": [r["rows"] for r in runs],
+                "errors": len(runs) - len(good),
+            }
+            line["time_per_read"] = max((r["grade_per_read"] for r in good), default=None)
+            line["memory_per_read"] = max((r["memory_per_read"] for r in good), default=None)
+            line["slope"] = _slope(good)
+            line["verdicts_match"] = all(r["verdict"] for r in good)
+            line["ok"] = bool(
+                good
+                and not line["errors"]
+                and line["verdicts_match"]
+                and line["time_per_read"] <= TIME_TARGET
+                and line["memory_per_read"] <= MEMORY_TARGET
+                and (line["slope"] is None or line["slope"] <= SLOPE_TARGET)
+            )
+            out.append(line)
+    return out
+
+
+def _slope(runs: list[dict]) -> float | None:
+    """Least-squares slope of log(grade CPU s) on log(rows); None with fewer than two row counts."""
+    import math
+
+    points = [(math.log(r["rows"]), math.log(max(r["grade_cpu_s"], 1e-9))) for r in runs]
+    if len({x for x, _ in points}) < 2:
+        return None
+    mx = sum(x for x, _ in points) / len(points)
+    my = sum(y for _, y in points) / len(points)
+    return sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+
+
+def _summary_line(v: dict) -> str:
+    def fig(x, unit="x"):
+        return "   -  " if x is None else f"{x:5.2f}{unit}"
+
+    return (
+        f"{'ok  ' if v['ok'] else 'OVER'} {v['shape']:>9} {v['semantics']:>12}  rows {v['rows'][0]:,}-{v['rows'][-1]:,}"
+        f"  worst time {fig(v['time_per_read'])}  worst memory {fig(v['memory_per_read'])}  slope {fig(v['slope'], '')}"
+        + (f"  errors {v['errors']}" if v["errors"] else "")
+        + ("" if v["verdicts_match"] else "  VERDICT CHANGED")
+    )
 
 
 def _line(r: dict) -> str:
@@ -133,6 +202,8 @@ def _line(r: dict) -> str:
 
 
 def plot(results: list[dict], path: Path) -> None:
+    """Four rows per semantics: grade and read CPU seconds (log-log), peak MB (log-log), then the two ratios
+    on a linear axis from 0 with the issue's target drawn, so "under the line" is read at a glance."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -140,30 +211,45 @@ def plot(results: list[dict], path: Path) -> None:
 
     semantics = sorted({r["semantics"] for r in results}, key=SEMANTICS.index)
     shape_names = list(dict.fromkeys(r["shape"] for r in results))
-    fig, axes = plt.subplots(2, len(semantics), figsize=(4.2 * len(semantics), 7.5), squeeze=False)
+    fig, axes = plt.subplots(4, len(semantics), figsize=(4.2 * len(semantics), 14), squeeze=False)
     colours = plt.get_cmap("tab10")
     for col, sem in enumerate(semantics):
         for k, shape in enumerate(shape_names):
             rows = [r for r in results if r["semantics"] == sem and r["shape"] == shape and "error" not in r]
-            if not rows:
-                continue
-            x = [r["rows"] for r in rows]
-            colour = colours(k)
-            axes[0][col].plot(x, [r["grade_cpu_s"] for r in rows], "o-", color=colour, label=f"{shape} grade")
-            axes[0][col].plot(x, [r["read_cpu_s"] for r in rows], ":", color=colour, label=f"{shape} read")
-            axes[1][col].plot(x, [(r["grade_peak_rss"] - r["base_rss"]) / 2**20 for r in rows], "o-", color=colour)
-            axes[1][col].plot(x, [(r["read_peak_rss"] - r["base_rss"]) / 2**20 for r in rows], ":", color=colour)
-        axes[0][col].set_title(sem)
-        axes[0][col].set_ylabel("CPU seconds (solid: grade, dotted: read)")
-        axes[1][col].set_ylabel("peak MB above start (solid: grade, dotted: read)")
-        for row in (0, 1):
-            axes[row][col].set_xscale("log")
-            axes[row][col].set_yscale("log")
-            axes[row][col].set_xlabel("rows")
-            axes[row][col].grid(True, which="both", alpha=0.3)
+            if rows:
+                _plot_shape(axes, col, rows, shape, colours(k))
+        _label_column(axes, col, sem)
     axes[0][0].legend(fontsize=7)
+    axes[2][0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
+
+
+def _plot_shape(axes, col: int, rows: list[dict], shape: str, colour) -> None:
+    x = [r["rows"] for r in rows]
+    axes[0][col].plot(x, [r["grade_cpu_s"] for r in rows], "o-", color=colour, label=f"{shape} grade")
+    axes[0][col].plot(x, [r["read_cpu_s"] for r in rows], ":", color=colour, label=f"{shape} read")
+    axes[1][col].plot(x, [(r["grade_peak_rss"] - r["base_rss"]) / 2**20 for r in rows], "o-", color=colour)
+    axes[1][col].plot(x, [(r["read_peak_rss"] - r["base_rss"]) / 2**20 for r in rows], ":", color=colour)
+    axes[2][col].plot(x, [r["grade_per_read"] for r in rows], "o-", color=colour, label=shape)
+    axes[3][col].plot(x, [r["memory_per_read"] for r in rows], "o-", color=colour)
+
+
+def _label_column(axes, col: int, sem: str) -> None:
+    axes[0][col].set_title(sem)
+    axes[0][col].set_ylabel("CPU seconds (solid: grade, dotted: read)")
+    axes[1][col].set_ylabel("peak MB above start (solid: grade, dotted: read)")
+    axes[2][col].set_ylabel("grade CPU / read CPU")
+    axes[3][col].set_ylabel("grade peak / read peak")
+    for row, target in ((2, TIME_TARGET), (3, MEMORY_TARGET)):
+        axes[row][col].axhline(target, color="red", linestyle="--", linewidth=1, label=f"target {target:g}x")
+        axes[row][col].set_ylim(bottom=0, top=max(axes[row][col].get_ylim()[1], target * 1.5))
+    for row in range(4):
+        axes[row][col].set_xscale("log")
+        if row < 2:
+            axes[row][col].set_yscale("log")
+        axes[row][col].set_xlabel("rows")
+        axes[row][col].grid(True, which="both", alpha=0.3)
 
 
 if __name__ == "__main__":
