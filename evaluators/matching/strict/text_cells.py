@@ -66,11 +66,12 @@ def from_text(name: str, values, tokens: TokenTable) -> StrictColumn:
 
 
 def _type_column(array: pa.Array, null: np.ndarray, tokens: TokenTable) -> Cells:
-    cls, num, ival = _empty(len(array))
+    cls, ival = np.zeros(len(array), dtype=np.int8), np.zeros(len(array), dtype=np.int64)
     cls[~null] = TEXT
     maybe = may_be_number(array) & ~null
-    bigints = None
+    bigints, num = None, None  # no number among the cells: num is made when asked (StrictColumn.num)
     if maybe.any():
+        num = np.full(len(array), np.nan)
         rows = np.flatnonzero(maybe)
         encoded = pc.dictionary_encode(array.take(pa.array(rows)))
         codes = encoded.indices.to_numpy(zero_copy_only=False)
