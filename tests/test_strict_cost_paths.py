@@ -1,0 +1,128 @@
+"""The strict rule's cheaper paths give the answers of the plain definitions they replace.
+
+hash_order is a stable argsort of hashes, lazily made `num` and the np.where identity are the cells'
+values, head prints only ever add whole fingerprints, and look-alike columns (the same values in
+every column, only whole rows tell them apart) still need the right mapping.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evaluators.matching.kernels.numeric import hash_order
+from evaluators.matching.semantics import STRICT_TOL
+from evaluators.matching.strict import rule as strict
+from evaluators.matching.strict.cells import FLOAT, HEAD, INT, NULL, TEXT, TokenTable, from_numbers
+from evaluators.matching.strict.columns import strict_columns
+from evaluators.matching.strict.mapping_search import MappingSearch
+
+
+def _columns(frame: pd.DataFrame, tokens: TokenTable):
+    return strict_columns(frame, tokens, lambda cols: frame.iloc[:, cols].astype(object))
+
+
+def _verdict(gold: pd.DataFrame, pred: pd.DataFrame):
+    tokens = TokenTable()
+    return strict.compare(_columns(pred, tokens), _columns(gold, tokens), ignore_order=True, tol=STRICT_TOL)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 100, 5000])
+def test_hash_order_is_a_stable_argsort(n):
+    rng = np.random.default_rng(n)
+    cases = [
+        rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) * np.uint64(2),
+        rng.integers(0, 4, n).astype(np.uint64) << np.uint64(62),  # many equal hashes
+        rng.integers(0, 40, n).astype(np.uint64),  # only the low bits (the packed row numbers) differ
+        (rng.integers(0, 3, n).astype(np.uint64) << np.uint64(40)) | rng.integers(0, 2**20, n).astype(np.uint64),
+    ]
+    for h in cases:
+        assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
+
+
+def test_hash_order_many_misordered_groups_fall_back():
+    h = np.arange(5000, dtype=np.uint64)[::-1].copy()  # every neighbour misordered within its high bits
+    assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
+
+
+def test_lazy_num_is_the_integers_as_floats():
+    values = np.array([3, -7, 2**53 + 1, 0], dtype=np.int64)
+    column = from_numbers("a", values)
+    assert column.cells.num is None  # not made until asked
+    assert np.array_equal(column.num, values.astype(float))
+    with_null = from_numbers("b", values, np.array([False, True, False, False]))
+    assert np.isnan(with_null.num[1]) and with_null.num[0] == 3.0
+    assert with_null.span == (0.0, float(2**53 + 1), float(2**53 + 1))
+
+
+def test_identity_per_class():
+    frame = pd.DataFrame({"mixed": ["7", None, "x", "-0.0", "2.5", "y", "7"]}, dtype=object)
+    (column,) = _columns(frame, TokenTable())
+    assert list(column.cls) == [INT, NULL, TEXT, FLOAT, FLOAT, TEXT, INT]
+    identity = column.identity
+    assert identity[0] == identity[6] == 7 and identity[1] == 0
+    assert identity[3] == np.float64(0.0).view(np.int64)  # -0.0 as 0.0
+    assert identity[4] == np.float64(2.5).view(np.int64)
+    assert identity[2] != identity[5] and identity[2] == column.code[2]
+
+
+def test_integer_columns_keep_no_code_array():
+    column = from_numbers("a", np.arange(10, dtype=np.int64))
+    assert column.code.strides == (0,) and (column.code == -1).all()
+
+
+def test_same_head_different_tail_are_both_tried():
+    """Two predicted columns agree on their first HEAD rows and differ later: only one of them keeps the rows
+    whole, so the search must not take them for one content."""
+    n = HEAD + 50
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 5, n)
+    b = a.copy()
+    b[HEAD:] = rng.permutation(b[HEAD:])  # same values, scrambled only past the head
+    key = np.arange(n) % 7
+    gold = pd.DataFrame({"k": key, "x": a})
+    pred = pd.DataFrame({"p0": b, "p1": a, "p2": key})
+    tokens = TokenTable()
+    g, p = _columns(gold, tokens), _columns(pred, tokens)
+    assert p[0].head_print == p[1].head_print and p[0].fingerprint != p[1].fingerprint
+    found = MappingSearch(g, p, [[2], [0, 1]], STRICT_TOL, identical=True).run()
+    assert found == (2, 1)
+    assert _verdict(gold, pred).ok
+    pred_wrong = pd.DataFrame({"p0": b, "p2": key})
+    assert not _verdict(gold, pred_wrong).ok
+
+
+@pytest.mark.parametrize("rows", [300, 3000])
+def test_lookalike_columns(rows):
+    rng = np.random.default_rng(rows)
+    values = rng.integers(0, 10, rows)
+    gold = pd.DataFrame({f"k{c}": rng.permutation(values) for c in range(6)})
+    order = rng.permutation(rows)
+    pred = gold.iloc[order, [3, 0, 5, 1, 4, 2]].reset_index(drop=True)
+    pred.columns = [f"c{i}" for i in range(6)]
+    verdict = _verdict(gold, pred)
+    assert verdict.ok and verdict.mapping == (1, 3, 5, 0, 4, 2), verdict
+    swapped = pred.copy()
+    swapped.iloc[:2, 0] = swapped.iloc[:2, 0].to_numpy()[::-1]  # two cells of one column trade places
+    if swapped.iloc[0, 0] != swapped.iloc[1, 0]:
+        assert not _verdict(gold, swapped).ok
+
+
+def test_nulls_with_floats_and_text():
+    rng = np.random.default_rng(9)
+    n = 4000
+    missing = rng.random((n, 3)) < 0.6
+    gold = pd.DataFrame(
+        {
+            "t": np.where(missing[:, 0], None, rng.choice(["a", "b", "c"], n)),
+            "i": np.where(missing[:, 1], np.nan, rng.integers(0, 9, n).astype(float)),
+            "f": np.where(missing[:, 2], np.nan, np.round(rng.normal(0, 1, n), 2)),
+        }
+    )
+    pred = gold.iloc[rng.permutation(n), [2, 0, 1]].reset_index(drop=True)
+    assert _verdict(gold, pred).ok
+    moved = pred.copy()
+    first = int(np.flatnonzero(moved.iloc[:, 1].isna())[0])
+    moved.iloc[first, 1] = "a"  # a NULL becomes a value: NULL equals only NULL
+    assert not _verdict(gold, moved).ok
