@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from evaluators.matching.kernels.numeric import hash_order
@@ -126,3 +127,36 @@ def test_nulls_with_floats_and_text():
     first = int(np.flatnonzero(moved.iloc[:, 1].isna())[0])
     moved.iloc[first, 1] = "a"  # a NULL becomes a value: NULL equals only NULL
     assert not _verdict(gold, moved).ok
+
+
+def test_typing_through_the_dictionary_is_the_row_by_row_typing():
+    from evaluators.matching.strict import text_cells
+
+    texts = ["7", " -3 ", "2.50", "1e3", "inf", "nan", "NaN text", "abc", "", "99999999999999999999", "+4", "0x1"]
+    rng = np.random.default_rng(4)
+    values = [texts[k] if k < len(texts) else None for k in rng.integers(0, len(texts) + 2, 5000)]
+    array = pa.array(values, type=pa.string())
+    null = array.is_null().to_numpy(zero_copy_only=False)
+    assert text_cells._few_distinct(array)
+    tokens_a, tokens_b = TokenTable(), TokenTable()
+    encoded = text_cells._type_encoded(array, tokens_a)
+    scanned = text_cells._type_scanned(array, null, tokens_b)
+    assert np.array_equal(encoded.cls, scanned.cls) and np.array_equal(encoded.ival, scanned.ival)
+    assert np.array_equal(np.nan_to_num(encoded.num, nan=-1.5), np.nan_to_num(scanned.num, nan=-1.5))
+    assert encoded.bigints == scanned.bigints and encoded.bigints
+    text = encoded.cls == TEXT
+    codes_a, codes_b = tokens_a.ensure(encoded.texts[0]), tokens_b.ensure(scanned.texts[0])
+    # The same texts get the same codes (each table numbers them its own way): one-to-one on TEXT cells.
+    pairs = set(zip(codes_a[text].tolist(), codes_b[text].tolist(), strict=True))
+    assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})
+
+
+def test_text_column_with_few_distinct_values_may_fail():
+    rng = np.random.default_rng(2)
+    n = 6000
+    gold = pd.DataFrame({"cat": rng.choice(["a", "b", "7", "2.5"], n), "v": rng.integers(0, 3, n)})
+    pred = gold.iloc[rng.permutation(n)].reset_index(drop=True)
+    assert _verdict(gold, pred).ok
+    changed = pred.copy()
+    changed.iloc[0, 0] = {"a": "b", "b": "a", "7": "2.5", "2.5": "7"}[changed.iloc[0, 0]]
+    assert not _verdict(gold, changed).ok

@@ -33,8 +33,10 @@ INT64_SAFE = 2**53  # beyond this a float64 column may have lost integer digits
 def floats_tell_their_text(values: np.ndarray) -> bool:
     """Do these floats (NaN aside) stand for their texts as strict cells: finite, below INT64_SAFE?
     Otherwise pandas may have hidden the text ('inf' or 'Infinity', lost integer digits)."""
-    present = values[~np.isnan(values)]
-    return not len(present) or bool(np.abs(present).max() < INT64_SAFE)
+    if not len(values):
+        return True
+    largest = np.fmax.reduce(np.abs(values))  # fmax passes over NaN (NULL cells): no copy of the others
+    return bool(np.isnan(largest) or largest < INT64_SAFE)
 
 
 _CLASS_SALT = np.uint64(0xD6E8FEB86659FD93)
@@ -75,6 +77,7 @@ class TextPart:
     space: object  # "str", ("datetime", tz) or OBJECT_SPACE
     values: object  # pyarrow strings, or a numpy array of str / int64 / repr strings
     codes: np.ndarray | None = None
+    local: tuple | None = None  # (codes, uniques) of `values` already made while typing them, else None
 
     def token_values(self):
         return self.values
@@ -160,7 +163,8 @@ class StrictColumn:
     @cached_property
     def class_counts(self) -> np.ndarray:
         """Cells per class (NULL, INT, BIGINT, FLOAT, TEXT), counted in one pass."""
-        return np.bincount(self.cls, minlength=TEXT + 1)
+        cls = self.cls  # counted class by class: bincount would first widen every cell to 8 bytes
+        return np.array([np.count_nonzero(cls == k) for k in range(TEXT + 1)], dtype=np.int64)
 
     @cached_property
     def has_float(self) -> bool:
