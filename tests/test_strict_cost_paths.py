@@ -160,3 +160,25 @@ def test_text_column_with_few_distinct_values_may_fail():
     changed = pred.copy()
     changed.iloc[0, 0] = {"a": "b", "b": "a", "7": "2.5", "2.5": "7"}[changed.iloc[0, 0]]
     assert not _verdict(gold, changed).ok
+
+
+def test_sampled_rows_rule_out_lookalike_partners_on_large_tables():
+    """Past _Sample.MIN_ROWS, candidates are first tried on sampled rows: the right partner still passes,
+    and a table whose rows were scrambled across columns still fails."""
+    from evaluators.matching.strict.mapping_search import _Sample
+
+    rows = _Sample.MIN_ROWS + 1000
+    rng = np.random.default_rng(11)
+    values = rng.integers(0, 10, rows)
+    gold = pd.DataFrame({f"k{c}": rng.permutation(values) for c in range(4)})
+    pred = gold.iloc[rng.permutation(rows), [2, 0, 3, 1]].reset_index(drop=True)
+    pred.columns = ["c0", "c1", "c2", "c3"]
+    tokens = TokenTable()
+    g, p = _columns(gold, tokens), _columns(pred, tokens)
+    everything = [[0, 1, 2, 3] for _ in g]
+    assert MappingSearch(g, p, everything, STRICT_TOL, identical=True).run() == (1, 3, 0, 2)
+    scrambled = pred.copy()
+    scrambled["c3"] = rng.permutation(scrambled["c3"].to_numpy())  # same values, rows no longer whole
+    s = _columns(scrambled, tokens)
+    assert MappingSearch(g, s, everything, STRICT_TOL, identical=True).run() is None
+    assert not _verdict(gold, scrambled).ok

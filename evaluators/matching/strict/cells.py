@@ -210,33 +210,45 @@ class StrictColumn:
     def identity(self) -> np.ndarray:
         """int64 per cell, equal for two cells of the same class exactly when they are identical: the INT value,
         the FLOAT value's bits (-0.0 as 0.0), the TEXT/BIGINT token, 0 for NULL (made when asked, not kept)."""
+        return self.identity_at(None)
+
+    def identity_at(self, rows: np.ndarray | None) -> np.ndarray:
+        """`identity` of the cells at `rows` only (all of them when None)."""
+
+        def pick(values: np.ndarray) -> np.ndarray:
+            return values if rows is None else values[rows]
+
         if self.uniform == INT:
-            return self.ival  # nothing to replace: the INT values are the identities
-        cls, counts = self.cls, self.class_counts
+            return pick(self.ival)  # nothing to replace: the INT values are the identities
+        cls, counts = pick(self.cls), self.class_counts  # the column's counts: a superset of the rows' classes
         # np.where over whole columns: a boolean-mask assignment costs several times more.
         value = None
         if counts[TEXT] or counts[BIGINT]:
-            value = self.code  # -1 at NULL cells: set to 0 below
+            value = pick(self.code)  # -1 at NULL cells: set to 0 below
             if counts[INT]:
-                value = np.where(cls == INT, self.ival, value)
+                value = np.where(cls == INT, pick(self.ival), value)
             if counts[NULL]:
                 value = np.where(cls == NULL, np.int64(0), value)
         elif counts[INT]:
-            value = np.where(cls == INT, self.ival, np.int64(0))
+            value = np.where(cls == INT, pick(self.ival), np.int64(0))
         if counts[FLOAT]:
-            bits = (self.num + 0.0).view(np.int64)
+            bits = (pick(self.num) + 0.0).view(np.int64)
             value = np.where(cls == FLOAT, bits, np.int64(0) if value is None else value)
-        return np.zeros(self.n, dtype=np.int64) if value is None else value
+        return np.zeros(len(cls), dtype=np.int64) if value is None else value
 
     @property
     def identity_key(self) -> np.ndarray:
         """Per-row uint64 hash of (class, identity): equal for identical cells (which are equal cells).
         Made again when asked (a few passes over the column) rather than kept: it is 8 bytes a cell."""
-        key = _scramble(self.identity.view(np.uint64))
+        return self.identity_key_at(None)
+
+    def identity_key_at(self, rows: np.ndarray | None) -> np.ndarray:
+        """`identity_key` of the cells at `rows` only (all of them when None)."""
+        key = _scramble(self.identity_at(rows).view(np.uint64))
         if self.uniform is not None:
             key ^= np.uint64(self.uniform * int(_CLASS_SALT) % 2**64)  # one class: one constant, no per-cell salt
             return key
-        key ^= self.cls.astype(np.uint64) * _CLASS_SALT
+        key ^= (self.cls if rows is None else self.cls[rows]).astype(np.uint64) * _CLASS_SALT
         return key
 
     @cached_property

@@ -108,6 +108,7 @@ class MappingSearch:
         options = self._options(i, set(assigned.values()))
         single = len(options) == 1  # a single option never comes back to these hashes: extend them in place
         gold_hashes: dict = {}  # the gold side's extended hashes are the same for every option: made once
+        sample = _Sample.of(self.gold[i], hg, hp) if self.identical and depth and len(options) > 1 else None
 
         def extended_gold(key_of):
             if key_of not in gold_hashes:
@@ -120,7 +121,9 @@ class MappingSearch:
                 return None
             assigned[i] = j
             if self.identical:
-                if self.gold[i].identity_sum != self.pred[j].identity_sum:
+                if self.gold[i].identity_sum != self.pred[j].identity_sum or not (
+                    sample is None or sample.agrees(self.pred[j])
+                ):
                     del assigned[i]
                     continue
                 ng = extended_gold(_IDENTITY)
@@ -217,6 +220,45 @@ class MappingSearch:
             if not np.array_equal(g.identity[og], p.identity[op]):
                 return False
         return True
+
+
+class _Sample:
+    """A cheap test of one more column on a few rows before the whole column is hashed.
+
+    The rows are those whose partial row hash is at most a threshold, the same on both sides: which rows
+    are taken then depends only on the cells of the columns already assigned, so if the rows are equal
+    as multisets under a mapping, so are the rows sampled, each extended by its partner column's cells.
+    A failing sample therefore rules a candidate out, and a passing one is checked on every row as before.
+    """
+
+    MIN_ROWS = 65_536  # below this a whole column costs little more than a sample
+    SHARE = 64  # about one row in SHARE is sampled (more when the threshold value repeats)
+
+    def __init__(self, gold_sum: int, same_size: bool, pred_rows: np.ndarray, hp_rows: np.ndarray):
+        self.gold_sum, self.same_size, self.pred_rows, self.hp_rows = gold_sum, same_size, pred_rows, hp_rows
+
+    @classmethod
+    def of(cls, gold: StrictColumn, hg: np.ndarray, hp: np.ndarray):
+        n = len(hg)
+        if n < cls.MIN_ROWS:
+            return None
+        threshold = np.partition(hg, n // cls.SHARE)[n // cls.SHARE]
+        gold_rows = np.flatnonzero(hg <= threshold)
+        if len(gold_rows) > n // 4:
+            return None  # a repeated hash covers too many rows: the sample would cost as much as the column
+        pred_rows = np.flatnonzero(hp <= threshold)
+        gold_sum = _sum(_mix(hg[gold_rows], gold.identity_key_at(gold_rows), in_place=True))
+        return cls(gold_sum, len(gold_rows) == len(pred_rows), pred_rows, hp[pred_rows])
+
+    def agrees(self, pred: StrictColumn) -> bool:
+        if not self.same_size:
+            return False
+        return _sum(_mix(self.hp_rows, pred.identity_key_at(self.pred_rows))) == self.gold_sum
+
+
+def _sum(h: np.ndarray) -> int:
+    with np.errstate(over="ignore"):
+        return int(h.sum(dtype=np.uint64))
 
 
 def _IDENTITY(c: StrictColumn) -> np.ndarray:
