@@ -182,3 +182,16 @@ def test_sampled_rows_rule_out_lookalike_partners_on_large_tables():
     s = _columns(scrambled, tokens)
     assert MappingSearch(g, s, everything, STRICT_TOL, identical=True).run() is None
     assert not _verdict(gold, scrambled).ok
+
+
+def test_identical_candidates_by_signature_then_hash_sum():
+    gold = pd.DataFrame({"a": [1, 2, 3, 3], "b": [1, 1, 2, 3], "t": ["x", "y", None, "x"]})
+    pred = pd.DataFrame({"p": [1, 2, 2, 3], "q": [3, 3, 2, 1], "r": ["x", None, "x", "y"], "s": [1, 3, 1, 2]})
+    tokens = TokenTable()
+    g, p = _columns(gold, tokens), _columns(pred, tokens)
+    # a: same counts and span as p, q and s, but only q holds its values; b's values are s's.
+    assert strict._identical_candidates(g, p) == [[1], [3], [2]]
+    # A lone look-alike (same counts and span, other values) is offered, and the search then rules it out.
+    lone = _columns(pd.DataFrame({"p": [1, 2, 2, 3]}), tokens)
+    assert strict._identical_candidates(g[:1], lone) == [[0]]
+    assert MappingSearch(g[:1], lone, [[0]], STRICT_TOL, identical=True).run() is None

@@ -121,8 +121,10 @@ class MappingSearch:
                 return None
             assigned[i] = j
             if self.identical:
-                if self.gold[i].identity_sum != self.pred[j].identity_sum or not (
-                    sample is None or sample.agrees(self.pred[j])
+                # With a choice, cheap tests first; a single option is tested by the hashes below anyway.
+                if not single and (
+                    self.gold[i].identity_sum != self.pred[j].identity_sum
+                    or not (sample is None or sample.agrees(self.pred[j]))
                 ):
                     del assigned[i]
                     continue
