@@ -4,8 +4,8 @@ Gold columns are assigned one at a time (fewest candidates first, columns
 with FLOAT cells last); each partial mapping is checked by hashing the
 projected rows and comparing the hash multisets, which prunes wrong
 branches early; on large tables a candidate is first tried on a sample of
-rows (`_Sample`), so look-alike columns cost a sample each, not a pass.  Hashes only prune: a complete mapping is accepted after an
-exact check of the rows (sorted by their exact cells, or matched within
+rows (`_Sample`), so look-alike columns cost a sample each, not a pass.
+Hashes only prune: a complete mapping is accepted after an exact check of the rows (sorted by their exact cells, or matched within
 groups when tolerance is involved).
 """
 
