@@ -195,3 +195,15 @@ def test_identical_candidates_by_signature_then_hash_sum():
     lone = _columns(pd.DataFrame({"p": [1, 2, 2, 3]}), tokens)
     assert strict._identical_candidates(g[:1], lone) == [[0]]
     assert MappingSearch(g[:1], lone, [[0]], STRICT_TOL, identical=True).run() is None
+
+
+def test_row_pairing_skips_keys_without_a_partner_and_keeps_those_with_one():
+    from evaluators.matching.kernels import row_pairing
+
+    row_pairing._RECENT.clear()
+    gold = [np.array([5.0, 1.0, 3.0, 2.0])]
+    moved = [np.array([1.0, 2.0, 3.0, 5.0000001])]  # same length, another largest value: never a partner
+    assert row_pairing.row_pairings(gold, moved) == []
+    same = [np.array([2, 5, 1, 3])]  # integers holding the same values pair the rows
+    (pairing,) = row_pairing.row_pairings(gold, same)
+    assert np.array_equal(gold[0][pairing], same[0])
