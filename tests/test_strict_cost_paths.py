@@ -207,3 +207,10 @@ def test_row_pairing_skips_keys_without_a_partner_and_keeps_those_with_one():
     same = [np.array([2, 5, 1, 3])]  # integers holding the same values pair the rows
     (pairing,) = row_pairing.row_pairings(gold, same)
     assert np.array_equal(gold[0][pairing], same[0])
+
+
+def test_loose_key_of_a_number_column_is_the_general_formula():
+    floats = from_numbers("f", np.array([1.5, -2.0, 1e10]))
+    mixed = _columns(pd.DataFrame({"m": ["1.5", "2", None]}, dtype=object), TokenTable())[0]
+    assert floats.key(False).strides == (0,)
+    assert floats.key(False)[0] == mixed.key(False)[0] == mixed.key(False)[1] != mixed.key(False)[2]

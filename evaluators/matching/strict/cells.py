@@ -197,6 +197,10 @@ class StrictColumn:
         """Per-row uint64 code, equal when the cells are equal; numbers collapse to one code
         unless `exact_numbers` (then INT cells keep their value and FLOAT cells are never involved)."""
         memo = self._memo.get(exact_numbers)
+        if memo is None and not exact_numbers and self.uniform in (INT, FLOAT):
+            # Every cell a number: one code for the whole column, kept as a read-only view (no memory).
+            only = _scramble(np.zeros(1, dtype=np.uint64)) ^ (np.uint64(INT) * _CLASS_SALT)
+            memo = self._memo[exact_numbers] = np.broadcast_to(only, (self.n,))
         if memo is None:
             value = np.where(self.cls == INT, self.ival, self.code).astype(np.uint64)
             numeric = (self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)
