@@ -5,8 +5,9 @@ with FLOAT cells last); each partial mapping is checked by hashing the
 projected rows and comparing the hash multisets, which prunes wrong
 branches early; on large tables a candidate is first tried on a sample of
 rows (`_Sample`), so look-alike columns cost a sample each, not a pass.
-Hashes only prune: a complete mapping is accepted after an exact check of the rows (sorted by their exact cells, or matched within
-groups when tolerance is involved).
+Hashes only prune: a complete mapping is accepted after an exact check of
+the rows (sorted by their exact cells, or matched within groups when
+tolerance is involved).
 """
 
 from __future__ import annotations
