@@ -21,3 +21,37 @@ def first_false(mask: np.ndarray) -> int | None:
     if mask.all():
         return None
     return int(np.argmin(mask))
+
+
+TIES_FIXED = 1000  # misordered neighbours repaired group by group; past this, one full argsort
+
+
+def hash_order(h: np.ndarray) -> np.ndarray:
+    """`np.argsort(h, kind="stable")` for uint64 hashes, several times faster on large arrays.
+
+    Each hash's low bits are replaced by its row number and the packed values are sorted (a plain
+    sort is much faster than an argsort); the row numbers then read off an order that is right on the
+    hashes' high bits, with ties by row.  Rows whose high bits agree but whose hashes differ (rare: two
+    distinct hashes sharing their high bits) are re-sorted within their group, so the result is exact.
+    """
+    n = len(h)
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    bits = int(n - 1).bit_length()
+    low = np.uint64((1 << bits) - 1)
+    packed = h & ~low
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    order = (packed & low).view(np.int64)
+    ranked = h[order]
+    bad = np.flatnonzero(ranked[1:] < ranked[:-1])
+    if not len(bad):
+        return order
+    if len(bad) > TIES_FIXED:
+        return np.argsort(h, kind="stable")
+    top = packed >> np.uint64(bits)
+    for start_value in np.unique(top[bad]).tolist():
+        lo, hi = np.searchsorted(top, start_value, "left"), np.searchsorted(top, start_value, "right")
+        group = order[lo:hi]
+        order[lo:hi] = group[np.argsort(h[group], kind="stable")]
+    return order

@@ -71,9 +71,9 @@ def _row_pairings(golds: list[np.ndarray], pred_keys: list[np.ndarray]) -> list[
     sorts = _Sorts(pred_keys)
     orders: list[np.ndarray | None] = []
     for g in golds:
-        if _repeats_early(g):
+        if _repeats_early(g) or not sorts.may_partner(g):
             orders.append(None)
-            continue  # ties: rows with equal keys could be paired either way
+            continue  # ties (rows with equal keys could be paired either way), or no partner: no sort needed
         order = np.argsort(g)
         orders.append(order)
         ranked = g[order]
@@ -91,11 +91,20 @@ class _Sorts:
     def __init__(self, pred_keys: list[np.ndarray]):
         self.keys = pred_keys
         self._orders: dict[int, np.ndarray] = {}
+        self._bounds: list[tuple] | None = None  # (length, smallest, largest) of each predicted key
 
     def order(self, j: int) -> np.ndarray:
         if j not in self._orders:
             self._orders[j] = np.argsort(self.keys[j])
         return self._orders[j]
+
+    def may_partner(self, key: np.ndarray) -> bool:
+        """Does some predicted key share this key's length, smallest and largest value (which every partner
+        does)?  Answered without sorting the key: when none does, its sort is never made."""
+        if self._bounds is None:
+            self._bounds = [(len(p), p.min(), p.max()) if len(p) else (0, None, None) for p in self.keys]
+        look = (len(key), key.min(), key.max()) if len(key) else (0, None, None)
+        return look in self._bounds
 
     def partners(self, ranked: np.ndarray) -> list[int]:
         """The predicted keys holding exactly the sorted values `ranked`."""
@@ -135,7 +144,7 @@ def _two_key_pairings(golds: list[np.ndarray], orders: list[np.ndarray | None], 
 
     def partners_of(k: int) -> list[int]:
         if k not in partners:
-            partners[k] = sorts.partners(golds[k][order_of(k)])
+            partners[k] = sorts.partners(golds[k][order_of(k)]) if sorts.may_partner(golds[k]) else []
         return partners[k]
 
     for a, b in permutations(range(len(golds)), 2):

@@ -103,10 +103,7 @@ class TokenSpace:
             if item.codes is None:
                 by_space.setdefault(item.space, []).append(item)
         for space, group in by_space.items():
-            local = [
-                (_small_codes if len(item.token_values()) <= SMALL_BATCH else local_codes)(item.token_values())
-                for item in group
-            ]
+            local = [_local_codes_of(item) for item in group]
             vocabulary = self._vocabularies.setdefault(space, Vocabulary(_dtype_of(space)))
             joined = np.concatenate([u for _, u in local]) if local else np.zeros(0)
             if _dtype_of(space) is np.int64 and joined.dtype == object:
@@ -118,6 +115,16 @@ class TokenSpace:
                 mapping = np.append(known[start : start + len(uniques)], -1)  # -1 stays -1 (NULL)
                 item.codes = mapping[codes]
                 start += len(uniques)
+
+
+def _local_codes_of(item) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, uniques) of one registered item: those it made already (`local`), else encoded here."""
+    made = getattr(item, "local", None)
+    if made is not None:
+        item.local = None  # the codes below replace them
+        return made
+    values = item.token_values()
+    return (_small_codes if len(values) <= SMALL_BATCH else local_codes)(values)
 
 
 def _dtype_of(space) -> object:

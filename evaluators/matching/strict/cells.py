@@ -26,14 +26,17 @@ import pyarrow.compute as pc
 from evaluators.matching.kernels.tokens import TokenSpace
 
 NULL, INT, BIGINT, FLOAT, TEXT = 0, 1, 2, 3, 4
+HEAD = 4096  # rows of a column's head print
 INT64_SAFE = 2**53  # beyond this a float64 column may have lost integer digits
 
 
 def floats_tell_their_text(values: np.ndarray) -> bool:
     """Do these floats (NaN aside) stand for their texts as strict cells: finite, below INT64_SAFE?
     Otherwise pandas may have hidden the text ('inf' or 'Infinity', lost integer digits)."""
-    present = values[~np.isnan(values)]
-    return not len(present) or bool(np.abs(present).max() < INT64_SAFE)
+    if not len(values):
+        return True
+    largest = np.fmax.reduce(np.abs(values))  # fmax passes over NaN (NULL cells): no copy of the others
+    return bool(np.isnan(largest) or largest < INT64_SAFE)
 
 
 _CLASS_SALT = np.uint64(0xD6E8FEB86659FD93)
@@ -43,9 +46,16 @@ OBJECT_SPACE = "obj"  # TEXT from engine objects other than strings, keyed by ty
 def _scramble(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser: a bijection on uint64 that spreads nearby values apart."""
     with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
+        # In place on two buffers (the same arithmetic as the plain expression, a third of the allocations).
+        y = x >> np.uint64(30)  # a new array: x itself is never written
+        y ^= x
+        y *= np.uint64(0xBF58476D1CE4E5B9)
+        t = y >> np.uint64(27)
+        y ^= t
+        y *= np.uint64(0x94D049BB133111EB)
+        np.right_shift(y, np.uint64(31), out=t)
+        y ^= t
+        return y
 
 
 class TokenTable(TokenSpace):
@@ -67,6 +77,7 @@ class TextPart:
     space: object  # "str", ("datetime", tz) or OBJECT_SPACE
     values: object  # pyarrow strings, or a numpy array of str / int64 / repr strings
     codes: np.ndarray | None = None
+    local: tuple | None = None  # (codes, uniques) of `values` already made while typing them, else None
 
     def token_values(self):
         return self.values
@@ -77,7 +88,7 @@ class Cells:
     """The typed cells of one column."""
 
     cls: np.ndarray  # int8 cell classes
-    num: np.ndarray  # float64 value of INT/BIGINT/FLOAT cells
+    num: np.ndarray | None  # float64 value of INT/BIGINT/FLOAT cells; None: no BIGINT/FLOAT cell, made from ival
     ival: np.ndarray  # int64 value of INT cells
     texts: tuple = ()  # TextParts holding the TEXT cells' values (each part its own rows)
     bigints: dict | None = None  # row -> Python int, for BIGINT cells
@@ -130,7 +141,21 @@ class StrictColumn:
         return self._cells
 
     cls = property(lambda self: self.cells.cls)
-    num = property(lambda self: self.cells.num)
+
+    @property
+    def num(self) -> np.ndarray:
+        """float64 value of the numeric cells, NaN elsewhere; made from the INT values when first asked
+        (a column of integers or TEXT often never needs it: 8 bytes a cell saved)."""
+        num = self.cells.num
+        if num is None:
+            num = self._memo.get("num")
+            if num is None:
+                ints = self.cls == INT
+                num = self._memo["num"] = (
+                    np.where(ints, self.ival, np.nan) if not ints.all() else self.ival.astype(float)
+                )
+        return num
+
     ival = property(lambda self: self.cells.ival)
     texts = property(lambda self: self.cells.texts)
     bigints = property(lambda self: self.cells.bigints)
@@ -138,7 +163,8 @@ class StrictColumn:
     @cached_property
     def class_counts(self) -> np.ndarray:
         """Cells per class (NULL, INT, BIGINT, FLOAT, TEXT), counted in one pass."""
-        return np.bincount(self.cls, minlength=TEXT + 1)
+        cls = self.cls  # counted class by class: bincount would first widen every cell to 8 bytes
+        return np.array([np.count_nonzero(cls == k) for k in range(TEXT + 1)], dtype=np.int64)
 
     @cached_property
     def has_float(self) -> bool:
@@ -151,10 +177,10 @@ class StrictColumn:
     @cached_property
     def code(self) -> np.ndarray:
         """int64 token of TEXT and BIGINT cells (equal token, equal value), -1 elsewhere."""
-        code = np.full(self.n, -1, dtype=np.int64)
         text = self.cls == TEXT
         if not (text.any() or self.bigints):
-            return code
+            return np.broadcast_to(np.int64(-1), (self.n,))  # read-only, no memory: nothing to encode
+        code = np.full(self.n, -1, dtype=np.int64)
         if self.tokens is None:
             raise ValueError(f"column {self.name!r}: text cells need the job's token table")
         for part in self.texts if text.any() else ():
@@ -171,6 +197,10 @@ class StrictColumn:
         """Per-row uint64 code, equal when the cells are equal; numbers collapse to one code
         unless `exact_numbers` (then INT cells keep their value and FLOAT cells are never involved)."""
         memo = self._memo.get(exact_numbers)
+        if memo is None and not exact_numbers and self.uniform in (INT, FLOAT):
+            # Every cell a number: one code for the whole column, kept as a read-only view (no memory).
+            only = _scramble(np.zeros(1, dtype=np.uint64)) ^ (np.uint64(INT) * _CLASS_SALT)
+            memo = self._memo[exact_numbers] = np.broadcast_to(only, (self.n,))
         if memo is None:
             value = np.where(self.cls == INT, self.ival, self.code).astype(np.uint64)
             numeric = (self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)
@@ -184,20 +214,46 @@ class StrictColumn:
     def identity(self) -> np.ndarray:
         """int64 per cell, equal for two cells of the same class exactly when they are identical: the INT value,
         the FLOAT value's bits (-0.0 as 0.0), the TEXT/BIGINT token, 0 for NULL (made when asked, not kept)."""
+        return self.identity_at(None)
+
+    def identity_at(self, rows: np.ndarray | None) -> np.ndarray:
+        """`identity` of the cells at `rows` only (all of them when None)."""
+
+        def pick(values: np.ndarray) -> np.ndarray:
+            return values if rows is None else values[rows]
+
         if self.uniform == INT:
-            return self.ival  # nothing to replace: the INT values are the identities
-        value = np.where(self.cls == INT, self.ival, self.code)
-        if self.has_float:
-            floats = self.cls == FLOAT
-            value[floats] = (self.num[floats] + 0.0).view(np.int64)
-        value[self.cls == NULL] = 0
-        return value
+            return pick(self.ival)  # nothing to replace: the INT values are the identities
+        cls, counts = pick(self.cls), self.class_counts  # the column's counts: a superset of the rows' classes
+        # np.where over whole columns: a boolean-mask assignment costs several times more.
+        value = None
+        if counts[TEXT] or counts[BIGINT]:
+            value = pick(self.code)  # -1 at NULL cells: set to 0 below
+            if counts[INT]:
+                value = np.where(cls == INT, pick(self.ival), value)
+            if counts[NULL]:
+                value = np.where(cls == NULL, np.int64(0), value)
+        elif counts[INT]:
+            value = np.where(cls == INT, pick(self.ival), np.int64(0))
+        if counts[FLOAT]:
+            bits = (pick(self.num) + 0.0).view(np.int64)
+            value = np.where(cls == FLOAT, bits, np.int64(0) if value is None else value)
+        return np.zeros(len(cls), dtype=np.int64) if value is None else value
 
     @property
     def identity_key(self) -> np.ndarray:
         """Per-row uint64 hash of (class, identity): equal for identical cells (which are equal cells).
         Made again when asked (a few passes over the column) rather than kept: it is 8 bytes a cell."""
-        return _scramble(self.identity.astype(np.uint64)) ^ (self.cls.astype(np.uint64) * _CLASS_SALT)
+        return self.identity_key_at(None)
+
+    def identity_key_at(self, rows: np.ndarray | None) -> np.ndarray:
+        """`identity_key` of the cells at `rows` only (all of them when None)."""
+        key = _scramble(self.identity_at(rows).view(np.uint64))
+        if self.uniform is not None:
+            key ^= np.uint64(self.uniform * int(_CLASS_SALT) % 2**64)  # one class: one constant, no per-cell salt
+            return key
+        key ^= (self.cls if rows is None else self.cls[rows]).astype(np.uint64) * _CLASS_SALT
+        return key
 
     @cached_property
     def identity_sum(self) -> int:
@@ -212,9 +268,25 @@ class StrictColumn:
 
     @cached_property
     def fingerprint(self) -> bytes:
-        return hashlib.blake2b(
-            b"".join(a.tobytes() for a in (self.cls, self.ival, self.code, self.num)), digest_size=16
-        ).digest()
+        """A digest of every cell: equal digests, identical columns (`num` counts only where it is not made
+        from the INT values, and a marker keeps the two forms apart)."""
+        return self._digest(None)
+
+    @cached_property
+    def head_print(self) -> bytes:
+        """The fingerprint of the first HEAD rows: columns with different head prints differ."""
+        return self._digest(HEAD)
+
+    def _digest(self, rows: int | None) -> bytes:
+        digest = hashlib.blake2b(digest_size=16)
+        cells = self.cells
+        code = self.code
+        parts = [cells.cls, cells.ival] + ([code] if code.strides[0] else [])  # a broadcast code is all -1
+        parts += [cells.num] if cells.num is not None else []
+        digest.update(b"%d %d %d|" % (self.n, len(parts), cells.num is None))
+        for part in parts:
+            digest.update(np.ascontiguousarray(part[:rows]).data)
+        return digest.digest()
 
     @cached_property
     def profile(self):
@@ -250,6 +322,9 @@ class StrictColumn:
         _, numbers, _ = self.counts
         if not numbers:
             return None
+        if self.uniform == INT:  # float() keeps the order: the same figures as from num, without making num
+            low, high = float(self.ival.min()), float(self.ival.max())
+            return low, high, max(abs(low), abs(high))
         numeric = self.num
         if numbers < self.n:
             numeric = numeric[(self.cls == INT) | (self.cls == BIGINT) | (self.cls == FLOAT)]
@@ -287,12 +362,12 @@ def from_numbers(name: str, values: np.ndarray, null: np.ndarray | None = None) 
     cls, num, ival = _empty(n)
     if values.dtype.kind in "iu":
         cls[:] = INT
-        num = values.astype(np.float64)
+        num = None  # made from ival when first asked (StrictColumn.num)
         if values.dtype.kind == "u" and n and values.max() > np.iinfo(np.int64).max:
             raise OverflowError("uint64 beyond int64")
         ival = values.astype(np.int64, copy=null is not None)  # the frame's own array when nothing is written
         if null is not None:
-            cls[null], num[null], ival[null] = NULL, np.nan, 0
+            cls[null], ival[null] = NULL, 0
     else:
         null = np.isnan(values)
         cls[:] = FLOAT
@@ -303,10 +378,10 @@ def from_numbers(name: str, values: np.ndarray, null: np.ndarray | None = None) 
 
 def text_cells(name: str, null: np.ndarray, part: TextPart, tokens: TokenTable, source) -> StrictColumn:
     """Engine-typed values that are all TEXT (strings, timestamps, booleans) except NULLs."""
-    cls, num, ival = _empty(len(null))
+    cls, ival = np.zeros(len(null), dtype=np.int8), np.zeros(len(null), dtype=np.int64)
     cls[~null] = TEXT
     tokens.register(part)
-    return column(name, cls, num, ival, texts=(part,), tokens=tokens, source=source)
+    return column(name, cls, None, ival, texts=(part,), tokens=tokens, source=source)
 
 
 def arrow_or_none(values):

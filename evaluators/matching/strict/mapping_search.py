@@ -3,16 +3,18 @@
 Gold columns are assigned one at a time (fewest candidates first, columns
 with FLOAT cells last); each partial mapping is checked by hashing the
 projected rows and comparing the hash multisets, which prunes wrong
-branches early.  Hashes only prune: a complete mapping is accepted after an
-exact check of the rows (sorted by their exact cells, or matched within
-groups when tolerance is involved).
+branches early; on large tables a candidate is first tried on a sample of
+rows (`_Sample`), so look-alike columns cost a sample each, not a pass.
+Hashes only prune: a complete mapping is accepted after an exact check of
+the rows (sorted by their exact cells, or matched within groups when
+tolerance is involved).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from evaluators.matching.kernels.numeric import isclose
+from evaluators.matching.kernels.numeric import hash_order, isclose
 from evaluators.matching.strict.cells import BIGINT, FLOAT, INT, NULL, TEXT, StrictColumn
 
 SEARCH_BUDGET = 20_000  # partial mappings tried before giving up on one table pair
@@ -95,52 +97,69 @@ class MappingSearch:
         """The mapping found (gold position -> pred position), else None (see `budget`)."""
         n = self.gold[0].n if self.gold else 0
         start = np.zeros(n, dtype=np.uint64)
-        found = self._extend(0, {}, start, start.copy())
+        found = self._extend(0, {}, start, start.copy(), True)
         return None if found is None else tuple(found[i] for i in range(len(self.gold)))
 
-    def _extend(self, depth, assigned, hg, hp):
+    def _extend(self, depth, assigned, hg, hp, own_g):
+        """Assign gold column order[depth]; `hg`, `hp` are the partial row hashes, and `own_g` says this call
+        may write over `hg` (the caller does not need it again).  `hp` is always this call's to write over."""
         if depth == len(self.order):
             rows_match = self._identical_rows if self.identical else self._rows_match
             return dict(assigned) if rows_match(assigned, hg, hp) else None
         i = self.order[depth]
         options = self._options(i, set(assigned.values()))
+        single = len(options) == 1  # a single option never comes back to these hashes: extend them in place
+        gold_hashes: dict = {}  # the gold side's extended hashes are the same for every option: made once
+        sample = _Sample.of(self.gold[i], hg, hp) if self.identical and depth and len(options) > 1 else None
+
+        def extended_gold(key_of):
+            if key_of not in gold_hashes:
+                gold_hashes[key_of] = _mix(hg, key_of(self.gold[i]), in_place=single and own_g)
+            return gold_hashes[key_of]
+
         for j in options:
             self.budget -= 1
             if self.budget <= 0:
                 return None
             assigned[i] = j
             if self.identical:
-                if self.gold[i].identity_sum != self.pred[j].identity_sum:
+                # With a choice, cheap tests first; a single option is tested by the hashes below anyway.
+                if not single and (
+                    self.gold[i].identity_sum != self.pred[j].identity_sum
+                    or not (sample is None or sample.agrees(self.pred[j]))
+                ):
                     del assigned[i]
                     continue
-                # A single option never comes back to these hashes: extend them where they are (memory).
-                ng = _mix(hg, self.gold[i].identity_key, in_place=len(options) == 1)
-                np_ = _mix(hp, self.pred[j].identity_key, in_place=len(options) == 1)
+                ng = extended_gold(_IDENTITY)
+                np_ = _mix(hp, self.pred[j].identity_key, in_place=single)
                 agree = _sums_agree(ng, np_)
             else:
                 exact = not (self.gold[i].has_float or self.pred[j].has_float)
-                ng = _mix(hg, self.gold[i].key(exact), in_place=len(options) == 1)
-                np_ = _mix(hp, self.pred[j].key(exact), in_place=len(options) == 1)
-                if len(options) == 1:  # nothing to choose here: only the complete mapping's check matters
+                ng = extended_gold(_EXACT if exact else _LOOSE)
+                np_ = _mix(hp, self.pred[j].key(exact), in_place=single)
+                if single:  # nothing to choose here: only the complete mapping's check matters
                     agree = _sums_agree(ng, np_)
                 else:
                     agree = _keys_agree(ng, np_) and (exact or self._rows_match(assigned, ng, np_))
             if agree:
-                found = self._extend(depth + 1, assigned, ng, np_)
+                found = self._extend(depth + 1, assigned, ng, np_, single)
                 if found is not None:
                     return found
             del assigned[i]
         return None
 
     def _options(self, i: int, used: set) -> list[int]:
-        """Candidates for gold column i not yet used, one per content (an identical column leads to the same rows)."""
+        """Candidates for gold column i not yet used, one per content (an identical column leads to the same rows).
+        Columns whose first rows differ differ: only columns with the same first rows are fingerprinted whole."""
         free = [j for j in self.candidates[i] if j not in used]
         if len(free) <= 1:
             return free  # nothing to tell apart: no fingerprint needed
+        heads = [self.pred[j].head_print for j in free]
         options, contents = [], set()
-        for j in free:
-            if self.pred[j].fingerprint not in contents:
-                contents.add(self.pred[j].fingerprint)
+        for j, head in zip(free, heads, strict=True):
+            content = ("whole", self.pred[j].fingerprint) if heads.count(head) > 1 else ("head", head)
+            if content not in contents:
+                contents.add(content)
                 options.append(j)
         return options
 
@@ -165,7 +184,7 @@ class MappingSearch:
         then every cell compared by the rule.  Near-equal numbers on two sides of a grid line order apart
         and fail here (a false 'no': the full check follows), never a false 'yes'."""
         og, op = (
-            np.argsort(self._rounded_hash(h, [c for c in cols]), kind="stable")
+            hash_order(self._rounded_hash(h, [c for c in cols]))  # np.argsort(kind="stable"), faster
             for h, cols in (
                 (hg, [self.gold[i] for i, _ in floats]),
                 (hp, [self.pred[j] for _, j in floats]),
@@ -192,14 +211,70 @@ class MappingSearch:
     def _identical_rows(self, assigned, hg, hp) -> bool:
         """Rows identical as multisets, shown by ordering both sides by row hash and comparing every cell.
         Rows whose hashes collide may then sit in different orders: a false 'no', never a false 'yes'."""
-        if not _keys_agree(hg, hp):
+        if not _sums_agree(hg, hp):
             return False
-        og, op = np.argsort(hg), np.argsort(hp)
+        og, op = hash_order(hg), hash_order(hp)
+        if not np.array_equal(hg[og], hp[op]):  # the row-hash multisets differ
+            return False
         for i, j in assigned.items():
             g, p = self.gold[i], self.pred[j]
-            if not (np.array_equal(g.cls[og], p.cls[op]) and np.array_equal(g.identity[og], p.identity[op])):
+            one_class = g.uniform is not None and g.uniform == p.uniform  # then the classes agree everywhere
+            if not (one_class or np.array_equal(g.cls[og], p.cls[op])):
+                return False
+            if not np.array_equal(g.identity[og], p.identity[op]):
                 return False
         return True
+
+
+class _Sample:
+    """A cheap test of one more column on a few rows before the whole column is hashed.
+
+    The rows are those whose partial row hash is at most a threshold, the same on both sides: which rows
+    are taken then depends only on the cells of the columns already assigned, so if the rows are equal
+    as multisets under a mapping, so are the rows sampled, each extended by its partner column's cells.
+    A failing sample therefore rules a candidate out, and a passing one is checked on every row as before.
+    """
+
+    MIN_ROWS = 65_536  # below this a whole column costs little more than a sample
+    SHARE = 64  # about one row in SHARE is sampled (more when the threshold value repeats)
+
+    def __init__(self, gold_sum: int, same_size: bool, pred_rows: np.ndarray, hp_rows: np.ndarray):
+        self.gold_sum, self.same_size, self.pred_rows, self.hp_rows = gold_sum, same_size, pred_rows, hp_rows
+
+    @classmethod
+    def of(cls, gold: StrictColumn, hg: np.ndarray, hp: np.ndarray):
+        n = len(hg)
+        if n < cls.MIN_ROWS:
+            return None
+        threshold = np.partition(hg, n // cls.SHARE)[n // cls.SHARE]
+        gold_rows = np.flatnonzero(hg <= threshold)
+        if len(gold_rows) > n // 4:
+            return None  # a repeated hash covers too many rows: the sample would cost as much as the column
+        pred_rows = np.flatnonzero(hp <= threshold)
+        gold_sum = _sum(_mix(hg[gold_rows], gold.identity_key_at(gold_rows), in_place=True))
+        return cls(gold_sum, len(gold_rows) == len(pred_rows), pred_rows, hp[pred_rows])
+
+    def agrees(self, pred: StrictColumn) -> bool:
+        if not self.same_size:
+            return False
+        return _sum(_mix(self.hp_rows, pred.identity_key_at(self.pred_rows))) == self.gold_sum
+
+
+def _sum(h: np.ndarray) -> int:
+    with np.errstate(over="ignore"):
+        return int(h.sum(dtype=np.uint64))
+
+
+def _IDENTITY(c: StrictColumn) -> np.ndarray:
+    return c.identity_key
+
+
+def _EXACT(c: StrictColumn) -> np.ndarray:
+    return c.key(True)
+
+
+def _LOOSE(c: StrictColumn) -> np.ndarray:
+    return c.key(False)
 
 
 def _sums_agree(hg, hp) -> bool:

@@ -86,12 +86,20 @@ def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order:
 
 
 def _identical_candidates(gold: list[StrictColumn], pred: list[StrictColumn]) -> list[list[int]]:
-    """For each gold column, the predicted columns whose cells may be identical as a multiset (same hash sum):
-    the only partners a mapping of identical cells can use, found without comparing every pair."""
-    by_sum: dict[int, list[int]] = {}
+    """For each gold column, the predicted columns whose cells may be identical as a multiset: the only
+    partners a mapping of identical cells can use, found without comparing every pair.  Identical multisets
+    share their length, class counts and numeric span (signatures already made); only when several columns
+    share those is the multiset's hash sum (a pass over the column) asked for."""
+    by_look: dict = {}
     for j, p in enumerate(pred):
-        by_sum.setdefault(p.identity_sum, []).append(j)
-    return [[j for j in by_sum.get(g.identity_sum, []) if pred[j].n == g.n] for g in gold]
+        by_look.setdefault((p.n, p.counts, p.span), []).append(j)
+    candidates = []
+    for g in gold:
+        alike = by_look.get((g.n, g.counts, g.span), [])
+        if len(alike) > 1:
+            alike = [j for j in alike if pred[j].identity_sum == g.identity_sum]
+        candidates.append(alike)
+    return candidates
 
 
 def _pairing(gold: list[StrictColumn], pred: list[StrictColumn], tol: float) -> np.ndarray | None:

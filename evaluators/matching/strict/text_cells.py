@@ -28,6 +28,7 @@ from evaluators.matching.strict.cells import (
     BIGINT,
     FLOAT,
     INT,
+    NULL,
     TEXT,
     Cells,
     RawText,
@@ -66,11 +67,19 @@ def from_text(name: str, values, tokens: TokenTable) -> StrictColumn:
 
 
 def _type_column(array: pa.Array, null: np.ndarray, tokens: TokenTable) -> Cells:
-    cls, num, ival = _empty(len(array))
+    if _few_distinct(array):
+        return _type_encoded(array, tokens)
+    return _type_scanned(array, null, tokens)
+
+
+def _type_scanned(array: pa.Array, null: np.ndarray, tokens: TokenTable) -> Cells:
+    """Cells screened row by row (`may_be_number`); only the rows that may be numbers are encoded."""
+    cls, ival = np.zeros(len(array), dtype=np.int8), np.zeros(len(array), dtype=np.int64)
     cls[~null] = TEXT
     maybe = may_be_number(array) & ~null
-    bigints = None
+    bigints, num = None, None  # no number among the cells: num is made when asked (StrictColumn.num)
     if maybe.any():
+        num = np.full(len(array), np.nan)
         rows = np.flatnonzero(maybe)
         encoded = pc.dictionary_encode(array.take(pa.array(rows)))
         codes = encoded.indices.to_numpy(zero_copy_only=False)
@@ -80,6 +89,45 @@ def _type_column(array: pa.Array, null: np.ndarray, tokens: TokenTable) -> Cells
             bigints = {int(r): u_big[c] for r, c in zip(rows.tolist(), codes.tolist(), strict=False) if c in u_big}
     part = TextPart("str", array)
     if (cls == TEXT).any():
+        tokens.register(part)
+    return Cells(cls, num, ival, (part,), bigints)
+
+
+def _few_distinct(array: pa.Array) -> bool:
+    """Do the first rows repeat their texts a lot (categories, codes, flags)?  Then the column is typed
+    through its dictionary: one hash pass gives both the cells' types and the token table's codes."""
+    head = array.slice(0, HEAD_ROWS)
+    return len(head) > 0 and 4 * pc.count_distinct(head).as_py() <= len(head)
+
+
+HEAD_ROWS = 4096
+
+
+def _type_encoded(array: pa.Array, tokens: TokenTable) -> Cells:
+    """The typing of `_type_column`, on each distinct text once (a cell's type is a function of its text)."""
+    encoded = pc.dictionary_encode(array)
+    dictionary = encoded.dictionary
+    index = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)  # -1: NULL, the slot appended below
+    n_uniques = len(dictionary)
+    u_cls, u_num, u_ival = np.full(n_uniques + 1, TEXT, dtype=np.int8), np.full(n_uniques + 1, np.nan), None
+    u_cls[-1] = NULL
+    big: dict = {}
+    maybe = np.flatnonzero(may_be_number(dictionary)) if n_uniques else np.zeros(0, dtype=np.int64)
+    if len(maybe):
+        m_cls, m_num, m_ival, m_big = _type_uniques(dictionary.take(pa.array(maybe)))
+        u_ival = np.zeros(n_uniques + 1, dtype=np.int64)
+        u_cls[maybe], u_num[maybe], u_ival[maybe] = m_cls, m_num, m_ival
+        big = {int(maybe[k]): value for k, value in m_big.items()}
+    cls = u_cls[index]
+    numbers = bool(((u_cls == INT) | (u_cls == FLOAT) | (u_cls == BIGINT)).any())
+    num = u_num[index] if numbers else None  # None: made when asked (StrictColumn.num)
+    ival = u_ival[index] if u_ival is not None and (u_cls == INT).any() else np.zeros(len(array), dtype=np.int64)
+    bigints = None
+    if big:
+        rows = np.flatnonzero(np.isin(index, list(big)))
+        bigints = {int(r): big[int(c)] for r, c in zip(rows.tolist(), index[rows].tolist(), strict=True)}
+    part = TextPart("str", array, local=(index, dictionary.to_numpy(zero_copy_only=False).astype(object)))
+    if (u_cls[:-1] == TEXT).any():
         tokens.register(part)
     return Cells(cls, num, ival, (part,), bigints)
 

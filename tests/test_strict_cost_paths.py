@@ -1,0 +1,216 @@
+"""The strict rule's cheaper paths give the answers of the plain definitions they replace.
+
+hash_order is a stable argsort of hashes, lazily made `num` and the np.where identity are the cells'
+values, head prints only ever add whole fingerprints, and look-alike columns (the same values in
+every column, only whole rows tell them apart) still need the right mapping.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from evaluators.matching.kernels.numeric import hash_order
+from evaluators.matching.semantics import STRICT_TOL
+from evaluators.matching.strict import rule as strict
+from evaluators.matching.strict.cells import FLOAT, HEAD, INT, NULL, TEXT, TokenTable, from_numbers
+from evaluators.matching.strict.columns import strict_columns
+from evaluators.matching.strict.mapping_search import MappingSearch
+
+
+def _columns(frame: pd.DataFrame, tokens: TokenTable):
+    return strict_columns(frame, tokens, lambda cols: frame.iloc[:, cols].astype(object))
+
+
+def _verdict(gold: pd.DataFrame, pred: pd.DataFrame):
+    tokens = TokenTable()
+    return strict.compare(_columns(pred, tokens), _columns(gold, tokens), ignore_order=True, tol=STRICT_TOL)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 100, 5000])
+def test_hash_order_is_a_stable_argsort(n):
+    rng = np.random.default_rng(n)
+    cases = [
+        rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) * np.uint64(2),
+        rng.integers(0, 4, n).astype(np.uint64) << np.uint64(62),  # many equal hashes
+        rng.integers(0, 40, n).astype(np.uint64),  # only the low bits (the packed row numbers) differ
+        (rng.integers(0, 3, n).astype(np.uint64) << np.uint64(40)) | rng.integers(0, 2**20, n).astype(np.uint64),
+    ]
+    for h in cases:
+        assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
+
+
+def test_hash_order_many_misordered_groups_fall_back():
+    h = np.arange(5000, dtype=np.uint64)[::-1].copy()  # every neighbour misordered within its high bits
+    assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
+
+
+def test_lazy_num_is_the_integers_as_floats():
+    values = np.array([3, -7, 2**53 + 1, 0], dtype=np.int64)
+    column = from_numbers("a", values)
+    assert column.cells.num is None  # not made until asked
+    assert np.array_equal(column.num, values.astype(float))
+    with_null = from_numbers("b", values, np.array([False, True, False, False]))
+    assert np.isnan(with_null.num[1]) and with_null.num[0] == 3.0
+    assert with_null.span == (0.0, float(2**53 + 1), float(2**53 + 1))
+
+
+def test_identity_per_class():
+    frame = pd.DataFrame({"mixed": ["7", None, "x", "-0.0", "2.5", "y", "7"]}, dtype=object)
+    (column,) = _columns(frame, TokenTable())
+    assert list(column.cls) == [INT, NULL, TEXT, FLOAT, FLOAT, TEXT, INT]
+    identity = column.identity
+    assert identity[0] == identity[6] == 7 and identity[1] == 0
+    assert identity[3] == np.float64(0.0).view(np.int64)  # -0.0 as 0.0
+    assert identity[4] == np.float64(2.5).view(np.int64)
+    assert identity[2] != identity[5] and identity[2] == column.code[2]
+
+
+def test_integer_columns_keep_no_code_array():
+    column = from_numbers("a", np.arange(10, dtype=np.int64))
+    assert column.code.strides == (0,) and (column.code == -1).all()
+
+
+def test_same_head_different_tail_are_both_tried():
+    """Two predicted columns agree on their first HEAD rows and differ later: only one of them keeps the rows
+    whole, so the search must not take them for one content."""
+    n = HEAD + 50
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 5, n)
+    b = a.copy()
+    b[HEAD:] = rng.permutation(b[HEAD:])  # same values, scrambled only past the head
+    key = np.arange(n) % 7
+    gold = pd.DataFrame({"k": key, "x": a})
+    pred = pd.DataFrame({"p0": b, "p1": a, "p2": key})
+    tokens = TokenTable()
+    g, p = _columns(gold, tokens), _columns(pred, tokens)
+    assert p[0].head_print == p[1].head_print and p[0].fingerprint != p[1].fingerprint
+    found = MappingSearch(g, p, [[2], [0, 1]], STRICT_TOL, identical=True).run()
+    assert found == (2, 1)
+    assert _verdict(gold, pred).ok
+    pred_wrong = pd.DataFrame({"p0": b, "p2": key})
+    assert not _verdict(gold, pred_wrong).ok
+
+
+@pytest.mark.parametrize("rows", [300, 3000])
+def test_lookalike_columns(rows):
+    rng = np.random.default_rng(rows)
+    values = rng.integers(0, 10, rows)
+    gold = pd.DataFrame({f"k{c}": rng.permutation(values) for c in range(6)})
+    order = rng.permutation(rows)
+    pred = gold.iloc[order, [3, 0, 5, 1, 4, 2]].reset_index(drop=True)
+    pred.columns = [f"c{i}" for i in range(6)]
+    verdict = _verdict(gold, pred)
+    assert verdict.ok and verdict.mapping == (1, 3, 5, 0, 4, 2), verdict
+    swapped = pred.copy()
+    swapped.iloc[:2, 0] = swapped.iloc[:2, 0].to_numpy()[::-1]  # two cells of one column trade places
+    if swapped.iloc[0, 0] != swapped.iloc[1, 0]:
+        assert not _verdict(gold, swapped).ok
+
+
+def test_nulls_with_floats_and_text():
+    rng = np.random.default_rng(9)
+    n = 4000
+    missing = rng.random((n, 3)) < 0.6
+    gold = pd.DataFrame(
+        {
+            "t": np.where(missing[:, 0], None, rng.choice(["a", "b", "c"], n)),
+            "i": np.where(missing[:, 1], np.nan, rng.integers(0, 9, n).astype(float)),
+            "f": np.where(missing[:, 2], np.nan, np.round(rng.normal(0, 1, n), 2)),
+        }
+    )
+    pred = gold.iloc[rng.permutation(n), [2, 0, 1]].reset_index(drop=True)
+    assert _verdict(gold, pred).ok
+    moved = pred.copy()
+    first = int(np.flatnonzero(moved.iloc[:, 1].isna())[0])
+    moved.iloc[first, 1] = "a"  # a NULL becomes a value: NULL equals only NULL
+    assert not _verdict(gold, moved).ok
+
+
+def test_typing_through_the_dictionary_is_the_row_by_row_typing():
+    from evaluators.matching.strict import text_cells
+
+    texts = ["7", " -3 ", "2.50", "1e3", "inf", "nan", "NaN text", "abc", "", "99999999999999999999", "+4", "0x1"]
+    rng = np.random.default_rng(4)
+    values = [texts[k] if k < len(texts) else None for k in rng.integers(0, len(texts) + 2, 5000)]
+    array = pa.array(values, type=pa.string())
+    null = array.is_null().to_numpy(zero_copy_only=False)
+    assert text_cells._few_distinct(array)
+    tokens_a, tokens_b = TokenTable(), TokenTable()
+    encoded = text_cells._type_encoded(array, tokens_a)
+    scanned = text_cells._type_scanned(array, null, tokens_b)
+    assert np.array_equal(encoded.cls, scanned.cls) and np.array_equal(encoded.ival, scanned.ival)
+    assert np.array_equal(np.nan_to_num(encoded.num, nan=-1.5), np.nan_to_num(scanned.num, nan=-1.5))
+    assert encoded.bigints == scanned.bigints and encoded.bigints
+    text = encoded.cls == TEXT
+    codes_a, codes_b = tokens_a.ensure(encoded.texts[0]), tokens_b.ensure(scanned.texts[0])
+    # The same texts get the same codes (each table numbers them its own way): one-to-one on TEXT cells.
+    pairs = set(zip(codes_a[text].tolist(), codes_b[text].tolist(), strict=True))
+    assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})
+
+
+def test_text_column_with_few_distinct_values_may_fail():
+    rng = np.random.default_rng(2)
+    n = 6000
+    gold = pd.DataFrame({"cat": rng.choice(["a", "b", "7", "2.5"], n), "v": rng.integers(0, 3, n)})
+    pred = gold.iloc[rng.permutation(n)].reset_index(drop=True)
+    assert _verdict(gold, pred).ok
+    changed = pred.copy()
+    changed.iloc[0, 0] = {"a": "b", "b": "a", "7": "2.5", "2.5": "7"}[changed.iloc[0, 0]]
+    assert not _verdict(gold, changed).ok
+
+
+def test_sampled_rows_rule_out_lookalike_partners_on_large_tables():
+    """Past _Sample.MIN_ROWS, candidates are first tried on sampled rows: the right partner still passes,
+    and a table whose rows were scrambled across columns still fails."""
+    from evaluators.matching.strict.mapping_search import _Sample
+
+    rows = _Sample.MIN_ROWS + 1000
+    rng = np.random.default_rng(11)
+    values = rng.integers(0, 10, rows)
+    gold = pd.DataFrame({f"k{c}": rng.permutation(values) for c in range(4)})
+    pred = gold.iloc[rng.permutation(rows), [2, 0, 3, 1]].reset_index(drop=True)
+    pred.columns = ["c0", "c1", "c2", "c3"]
+    tokens = TokenTable()
+    g, p = _columns(gold, tokens), _columns(pred, tokens)
+    everything = [[0, 1, 2, 3] for _ in g]
+    assert MappingSearch(g, p, everything, STRICT_TOL, identical=True).run() == (1, 3, 0, 2)
+    scrambled = pred.copy()
+    scrambled["c3"] = rng.permutation(scrambled["c3"].to_numpy())  # same values, rows no longer whole
+    s = _columns(scrambled, tokens)
+    assert MappingSearch(g, s, everything, STRICT_TOL, identical=True).run() is None
+    assert not _verdict(gold, scrambled).ok
+
+
+def test_identical_candidates_by_signature_then_hash_sum():
+    gold = pd.DataFrame({"a": [1, 2, 3, 3], "b": [1, 1, 2, 3], "t": ["x", "y", None, "x"]})
+    pred = pd.DataFrame({"p": [1, 2, 2, 3], "q": [3, 3, 2, 1], "r": ["x", None, "x", "y"], "s": [1, 3, 1, 2]})
+    tokens = TokenTable()
+    g, p = _columns(gold, tokens), _columns(pred, tokens)
+    # a: same counts and span as p, q and s, but only q holds its values; b's values are s's.
+    assert strict._identical_candidates(g, p) == [[1], [3], [2]]
+    # A lone look-alike (same counts and span, other values) is offered, and the search then rules it out.
+    lone = _columns(pd.DataFrame({"p": [1, 2, 2, 3]}), tokens)
+    assert strict._identical_candidates(g[:1], lone) == [[0]]
+    assert MappingSearch(g[:1], lone, [[0]], STRICT_TOL, identical=True).run() is None
+
+
+def test_row_pairing_skips_keys_without_a_partner_and_keeps_those_with_one():
+    from evaluators.matching.kernels import row_pairing
+
+    row_pairing._RECENT.clear()
+    gold = [np.array([5.0, 1.0, 3.0, 2.0])]
+    moved = [np.array([1.0, 2.0, 3.0, 5.0000001])]  # same length, another largest value: never a partner
+    assert row_pairing.row_pairings(gold, moved) == []
+    same = [np.array([2, 5, 1, 3])]  # integers holding the same values pair the rows
+    (pairing,) = row_pairing.row_pairings(gold, same)
+    assert np.array_equal(gold[0][pairing], same[0])
+
+
+def test_loose_key_of_a_number_column_is_the_general_formula():
+    floats = from_numbers("f", np.array([1.5, -2.0, 1e10]))
+    mixed = _columns(pd.DataFrame({"m": ["1.5", "2", None]}, dtype=object), TokenTable())[0]
+    assert floats.key(False).strides == (0,)
+    assert floats.key(False)[0] == mixed.key(False)[0] == mixed.key(False)[1] != mixed.key(False)[2]
