@@ -97,6 +97,11 @@ class _Sorts:
             self._orders[j] = np.argsort(self.keys[j])
         return self._orders[j]
 
+    def may_partner(self, key: np.ndarray) -> bool:
+        """Could some predicted key hold the values of `key` (same length, smallest and largest value)?"""
+        low, high = key.min(), key.max()
+        return any(len(p) == len(key) and p.min() == low and p.max() == high for p in self.keys)
+
     def partners(self, ranked: np.ndarray) -> list[int]:
         """The predicted keys holding exactly the sorted values `ranked`."""
         return [
@@ -135,7 +140,8 @@ def _two_key_pairings(golds: list[np.ndarray], orders: list[np.ndarray | None], 
 
     def partners_of(k: int) -> list[int]:
         if k not in partners:
-            partners[k] = sorts.partners(golds[k][order_of(k)])
+            # Without a predicted key of the same length, smallest and largest value, sorting the gold key is wasted.
+            partners[k] = sorts.partners(golds[k][order_of(k)]) if sorts.may_partner(golds[k]) else []
         return partners[k]
 
     for a, b in permutations(range(len(golds)), 2):

@@ -119,14 +119,18 @@ class Column:
 
     @cached_property
     def sorted_num(self) -> np.ndarray:
+        # float64 is a monotone image of the exact values: their sorted order, without a second sort.
+        values = self.sorted_exact.astype(np.float64, copy=False)
         if not self.null_as_zero or not self.null_count:
-            # float64 is a monotone image of the exact values: their sorted order, without a second sort.
-            return self.sorted_exact.astype(np.float64, copy=False)
-        return np.sort(self.num)
+            return values
+        # NULLs read as 0 go among the zeros (0.0 and -0.0 are one number here).
+        return np.insert(values, int(np.searchsorted(values, 0.0)), np.zeros(self.null_count))
 
     @cached_property
     def sorted_exact(self) -> np.ndarray:
-        return np.sort(self.exact[~self.null])
+        values = self.exact[~self.null] if self.null_count else self.exact.copy()
+        values.sort()  # in place: one copy of the column, not two
+        return values
 
     @cached_property
     def negative_zeros(self) -> int:
@@ -187,6 +191,12 @@ class Column:
         if self.n <= SHORT:
             order = self.official_order
             return self.num[order], self.null[order]
+        if self.key_type == "float":
+            fill = 0.0 if self.null_as_zero else np.nan
+            extra = "0" if self.null_as_zero else self.null_text
+            made = plain_floats_sorted(self.sorted_exact, self.negative_zeros, self.null_count, extra, fill)
+            if made is not None:
+                return made
         keep = ~self.null
         values = self.exact[keep]
         bits = values.view(np.int64) if values.dtype.kind == "f" else values
@@ -257,6 +267,78 @@ def _plain_float_ranks(values: np.ndarray, extra: str) -> np.ndarray | None:
     rank[order] = np.arange(len(values), dtype=np.int64)
     rank[-1] = len(values)
     return rank
+
+
+def plain_floats_sorted(ascending: np.ndarray, negative_zeros: int, null_count: int, extra: str, fill: float):
+    """`Column.official_sorted` from the non-NULL values sorted as numbers, without sorting again, or None
+    when it does not apply (values outside PLAIN, or a NULL text other than 'nan', '<NA>' or '0').
+
+    Within PLAIN the scorers' text order is by head (sign and integer part, see `_plain_float_ranks`), then
+    by magnitude.  The numeric order already holds each head's values together: the positive ones by
+    magnitude, the negative ones backwards, and the zeros of both signs in one run (they compare equal).
+    So the negative part is reversed, the zeros split by sign, and the head runs put in text order: only
+    the heads are printed and sorted.  `negative_zeros` counts the -0.0 among the values: numpy's sort may
+    turn -0.0 into 0.0 (its vectorised kernels do), so the sorted zeros' signs are not trusted.  NULL's text ('nan' and '<NA>' after every number, '0' after every
+    negative and before '0.') is never a head (heads end in '.'), so it sits between two runs."""
+    if extra not in ("nan", "<NA>", "0") or ascending.dtype.kind != "f":
+        return None
+    m = len(ascending)
+    if m and not max(abs(ascending[0]), abs(ascending[-1])) < PLAIN[1]:
+        return None  # too large for plain text, or infinite
+    below = int(np.searchsorted(ascending, -PLAIN[0], side="right"))  # values <= -1e-4
+    above = int(np.searchsorted(ascending, PLAIN[0], side="left"))  # values < 1e-4
+    zeros = ascending[below:above]
+    if zeros.any():
+        return None  # a tiny non-zero magnitude prints in exponent form
+    negatives = negative_zeros + below  # the values whose text starts with '-'
+    cells = np.empty(m + null_count, dtype=np.float64)
+    cells[:negative_zeros] = -0.0
+    cells[negative_zeros:negatives] = ascending[:below][::-1]
+    cells[negatives : negatives + len(zeros) - negative_zeros] = 0.0
+    cells[negatives + len(zeros) - negative_zeros : m] = ascending[above:]
+    cells[m:] = fill
+    starts, heads = _head_runs(cells[:m], negatives)
+    texts = [
+        ("-" if start < negatives else "") + str(int(head)) + "."
+        for start, head in zip(starts.tolist(), heads.tolist(), strict=True)
+    ]
+    rank = _text_ranks(texts, extra)
+    bounds = np.append(starts, [m, m + null_count])
+    run_order = np.argsort(rank, kind="stable").tolist()  # the NULL run last among equals: it never ties
+    num = _runs_gathered(cells, bounds, run_order)
+    null = np.zeros(m + null_count, dtype=bool)
+    at = sum(int(bounds[k + 1] - bounds[k]) for k in run_order[: run_order.index(len(starts))])
+    null[at : at + null_count] = True
+    return num, null
+
+
+def _runs_gathered(cells: np.ndarray, bounds: np.ndarray, run_order: list[int]) -> np.ndarray:
+    """The runs of `cells` (run k is bounds[k]:bounds[k + 1]) one after another in `run_order`."""
+    if len(run_order) <= GATHER_RUNS:
+        return np.concatenate([cells[bounds[k] : bounds[k + 1]] for k in run_order])
+    order = np.array(run_order, dtype=np.int64)
+    lengths = (bounds[1:] - bounds[:-1])[order]
+    offsets = np.cumsum(lengths) - lengths  # where each run lands
+    index = np.repeat(bounds[:-1][order] - offsets, lengths)
+    index += np.arange(len(cells), dtype=np.int64)
+    return cells[index]
+
+
+GATHER_RUNS = 256  # past this many runs one gather beats a list of slices
+
+
+def _head_runs(cells: np.ndarray, negatives: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of one head starts in `cells` (negatives by magnitude, then the rest), and its
+    integer part."""
+    if not len(cells):
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    whole = np.abs(cells)
+    np.trunc(whole, out=whole)
+    change = whole[1:] != whole[:-1]
+    if 0 < negatives < len(cells):
+        change[negatives - 1] = True
+    starts = np.concatenate([[0], np.flatnonzero(change) + 1])
+    return starts, whole[starts]
 
 
 def _text_ranks(texts: list[str], extra: str) -> np.ndarray:
@@ -333,10 +415,11 @@ class FrameViews:
 
 def num_column(name: str, values: np.ndarray, null_as_zero: bool, null=None, null_text="nan") -> Column:
     key_type = {"i": "int", "u": "int", "b": "bool"}.get(values.dtype.kind, "float")
+    nan_is_null = null is None
     if null is None:
         null = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
     num = values.astype(np.float64, copy=False)
-    if null.any():
+    if (null_as_zero or not nan_is_null) and null.any():  # NaN already stands where NaN is the NULL
         num = np.where(null, 0.0 if null_as_zero else np.nan, num)
     return Column(
         name, "num", len(values), null_as_zero, num=num, exact=values, null=null, key_type=key_type, null_text=null_text

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from evaluators.matching.kernels import row_pairing
-from evaluators.matching.kernels.numeric import isclose
+from evaluators.matching.kernels.numeric import all_close, isclose
 from evaluators.matching.kernels.tokens import TokenSpace
 from evaluators.matching.official import small_tables
 from evaluators.matching.official.column_views import Column, FrameViews
@@ -355,12 +355,13 @@ def _sorted_close(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
         probe = np.linspace(0, len(a) - 1, _SAMPLE).astype(np.int64)
         if not isclose(a[probe], b[probe], tol).all():
             return False
-    return bool(isclose(a, b, tol).all())
+    return all_close(a, b, tol)
 
 
 def _sorted_match(g: Column, p: Column, tol: float) -> bool:
     """Both columns in the scorers' order (`Column.official_sorted`), compared cell by cell."""
     (gn, g_null), (pn, p_null) = g.official_sorted, p.official_sorted
     if g.null_as_zero:
-        return bool(isclose(gn, pn, tol).all())
-    return bool(np.all((g_null & p_null) | (~g_null & ~p_null & isclose(gn, pn, tol))))
+        return all_close(gn, pn, tol)
+    # A NULL matches only a NULL; NULL cells hold NaN and no other cell does (NaN is the NULL of a float).
+    return bool(np.array_equal(g_null, p_null)) and all_close(gn, pn, tol, nan_equal=True)
