@@ -66,7 +66,7 @@ class Tokens:
     space: object  # "str" or ("datetime", tz): codes compare only within one space
     values: object  # pyarrow strings, object ndarray of str, or int64 ns timestamps
     null: np.ndarray
-    flavour: np.ndarray  # NULL code per cell, 0 where not NULL
+    flavour: np.ndarray  # NULL code per cell (int8), 0 where not NULL
     source: pd.Series
     tokens: TokenSpace
     codes: Any = None  # int64 ndarray, filled in bulk by `tokens`
@@ -103,19 +103,17 @@ class Column:
     @cached_property
     def value_range(self):
         """num: smallest and largest value (a cheap signature of the multiset)."""
+        if self.null_count == self.n:
+            return None
+        if self.null_count and self.exact.dtype.kind == "f":  # the NULLs are the NaNs, which fmin/fmax skip
+            return (np.fmin.reduce(self.exact), np.fmax.reduce(self.exact))
         values = self.exact[~self.null] if self.null_count else self.exact
-        return (values.min(), values.max()) if len(values) else None
+        return (values.min(), values.max())
 
     @cached_property
     def text_bytes(self) -> int | None:
         """tok: total length of the strings when stored by pyarrow (a cheap signature), else None."""
         return text_bytes(self.base.values)
-
-    @cached_property
-    def codes(self) -> np.ndarray:
-        """tok: job-wide codes of the values, NULL flavours negative (all ZERO_CODE when read as zero)."""
-        codes = self.base.tokens.ensure(self.base)
-        return np.where(self.null, ZERO_CODE if self.null_as_zero else self.base.flavour, codes)
 
     @cached_property
     def sorted_num(self) -> np.ndarray:
@@ -157,12 +155,32 @@ class Column:
         return sort_as_scorers(self.python_values())
 
     @cached_property
-    def sorted_codes(self) -> np.ndarray:
-        return np.sort(self.codes)
+    def code_counts(self) -> tuple:
+        """tok: the multiset of `codes` (what sorting them would show) as (NULL flavours with their counts,
+        count of each job-wide code up to the last one present): a count, not a sort, and no copy of the
+        column beyond its non-NULL codes."""
+        codes = self.base.tokens.ensure(self.base)
+        counts = np.bincount(codes[~self.null] if self.null_count else codes)
+        return tuple(sorted(self.flavour_counts.items())), np.trim_zeros(counts, "b")
+
+    @cached_property
+    def flavour_counts(self) -> dict:
+        """tok: {NULL code (ZERO_CODE when read as zero): cells}."""
+        if not self.null_count:
+            return {}
+        if self.null_as_zero:
+            return {ZERO_CODE: self.null_count}
+        flavours, counts = np.unique(self.base.flavour[self.null], return_counts=True)
+        return dict(zip(flavours.tolist(), counts.tolist(), strict=True))
 
     @cached_property
     def null_flavours(self) -> frozenset:
-        return frozenset(int(c) for c in np.unique(self.codes[self.codes < 0]))
+        return frozenset(self.flavour_counts)
+
+    def same_tokens(self, other: Column) -> bool:
+        """tok: do the two columns hold the same multiset of codes (NULL flavours included)?"""
+        (mine, my_counts), (theirs, their_counts) = self.code_counts, other.code_counts
+        return mine == theirs and bool(np.array_equal(my_counts, their_counts))
 
     def python_values(self) -> list:
         """The column as the scorers' Python list (after NULL-as-zero)."""
@@ -452,14 +470,14 @@ def token_base(series: pd.Series, tokens: TokenSpace) -> Tokens | None:
         if null.all():
             return None  # all-NULL: the frame's transposition gives plain NaNs
         values = arrow_strings(series) if dtype.storage == "pyarrow" else series.to_numpy(dtype=object)
-        return _register(Tokens("str", values, null, np.where(null, NAN_CODE, 0), series, tokens))
+        return _register(Tokens("str", values, null, _flavours(null, NAN_CODE), series, tokens))
     if dtype != OBJECT:
         return None
     values = series.to_numpy(dtype=object)
     null = pd.isna(values)
     if null.all() or pd.api.types.infer_dtype(values, skipna=True) != "string":
         return None
-    flavour = np.zeros(len(values), dtype=np.int64)
+    flavour = np.zeros(len(values), dtype=np.int8)
     for i in np.flatnonzero(null):
         v = values[i]
         if v is None:
@@ -484,7 +502,12 @@ def _datetime_base(series: pd.Series, tokens: TokenSpace) -> Tokens | None:
     except (OverflowError, ValueError, pd.errors.OutOfBoundsDatetime):
         return None
     space = ("datetime", str(tz))
-    return _register(Tokens(space, values, null, np.where(null, NAT_CODE, 0), series, tokens))
+    return _register(Tokens(space, values, null, _flavours(null, NAT_CODE), series, tokens))
+
+
+def _flavours(null: np.ndarray, code: int) -> np.ndarray:
+    """One NULL flavour code where `null`, 0 elsewhere, a byte a cell."""
+    return np.where(null, np.int8(code), np.int8(0))
 
 
 def _register(base: Tokens) -> Tokens:

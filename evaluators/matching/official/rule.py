@@ -81,11 +81,13 @@ def compare(
     gold_cols = views.columns(gold, null_as_zero)
     pred_cols = views.columns(pred, null_as_zero)
     rows = views.pairing(pred, gold, null_as_zero) if ignore_order else None
+    alike = _by_signature(pred_cols)
     for g in gold_cols:
         if views.proven(g, pred, ignore_order) or any(_identical(g, p, rows) for p in _likely_partners(g, pred_cols)):
             views.prove(g, pred, ignore_order)
             continue
-        if not any(_vectors_match(g, p, ignore_order, tol) for p in _candidates(g, pred_cols, ignore_order)):
+        candidates = _candidates(g, pred_cols, alike, ignore_order)
+        if not any(_vectors_match(g, p, ignore_order, tol) for p in candidates):
             return Verdict(0.0, _failure_reason(g, pred_cols), describe_miss(g, pred_cols, ignore_order, tol))
     return _all_found(gold_cols)
 
@@ -254,15 +256,33 @@ def _cells_identical(g: Column, p: Column, g_rows, p_rows) -> bool:
     )
 
 
-def _candidates(g: Column, pred_cols: list[Column], ignore_order: bool):
-    """Predicted columns, those that can be equal without tolerance first."""
-    others = []
-    for p in pred_cols:  # lazily: the caller stops at the first match, usually the first column of same values
+def _by_signature(pred_cols: list[Column]) -> dict:
+    """Predicted columns by `_signature`, in their order."""
+    alike: dict = {}
+    for p in pred_cols:
+        alike.setdefault(_signature(p), []).append(p)
+    return alike
+
+
+def _signature(c: Column) -> tuple:
+    """What two columns of the same values (`_same_values`) share, cheap to compare: a wide table's gold
+    column then looks only at its few look-alikes for a same-values partner, not at every predicted column."""
+    if c.kind == "tok":
+        return ("tok", c.n, c.null_count, c.base.space)
+    if c.kind == "num":  # ints and floats of one multiset have one range (as floats: a necessary condition)
+        low_high = c.value_range
+        return ("num", c.n, c.null_count, None if low_high is None else (float(low_high[0]), float(low_high[1])))
+    return ("lit", id(c))  # never the same values as another column
+
+
+def _candidates(g: Column, pred_cols: list[Column], alike: dict, ignore_order: bool):
+    """Predicted columns, those that can be equal without tolerance first (each group in table order)."""
+    same = []
+    for p in alike.get(_signature(g), ()):  # lazily: the caller stops at the first match, usually the first
         if _same_values(g, p, ignore_order):
+            same.append(p)
             yield p
-        else:
-            others.append(p)
-    yield from others
+    yield from (p for p in pred_cols if not any(p is q for q in same))
 
 
 def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:
@@ -273,7 +293,7 @@ def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:
             return False
         if not ignore_order:
             return _identical(g, p, None)
-        return bool(np.array_equal(g.sorted_codes, p.sorted_codes))
+        return g.same_tokens(p)
     if ignore_order and {g.key_type, p.key_type} == {"int", "float"}:
         return _ints_as_floats(g, p) and bool(np.array_equal(g.sorted_exact, p.sorted_exact))
     if g.key_type != p.key_type or (g.null_count and not g.null_as_zero and g.null_text != p.null_text):
@@ -330,7 +350,7 @@ def _tokens_match(g: Column, p: Column, ignore_order: bool) -> bool:
     if g.null_flavours != p.null_flavours and g.null.any() and p.null.any():
         # NaN, None and NaT are equal but sort apart: only the literal rule knows where they land.
         return literal_match(g.python_values(), p.python_values(), True, 0.0)
-    return bool(np.array_equal(g.sorted_codes, p.sorted_codes))
+    return g.same_tokens(p)
 
 
 def _numbers_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool:
