@@ -87,7 +87,6 @@ class Column:
     null_as_zero: bool
     # The fields below exist for the kinds named (one class serves all three, so they are typed Any:
     # the kind, checked by the callers, says which are there).
-    num: Any = None  # num: float64 ndarray; NULL is NaN (or 0.0 when read as zero)
     exact: Any = None  # num: int64/uint64/bool/float64 ndarray as materialised
     null: Any = None  # num, tok: bool ndarray mask of NULL cells
     key_type: str = ""  # "int", "float" or "bool": the Python type the scorers see
@@ -95,6 +94,15 @@ class Column:
     base: Any = None  # tok: Tokens
     items: Any = None  # lit: list of Python objects
     key: tuple = ()  # (frame id, position, common dtype): the same data under either NULL handling
+
+    @cached_property
+    def num(self) -> np.ndarray:
+        """num: the values as float64, NULL as NaN (or 0.0 when read as zero).  Made on first use: sorted
+        comparisons never need it, and a NULL-heavy column read as zero would otherwise hold a copy."""
+        values = self.exact.astype(np.float64, copy=False)
+        if self.null_count and (self.null_as_zero or self.exact.dtype.kind != "f"):  # a float's NULL is its NaN
+            values = np.where(self.null, 0.0 if self.null_as_zero else np.nan, values)
+        return values
 
     @cached_property
     def null_count(self) -> int:
@@ -433,14 +441,10 @@ class FrameViews:
 
 def num_column(name: str, values: np.ndarray, null_as_zero: bool, null=None, null_text="nan") -> Column:
     key_type = {"i": "int", "u": "int", "b": "bool"}.get(values.dtype.kind, "float")
-    nan_is_null = null is None
     if null is None:
         null = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
-    num = values.astype(np.float64, copy=False)
-    if (null_as_zero or not nan_is_null) and null.any():  # NaN already stands where NaN is the NULL
-        num = np.where(null, 0.0 if null_as_zero else np.nan, num)
     return Column(
-        name, "num", len(values), null_as_zero, num=num, exact=values, null=null, key_type=key_type, null_text=null_text
+        name, "num", len(values), null_as_zero, exact=values, null=null, key_type=key_type, null_text=null_text
     )
 
 

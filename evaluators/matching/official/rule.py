@@ -361,10 +361,10 @@ def _numbers_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool
         return bool(isclose(g.num[keep], p.num[keep], tol).all())
     if not g.null_as_zero and g.null_count != p.null_count:
         return False
+    if _same_values(g, p, True):
+        return True  # (their sorted numbers are then alike, so close)
     if not _sorted_close(g.sorted_num, p.sorted_num, tol):
         return False  # sorted order is the best alignment under a tolerance: no other can pass
-    if _same_values(g, p, True):
-        return True
     return _sorted_match(g, p, tol)
 
 
