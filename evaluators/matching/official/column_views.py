@@ -205,7 +205,7 @@ class Column:
             values = [0 if is_null else v for v, is_null in zip(values, self.null.tolist(), strict=True)]
         return values
 
-    @cached_property
+    @property
     def official_sorted(self) -> tuple[np.ndarray, np.ndarray]:
         """num: (num, null) of the cells in the scorers' order, what `official_order` would gather.
 
@@ -214,15 +214,19 @@ class Column:
         give the same arrays without sorting the cells: one sort of the values, one of the distinct ones.
         (A NULL read as 0 may tie with a value 0 and interleave with it; its number is 0 all the same.)
         """
-        if self.n <= SHORT:
-            order = self.official_order
-            return self.num[order], self.null[order]
-        if self.key_type == "float":
+        if self.n > SHORT and self.key_type == "float":
             fill = 0.0 if self.null_as_zero else np.nan
             extra = "0" if self.null_as_zero else self.null_text
             made = plain_floats_sorted(self.sorted_exact, self.negative_zeros, self.null_count, extra, fill)
             if made is not None:
-                return made
+                return made  # cheap to make again from sorted_exact: not kept (a column's worth of memory)
+        return self._ranked_sorted
+
+    @cached_property
+    def _ranked_sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.n <= SHORT:
+            order = self.official_order
+            return self.num[order], self.null[order]
         keep = ~self.null
         values = self.exact[keep]
         bits = values.view(np.int64) if values.dtype.kind == "f" else values
@@ -350,7 +354,7 @@ def _runs_gathered(cells: np.ndarray, bounds: np.ndarray, run_order: list[int]) 
     return cells[index]
 
 
-GATHER_RUNS = 256  # past this many runs one gather beats a list of slices
+GATHER_RUNS = 4096  # past this many runs one gather beats a list of slices (which holds no index arrays)
 
 
 def _head_runs(cells: np.ndarray, negatives: int) -> tuple[np.ndarray, np.ndarray]:
