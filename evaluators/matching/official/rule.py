@@ -14,7 +14,11 @@ alignment.  The first kind is usually proven by lining up whole rows
 (`row_pairing.py`: identical cells under one permutation mean identical
 multisets); otherwise by comparing sorted values or sorted job-wide codes.
 Only vectors that are close but not identical pay for the scorers' string
-sort, once per column and vectorised (`views.Column.official_order`).
+sort, once per column and vectorised (`views.Column.official_order`); for
+floats printed without exponent it is read off the numeric sort, by integer
+part (`column_views.plain_floats_sorted`), and compared block by block
+(`numeric.all_close`).  A gold column looks for a same-values partner among
+the predicted columns of its signature (kind, length, NULLs, range) first.
 Presets grading the same files share views, row pairings and proofs of
 identity (identical with NULL kept as NULL stays identical with NULL as 0).
 """
