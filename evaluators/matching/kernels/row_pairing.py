@@ -91,6 +91,7 @@ class _Sorts:
     def __init__(self, pred_keys: list[np.ndarray]):
         self.keys = pred_keys
         self._orders: dict[int, np.ndarray] = {}
+        self._ranges: list[tuple] | None = None  # (length, min, max) of each predicted key, made once
 
     def order(self, j: int) -> np.ndarray:
         if j not in self._orders:
@@ -99,8 +100,9 @@ class _Sorts:
 
     def may_partner(self, key: np.ndarray) -> bool:
         """Could some predicted key hold the values of `key` (same length, smallest and largest value)?"""
-        low, high = key.min(), key.max()
-        return any(len(p) == len(key) and p.min() == low and p.max() == high for p in self.keys)
+        if self._ranges is None:
+            self._ranges = [(len(p), p.min(), p.max()) if len(p) else (0, None, None) for p in self.keys]
+        return (len(key), key.min(), key.max()) in self._ranges if len(key) else False
 
     def partners(self, ranked: np.ndarray) -> list[int]:
         """The predicted keys holding exactly the sorted values `ranked`."""
