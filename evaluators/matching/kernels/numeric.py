@@ -55,3 +55,38 @@ def hash_order(h: np.ndarray) -> np.ndarray:
         group = order[lo:hi]
         order[lo:hi] = group[np.argsort(h[group], kind="stable")]
     return order
+
+
+BLOCK = 1 << 16  # cells per step of all_close: its temporaries stay small, and a miss stops the scan early
+
+
+def all_close(a: np.ndarray, b: np.ndarray, abs_tol: float, nan_equal: bool = False) -> bool:
+    """`isclose(a, b, abs_tol).all()` (NaN against NaN counted close when `nan_equal`), block by block.
+
+    With a finite abs_tol, math.isclose(x, y) is `x == y`, or else |x - y| <= max(rel * max(|x|, |y|), abs_tol)
+    with |x - y| finite: rel * |y| rounds monotonically, so the largest of the three bounds is the test, and
+    an infinite difference comes only from an infinite input (or an overflow, which no finite bound covers)."""
+    if len(a) != len(b):
+        return False
+    if not np.isfinite(abs_tol):
+        close = isclose(a, b, abs_tol)
+        if nan_equal:
+            close |= np.isnan(a) & np.isnan(b)
+        return bool(close.all())
+    with np.errstate(invalid="ignore", over="ignore"):
+        for start in range(0, len(a), BLOCK):
+            x = a[start : start + BLOCK].astype(np.float64, copy=False)
+            y = b[start : start + BLOCK].astype(np.float64, copy=False)
+            diff = np.subtract(y, x)
+            np.abs(diff, out=diff)
+            bound = np.maximum(np.abs(x), np.abs(y))
+            bound *= REL_TOL
+            np.maximum(bound, abs_tol, out=bound)
+            close = diff <= bound
+            close &= diff != np.inf
+            close |= x == y
+            if nan_equal:
+                close |= np.isnan(x) & np.isnan(y)
+            if not close.all():
+                return False
+    return True

@@ -121,8 +121,13 @@ class _Sorts:
 def _repeats_early(*keys: np.ndarray) -> bool:
     """Do the first SAMPLE rows already repeat a value (a tuple of values for several keys)?  Then the key is
     not distinct, and sorting the whole column to find out would cost more than the rest of the pairing."""
-    head = np.stack([k[:SAMPLE] for k in keys], axis=1)
-    return len(np.unique(head, axis=0)) < len(head)
+    heads = [k[:SAMPLE] for k in keys]
+    order = np.lexsort(heads[::-1])  # sorted by the first key, then the next: equal tuples become neighbours
+    same = np.ones(max(len(order) - 1, 0), dtype=bool)
+    for head in heads:
+        ranked = head[order]
+        same &= ranked[1:] == ranked[:-1]
+    return bool(same.any())
 
 
 def _pairing(gold_order: np.ndarray, pred_order: np.ndarray) -> np.ndarray:
@@ -144,6 +149,7 @@ def _two_key_pairings(golds: list[np.ndarray], orders: list[np.ndarray | None], 
 
     def partners_of(k: int) -> list[int]:
         if k not in partners:
+            # Without a predicted key of the same length, smallest and largest value, sorting the gold key is wasted.
             partners[k] = sorts.partners(golds[k][order_of(k)]) if sorts.may_partner(golds[k]) else []
         return partners[k]
 

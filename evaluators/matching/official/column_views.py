@@ -66,7 +66,7 @@ class Tokens:
     space: object  # "str" or ("datetime", tz): codes compare only within one space
     values: object  # pyarrow strings, object ndarray of str, or int64 ns timestamps
     null: np.ndarray
-    flavour: np.ndarray  # NULL code per cell, 0 where not NULL
+    flavour: np.ndarray  # NULL code per cell (int8), 0 where not NULL
     source: pd.Series
     tokens: TokenSpace
     codes: Any = None  # int64 ndarray, filled in bulk by `tokens`
@@ -87,7 +87,6 @@ class Column:
     null_as_zero: bool
     # The fields below exist for the kinds named (one class serves all three, so they are typed Any:
     # the kind, checked by the callers, says which are there).
-    num: Any = None  # num: float64 ndarray; NULL is NaN (or 0.0 when read as zero)
     exact: Any = None  # num: int64/uint64/bool/float64 ndarray as materialised
     null: Any = None  # num, tok: bool ndarray mask of NULL cells
     key_type: str = ""  # "int", "float" or "bool": the Python type the scorers see
@@ -97,14 +96,27 @@ class Column:
     key: tuple = ()  # (frame id, position, common dtype): the same data under either NULL handling
 
     @cached_property
+    def num(self) -> np.ndarray:
+        """num: the values as float64, NULL as NaN (or 0.0 when read as zero).  Made on first use: sorted
+        comparisons never need it, and a NULL-heavy column read as zero would otherwise hold a copy."""
+        values = self.exact.astype(np.float64, copy=False)
+        if self.null_count and (self.null_as_zero or self.exact.dtype.kind != "f"):  # a float's NULL is its NaN
+            values = np.where(self.null, 0.0 if self.null_as_zero else np.nan, values)
+        return values
+
+    @cached_property
     def null_count(self) -> int:
         return int(self.null.sum()) if self.null is not None else 0
 
     @cached_property
     def value_range(self):
         """num: smallest and largest value (a cheap signature of the multiset)."""
+        if self.null_count == self.n:
+            return None
+        if self.null_count and self.exact.dtype.kind == "f":  # the NULLs are the NaNs, which fmin/fmax skip
+            return (np.fmin.reduce(self.exact), np.fmax.reduce(self.exact))
         values = self.exact[~self.null] if self.null_count else self.exact
-        return (values.min(), values.max()) if len(values) else None
+        return (values.min(), values.max())
 
     @cached_property
     def text_bytes(self) -> int | None:
@@ -112,21 +124,19 @@ class Column:
         return text_bytes(self.base.values)
 
     @cached_property
-    def codes(self) -> np.ndarray:
-        """tok: job-wide codes of the values, NULL flavours negative (all ZERO_CODE when read as zero)."""
-        codes = self.base.tokens.ensure(self.base)
-        return np.where(self.null, ZERO_CODE if self.null_as_zero else self.base.flavour, codes)
-
-    @cached_property
     def sorted_num(self) -> np.ndarray:
+        # float64 is a monotone image of the exact values: their sorted order, without a second sort.
+        values = self.sorted_exact.astype(np.float64, copy=False)
         if not self.null_as_zero or not self.null_count:
-            # float64 is a monotone image of the exact values: their sorted order, without a second sort.
-            return self.sorted_exact.astype(np.float64, copy=False)
-        return np.sort(self.num)
+            return values
+        # NULLs read as 0 go among the zeros (0.0 and -0.0 are one number here).
+        return np.insert(values, int(np.searchsorted(values, 0.0)), np.zeros(self.null_count))
 
     @cached_property
     def sorted_exact(self) -> np.ndarray:
-        return np.sort(self.exact[~self.null])
+        values = self.exact[~self.null] if self.null_count else self.exact.copy()
+        values.sort()  # in place: one copy of the column, not two
+        return values
 
     @cached_property
     def negative_zeros(self) -> int:
@@ -153,12 +163,32 @@ class Column:
         return sort_as_scorers(self.python_values())
 
     @cached_property
-    def sorted_codes(self) -> np.ndarray:
-        return np.sort(self.codes)
+    def code_counts(self) -> tuple:
+        """tok: the multiset of `codes` (what sorting them would show) as (NULL flavours with their counts,
+        count of each job-wide code up to the last one present): a count, not a sort, and no copy of the
+        column beyond its non-NULL codes."""
+        codes = self.base.tokens.ensure(self.base)
+        counts = np.bincount(codes[~self.null] if self.null_count else codes)
+        return tuple(sorted(self.flavour_counts.items())), np.trim_zeros(counts, "b")
+
+    @cached_property
+    def flavour_counts(self) -> dict:
+        """tok: {NULL code (ZERO_CODE when read as zero): cells}."""
+        if not self.null_count:
+            return {}
+        if self.null_as_zero:
+            return {ZERO_CODE: self.null_count}
+        flavours, counts = np.unique(self.base.flavour[self.null], return_counts=True)
+        return dict(zip(flavours.tolist(), counts.tolist(), strict=True))
 
     @cached_property
     def null_flavours(self) -> frozenset:
-        return frozenset(int(c) for c in np.unique(self.codes[self.codes < 0]))
+        return frozenset(self.flavour_counts)
+
+    def same_tokens(self, other: Column) -> bool:
+        """tok: do the two columns hold the same multiset of codes (NULL flavours included)?"""
+        (mine, my_counts), (theirs, their_counts) = self.code_counts, other.code_counts
+        return mine == theirs and bool(np.array_equal(my_counts, their_counts))
 
     def python_values(self) -> list:
         """The column as the scorers' Python list (after NULL-as-zero)."""
@@ -175,7 +205,7 @@ class Column:
             values = [0 if is_null else v for v, is_null in zip(values, self.null.tolist(), strict=True)]
         return values
 
-    @cached_property
+    @property
     def official_sorted(self) -> tuple[np.ndarray, np.ndarray]:
         """num: (num, null) of the cells in the scorers' order, what `official_order` would gather.
 
@@ -184,6 +214,16 @@ class Column:
         give the same arrays without sorting the cells: one sort of the values, one of the distinct ones.
         (A NULL read as 0 may tie with a value 0 and interleave with it; its number is 0 all the same.)
         """
+        if self.n > SHORT and self.key_type == "float":
+            fill = 0.0 if self.null_as_zero else np.nan
+            extra = "0" if self.null_as_zero else self.null_text
+            made = plain_floats_sorted(self.sorted_exact, self.negative_zeros, self.null_count, extra, fill)
+            if made is not None:
+                return made  # cheap to make again from sorted_exact: not kept (a column's worth of memory)
+        return self._ranked_sorted
+
+    @cached_property
+    def _ranked_sorted(self) -> tuple[np.ndarray, np.ndarray]:
         if self.n <= SHORT:
             order = self.official_order
             return self.num[order], self.null[order]
@@ -257,6 +297,78 @@ def _plain_float_ranks(values: np.ndarray, extra: str) -> np.ndarray | None:
     rank[order] = np.arange(len(values), dtype=np.int64)
     rank[-1] = len(values)
     return rank
+
+
+def plain_floats_sorted(ascending: np.ndarray, negative_zeros: int, null_count: int, extra: str, fill: float):
+    """`Column.official_sorted` from the non-NULL values sorted as numbers, without sorting again, or None
+    when it does not apply (values outside PLAIN, or a NULL text other than 'nan', '<NA>' or '0').
+
+    Within PLAIN the scorers' text order is by head (sign and integer part, see `_plain_float_ranks`), then
+    by magnitude.  The numeric order already holds each head's values together: the positive ones by
+    magnitude, the negative ones backwards, and the zeros of both signs in one run (they compare equal).
+    So the negative part is reversed, the zeros split by sign, and the head runs put in text order: only
+    the heads are printed and sorted.  `negative_zeros` counts the -0.0 among the values: numpy's sort may
+    turn -0.0 into 0.0 (its vectorised kernels do), so the sorted zeros' signs are not trusted.  NULL's text ('nan' and '<NA>' after every number, '0' after every
+    negative and before '0.') is never a head (heads end in '.'), so it sits between two runs."""
+    if extra not in ("nan", "<NA>", "0") or ascending.dtype.kind != "f":
+        return None
+    m = len(ascending)
+    if m and not max(abs(ascending[0]), abs(ascending[-1])) < PLAIN[1]:
+        return None  # too large for plain text, or infinite
+    below = int(np.searchsorted(ascending, -PLAIN[0], side="right"))  # values <= -1e-4
+    above = int(np.searchsorted(ascending, PLAIN[0], side="left"))  # values < 1e-4
+    zeros = ascending[below:above]
+    if zeros.any():
+        return None  # a tiny non-zero magnitude prints in exponent form
+    negatives = negative_zeros + below  # the values whose text starts with '-'
+    cells = np.empty(m + null_count, dtype=np.float64)
+    cells[:negative_zeros] = -0.0
+    cells[negative_zeros:negatives] = ascending[:below][::-1]
+    cells[negatives : negatives + len(zeros) - negative_zeros] = 0.0
+    cells[negatives + len(zeros) - negative_zeros : m] = ascending[above:]
+    cells[m:] = fill
+    starts, heads = _head_runs(cells[:m], negatives)
+    texts = [
+        ("-" if start < negatives else "") + str(int(head)) + "."
+        for start, head in zip(starts.tolist(), heads.tolist(), strict=True)
+    ]
+    rank = _text_ranks(texts, extra)
+    bounds = np.append(starts, [m, m + null_count])
+    run_order = np.argsort(rank, kind="stable").tolist()  # the NULL run last among equals: it never ties
+    num = _runs_gathered(cells, bounds, run_order)
+    null = np.zeros(m + null_count, dtype=bool)
+    at = sum(int(bounds[k + 1] - bounds[k]) for k in run_order[: run_order.index(len(starts))])
+    null[at : at + null_count] = True
+    return num, null
+
+
+def _runs_gathered(cells: np.ndarray, bounds: np.ndarray, run_order: list[int]) -> np.ndarray:
+    """The runs of `cells` (run k is bounds[k]:bounds[k + 1]) one after another in `run_order`."""
+    if len(run_order) <= GATHER_RUNS:
+        return np.concatenate([cells[bounds[k] : bounds[k + 1]] for k in run_order])
+    order = np.array(run_order, dtype=np.int64)
+    lengths = (bounds[1:] - bounds[:-1])[order]
+    offsets = np.cumsum(lengths) - lengths  # where each run lands
+    index = np.repeat(bounds[:-1][order] - offsets, lengths)
+    index += np.arange(len(cells), dtype=np.int64)
+    return cells[index]
+
+
+GATHER_RUNS = 4096  # past this many runs one gather beats a list of slices (which holds no index arrays)
+
+
+def _head_runs(cells: np.ndarray, negatives: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of one head starts in `cells` (negatives by magnitude, then the rest), and its
+    integer part."""
+    if not len(cells):
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    whole = np.abs(cells)
+    np.trunc(whole, out=whole)
+    change = whole[1:] != whole[:-1]
+    if 0 < negatives < len(cells):
+        change[negatives - 1] = True
+    starts = np.concatenate([[0], np.flatnonzero(change) + 1])
+    return starts, whole[starts]
 
 
 def _text_ranks(texts: list[str], extra: str) -> np.ndarray:
@@ -335,11 +447,8 @@ def num_column(name: str, values: np.ndarray, null_as_zero: bool, null=None, nul
     key_type = {"i": "int", "u": "int", "b": "bool"}.get(values.dtype.kind, "float")
     if null is None:
         null = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
-    num = values.astype(np.float64, copy=False)
-    if null.any():
-        num = np.where(null, 0.0 if null_as_zero else np.nan, num)
     return Column(
-        name, "num", len(values), null_as_zero, num=num, exact=values, null=null, key_type=key_type, null_text=null_text
+        name, "num", len(values), null_as_zero, exact=values, null=null, key_type=key_type, null_text=null_text
     )
 
 
@@ -369,14 +478,14 @@ def token_base(series: pd.Series, tokens: TokenSpace) -> Tokens | None:
         if null.all():
             return None  # all-NULL: the frame's transposition gives plain NaNs
         values = arrow_strings(series) if dtype.storage == "pyarrow" else series.to_numpy(dtype=object)
-        return _register(Tokens("str", values, null, np.where(null, NAN_CODE, 0), series, tokens))
+        return _register(Tokens("str", values, null, _flavours(null, NAN_CODE), series, tokens))
     if dtype != OBJECT:
         return None
     values = series.to_numpy(dtype=object)
     null = pd.isna(values)
     if null.all() or pd.api.types.infer_dtype(values, skipna=True) != "string":
         return None
-    flavour = np.zeros(len(values), dtype=np.int64)
+    flavour = np.zeros(len(values), dtype=np.int8)
     for i in np.flatnonzero(null):
         v = values[i]
         if v is None:
@@ -401,7 +510,12 @@ def _datetime_base(series: pd.Series, tokens: TokenSpace) -> Tokens | None:
     except (OverflowError, ValueError, pd.errors.OutOfBoundsDatetime):
         return None
     space = ("datetime", str(tz))
-    return _register(Tokens(space, values, null, np.where(null, NAT_CODE, 0), series, tokens))
+    return _register(Tokens(space, values, null, _flavours(null, NAT_CODE), series, tokens))
+
+
+def _flavours(null: np.ndarray, code: int) -> np.ndarray:
+    """One NULL flavour code where `null`, 0 elsewhere, a byte a cell."""
+    return np.where(null, np.int8(code), np.int8(0))
 
 
 def _register(base: Tokens) -> Tokens:

@@ -14,7 +14,11 @@ alignment.  The first kind is usually proven by lining up whole rows
 (`row_pairing.py`: identical cells under one permutation mean identical
 multisets); otherwise by comparing sorted values or sorted job-wide codes.
 Only vectors that are close but not identical pay for the scorers' string
-sort, once per column and vectorised (`views.Column.official_order`).
+sort, once per column and vectorised (`views.Column.official_order`); for
+floats printed without exponent it is read off the numeric sort, by integer
+part (`column_views.plain_floats_sorted`), and compared block by block
+(`numeric.all_close`).  A gold column looks for a same-values partner among
+the predicted columns of its signature (kind, length, NULLs, range) first.
 Presets grading the same files share views, row pairings and proofs of
 identity (identical with NULL kept as NULL stays identical with NULL as 0).
 """
@@ -28,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from evaluators.matching.kernels import row_pairing
-from evaluators.matching.kernels.numeric import isclose
+from evaluators.matching.kernels.numeric import all_close, isclose
 from evaluators.matching.kernels.tokens import TokenSpace
 from evaluators.matching.official import small_tables
 from evaluators.matching.official.column_views import Column, FrameViews
@@ -36,6 +40,7 @@ from evaluators.matching.official.python_cells import describe_miss, literal_mat
 from evaluators.matching.verdicts import Verdict
 
 _SAMPLE = 33  # positions checked before a full comparison, to reject most pairs cheaply
+_IDENTITY_MISSES = 3  # gold columns without an identical partner in table order before that look stops
 
 
 @dataclass(frozen=True)
@@ -81,11 +86,20 @@ def compare(
     gold_cols = views.columns(gold, null_as_zero)
     pred_cols = views.columns(pred, null_as_zero)
     rows = views.pairing(pred, gold, null_as_zero) if ignore_order else None
+    alike = _by_signature(pred_cols)
+    # Unpaired rows compared in table order: after a few gold columns with no identical partner the
+    # prediction is not in the gold's order, and the look costs a probe per look-alike (wide tables: many).
+    misses, unordered = 0, ignore_order and rows is None
     for g in gold_cols:
-        if views.proven(g, pred, ignore_order) or any(_identical(g, p, rows) for p in _likely_partners(g, pred_cols)):
+        look = not unordered or misses < _IDENTITY_MISSES
+        if views.proven(g, pred, ignore_order) or (
+            look and any(_identical(g, p, rows) for p in _likely_partners(g, pred_cols))
+        ):
             views.prove(g, pred, ignore_order)
             continue
-        if not any(_vectors_match(g, p, ignore_order, tol) for p in _candidates(g, pred_cols, ignore_order)):
+        misses += look
+        candidates = _candidates(g, pred_cols, alike, ignore_order)
+        if not any(_vectors_match(g, p, ignore_order, tol) for p in candidates):
             return Verdict(0.0, _failure_reason(g, pred_cols), describe_miss(g, pred_cols, ignore_order, tol))
     return _all_found(gold_cols)
 
@@ -254,26 +268,44 @@ def _cells_identical(g: Column, p: Column, g_rows, p_rows) -> bool:
     )
 
 
-def _candidates(g: Column, pred_cols: list[Column], ignore_order: bool):
-    """Predicted columns, those that can be equal without tolerance first."""
-    others = []
-    for p in pred_cols:  # lazily: the caller stops at the first match, usually the first column of same values
+def _by_signature(pred_cols: list[Column]) -> dict:
+    """Predicted columns by `_signature`, in their order."""
+    alike: dict = {}
+    for p in pred_cols:
+        alike.setdefault(_signature(p), []).append(p)
+    return alike
+
+
+def _signature(c: Column) -> tuple:
+    """What two columns of the same values (`_same_values`) share, cheap to compare: a wide table's gold
+    column then looks only at its few look-alikes for a same-values partner, not at every predicted column."""
+    if c.kind == "tok":
+        return ("tok", c.n, c.null_count, c.base.space)
+    if c.kind == "num":  # ints and floats of one multiset have one range (as floats: a necessary condition)
+        low_high = c.value_range
+        return ("num", c.n, c.null_count, None if low_high is None else (float(low_high[0]), float(low_high[1])))
+    return ("lit", id(c))  # never the same values as another column
+
+
+def _candidates(g: Column, pred_cols: list[Column], alike: dict, ignore_order: bool):
+    """Predicted columns, those that can be equal without tolerance first (each group in table order)."""
+    same = []
+    for p in alike.get(_signature(g), ()):  # lazily: the caller stops at the first match, usually the first
         if _same_values(g, p, ignore_order):
+            same.append(p)
             yield p
-        else:
-            others.append(p)
-    yield from others
+    yield from (p for p in pred_cols if not any(p is q for q in same))
 
 
 def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:
     if g.kind != p.kind or g.n != p.n or g.kind == "lit" or g.null_count != p.null_count:
         return False
     if g.kind == "tok":
-        if g.base.space != p.base.space:
+        if g.base.space != p.base.space or _bytes_differ(g, p):
             return False
         if not ignore_order:
             return _identical(g, p, None)
-        return bool(np.array_equal(g.sorted_codes, p.sorted_codes))
+        return g.same_tokens(p)
     if ignore_order and {g.key_type, p.key_type} == {"int", "float"}:
         return _ints_as_floats(g, p) and bool(np.array_equal(g.sorted_exact, p.sorted_exact))
     if g.key_type != p.key_type or (g.null_count and not g.null_as_zero and g.null_text != p.null_text):
@@ -281,6 +313,11 @@ def _same_values(g: Column, p: Column, ignore_order: bool) -> bool:
     if ignore_order:
         return np.array_equal(g.sorted_exact, p.sorted_exact) and g.negative_zeros == p.negative_zeros
     return np.array_equal(g.null, p.null) and np.array_equal(g.exact[~g.null], p.exact[~p.null])
+
+
+def _bytes_differ(g: Column, p: Column) -> bool:
+    """Two text columns stored by pyarrow whose strings add up to different lengths hold different strings."""
+    return g.text_bytes is not None and p.text_bytes is not None and g.text_bytes != p.text_bytes
 
 
 def _ints_as_floats(g: Column, p: Column) -> bool:
@@ -330,7 +367,7 @@ def _tokens_match(g: Column, p: Column, ignore_order: bool) -> bool:
     if g.null_flavours != p.null_flavours and g.null.any() and p.null.any():
         # NaN, None and NaT are equal but sort apart: only the literal rule knows where they land.
         return literal_match(g.python_values(), p.python_values(), True, 0.0)
-    return bool(np.array_equal(g.sorted_codes, p.sorted_codes))
+    return g.same_tokens(p)
 
 
 def _numbers_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool:
@@ -341,10 +378,10 @@ def _numbers_match(g: Column, p: Column, ignore_order: bool, tol: float) -> bool
         return bool(isclose(g.num[keep], p.num[keep], tol).all())
     if not g.null_as_zero and g.null_count != p.null_count:
         return False
+    if _same_values(g, p, True):
+        return True  # (their sorted numbers are then alike, so close)
     if not _sorted_close(g.sorted_num, p.sorted_num, tol):
         return False  # sorted order is the best alignment under a tolerance: no other can pass
-    if _same_values(g, p, True):
-        return True
     return _sorted_match(g, p, tol)
 
 
@@ -355,12 +392,13 @@ def _sorted_close(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
         probe = np.linspace(0, len(a) - 1, _SAMPLE).astype(np.int64)
         if not isclose(a[probe], b[probe], tol).all():
             return False
-    return bool(isclose(a, b, tol).all())
+    return all_close(a, b, tol)
 
 
 def _sorted_match(g: Column, p: Column, tol: float) -> bool:
     """Both columns in the scorers' order (`Column.official_sorted`), compared cell by cell."""
     (gn, g_null), (pn, p_null) = g.official_sorted, p.official_sorted
     if g.null_as_zero:
-        return bool(isclose(gn, pn, tol).all())
-    return bool(np.all((g_null & p_null) | (~g_null & ~p_null & isclose(gn, pn, tol))))
+        return all_close(gn, pn, tol)
+    # A NULL matches only a NULL; NULL cells hold NaN and no other cell does (NaN is the NULL of a float).
+    return bool(np.array_equal(g_null, p_null)) and all_close(gn, pn, tol, nan_equal=True)
