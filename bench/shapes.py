@@ -16,6 +16,8 @@ grow faster than the rows:
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 
@@ -89,7 +91,9 @@ def write(directory, shape: str, rows: int) -> tuple:
     if not (gold_path.exists() and pred_path.exists()):
         directory.mkdir(parents=True, exist_ok=True)
         gold, pred = pair(shape, rows)
-        gold.to_csv(gold_path, index=False)
-        pred.to_csv(pred_path.with_suffix(".tmp"), index=False)
-        pred_path.with_suffix(".tmp").rename(pred_path)
+        for frame, path in ((gold, gold_path), (pred, pred_path)):
+            # Written aside and renamed: a run reading a pair while another writes it sees whole files.
+            aside = path.with_suffix(f".{os.getpid()}.tmp")
+            frame.to_csv(aside, index=False)
+            aside.rename(path)
     return gold_path, pred_path
