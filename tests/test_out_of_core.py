@@ -157,31 +157,34 @@ EDGE_CELLS = [
 
 
 def _raw_verdicts(tmp_path, gold_rows: list[str], pred_rows: list[str]):
+    """The in-memory verdicts and the DuckDB route's own (before any fallback) on CSVs written cell by cell."""
     (tmp_path / "gold.csv").write_text("a,b\n" + "".join(f"{cell},t{k % 3}\n" for k, cell in enumerate(gold_rows)))
     (tmp_path / "pred.csv").write_text("y,x\n" + "".join(f"t{k % 3},{cell}\n" for k, cell in enumerate(pred_rows)))
     spec = {"gold": "gold.csv", "condition_cols": [], "ignore_order": True}
-    verdicts = []
-    for spill in (None, SpillPlan(0, tmp_path / "work")):
-        job = table_match.TableJob(tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction"), spill=spill)
-        try:
-            verdicts.append(table_match.table_match(job, tmp_path / "pred.csv", spec))
-            if spill is not None:
-                own = {
-                    name: job.out_of_core(p, tmp_path / "pred.csv", tmp_path / "gold.csv", [], True)
-                    for name, p in PRESETS.items()
-                }
-        finally:
-            job.close()
-    return verdicts[0], verdicts[1], own
+    in_memory = table_match.table_match(
+        table_match.TableJob(tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction")),
+        tmp_path / "pred.csv",
+        spec,
+    )
+    job = table_match.TableJob(
+        tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction"), spill=SpillPlan(0, tmp_path / "w")
+    )
+    try:
+        own = {
+            name: job.out_of_core(preset, tmp_path / "pred.csv", tmp_path / "gold.csv", [], True)
+            for name, preset in PRESETS.items()
+        }
+    finally:
+        job.close()
+    return in_memory, own
 
 
 @pytest.mark.parametrize("cell", EDGE_CELLS)
-@pytest.mark.parametrize("context", [["2", "3", "4"], ["2.5", "3", "4"], ["x", "y", "z"], ["2", "", "4"]])
+@pytest.mark.parametrize("context", [["2", "3", "4"], ["x", "y", "z"], ["2.5", "", "4"]])
 def test_typing_edges_agree_with_pandas_or_stay_undecided(tmp_path, cell, context):
     gold = [cell, *context]
-    for pred in ([*reversed(context), cell], [*context[::-1], "1"], [*context[::-1], "1.0"], [*context[::-1], "x"]):
-        in_memory, spilled, own = _raw_verdicts(tmp_path, gold, pred)
-        _same(in_memory, spilled)
+    for pred in ([*reversed(context), cell], [*context[::-1], "1"]):
+        in_memory, own = _raw_verdicts(tmp_path, gold, pred)
         for name, verdict in own.items():
             if verdict.reason != "undecided":
                 assert (verdict.score, verdict.reason) == (in_memory[name].score, in_memory[name].reason), (

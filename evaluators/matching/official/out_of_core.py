@@ -72,7 +72,7 @@ def plain_number(x: str) -> str:
     DuckDB's cast is the parser; its extras (spaces, underscores, inf and nan words, a doubled sign) are
     shut out by the first and last characters, with no regular expression (a regex per cell was most of
     the typing pass's cost).  tests/test_out_of_core.py checks it against the pattern exhaustively."""
-    first, second, last = f"ascii({x})", f"ascii(substr({x}, 2, 1))", f"ascii(right({x}, 1))"
+    first, second, last = f"ascii({x})", f"ascii(substr({x}, 2, 1))", f"ascii(substr({x}, -1, 1))"
     return (
         f"(TRY_CAST({x} AS DOUBLE) IS NOT NULL AND {first} IN (43, 45, 46, {_DIGITS}) "
         f"AND {last} IN (46, {_DIGITS}) AND NOT contains({x}, '_') "
