@@ -147,10 +147,11 @@ def columns(con, table: str, low_memory: bool = True, cache: dict | None = None)
 
 
 def _value(c: Col, null_as_zero: bool) -> str:
-    """The cell as the scorers hold it: a number (DOUBLE), a string, or NULL for NaN."""
+    """The cell as the scorers hold it: a number (DOUBLE), a string, or NULL for NaN (NA cells are NULL
+    already, and stay so through the cast: no CASE, which would cost DuckDB its dictionary vectors)."""
     if c.kind == "text":
-        return f"CASE WHEN {_na(c.name)} THEN NULL ELSE {c.name} END"
-    x = f"CASE WHEN {_na(c.name)} THEN NULL ELSE CAST({c.name} AS DOUBLE) END"
+        return c.name
+    x = f"CAST({c.name} AS DOUBLE)"
     return f"coalesce({x}, 0.0)" if null_as_zero else x
 
 
