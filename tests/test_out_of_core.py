@@ -211,3 +211,25 @@ def test_plain_number_is_the_pattern_without_a_regex():
         f"SELECT c FROM cells WHERE regexp_full_match(c, '{pattern}') IS DISTINCT FROM {plain_number('c')} LIMIT 5"
     ).fetchall()
     assert not wrong
+
+
+@pytest.mark.parametrize("order", [("spider2", "spider2-2024"), ("spider2-2024", "spider2")])
+def test_one_sort_serves_every_tolerance(tmp_path, order):
+    """The sorted comparison is kept as the smallest tolerance that passes, so the next preset reuses it:
+    a gap of 0.004 passes 1e-2 and fails 1e-3, whichever preset asks first."""
+    gold = pd.DataFrame({"a": [1.0, 2.0, 3.5, 10.25], "b": ["x", "y", "z", "w"]})
+    pred = pd.DataFrame({"q": ["w", "z", "y", "x"], "p": [10.25, 3.5, 2.004, 1.0]})
+    gold.to_csv(tmp_path / "gold.csv", index=False)
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    job = table_match.TableJob(
+        tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction"), spill=SpillPlan(0, tmp_path / "w")
+    )
+    try:
+        own = {
+            name: job.out_of_core(PRESETS[name], tmp_path / "pred.csv", tmp_path / "gold.csv", [], True)
+            for name in order
+        }
+    finally:
+        job.close()
+    assert own["spider2"].ok and "out of core" in own["spider2"].detail
+    assert own["spider2-2024"].reason == "column_not_found", own

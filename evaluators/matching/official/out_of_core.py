@@ -250,7 +250,11 @@ def _sort_key(c: Col, null_as_zero: bool) -> str:
     return f"({x}) IS NULL, {head}, abs({x})"
 
 
-def _sorted_close(con, g: Col, p: Col, tol: float, null_as_zero: bool) -> bool:
+def _sorted_gap(con, g: Col, p: Col, null_as_zero: bool) -> float:
+    """The smallest tolerance under which the two sorted columns match position by position
+    (`math.isclose` with rel_tol 1e-9 and abs_tol the tolerance): one sort serves every preset's
+    tolerance.  A NULL against a number, or infinities that differ, need an infinite tolerance."""
+
     def ranked(c: Col) -> str:
         return (
             f"SELECT row_number() OVER (ORDER BY {_sort_key(c, null_as_zero)}) AS r, "
@@ -258,15 +262,13 @@ def _sorted_close(con, g: Col, p: Col, tol: float, null_as_zero: bool) -> bool:
         )
 
     d = "abs(a.v - b.v)"
-    close = (
-        f"(a.v = b.v OR (isfinite(a.v) AND isfinite(b.v) AND "
-        f"({d} <= abs(1e-9 * b.v) OR {d} <= abs(1e-9 * a.v) OR {d} <= {float(tol)!r})))"
+    needed = (
+        "CASE WHEN a.v IS NULL AND b.v IS NULL THEN 0.0 WHEN a.v IS NULL OR b.v IS NULL THEN 'inf'::DOUBLE "
+        "WHEN a.v = b.v THEN 0.0 WHEN NOT (isfinite(a.v) AND isfinite(b.v)) THEN 'inf'::DOUBLE "
+        f"WHEN {d} <= abs(1e-9 * b.v) OR {d} <= abs(1e-9 * a.v) THEN 0.0 ELSE {d} END"
     )
-    sql = (
-        f"SELECT count(*) FROM ({ranked(g)}) a JOIN ({ranked(p)}) b USING (r) "
-        f"WHERE NOT ((a.v IS NULL AND b.v IS NULL) OR (a.v IS NOT NULL AND b.v IS NOT NULL AND {close}))"
-    )
-    return con.execute(sql).fetchone()[0] == 0
+    sql = f"SELECT coalesce(max({needed}), 0.0) FROM ({ranked(g)}) a JOIN ({ranked(p)}) b USING (r)"
+    return float(con.execute(sql).fetchone()[0])
 
 
 def _vectors_match(con, g: Col, p: Col, signs: tuple, tol: float, null_as_zero: bool, cache: dict) -> bool:
@@ -285,7 +287,8 @@ def _vectors_match(con, g: Col, p: Col, signs: tuple, tol: float, null_as_zero: 
         return True
     if g.kind == "text" or (not null_as_zero and g.nulls != p.nulls) or not _sums_close(g_sign, p_sign, g.n, tol):
         return False  # strings match only as equal multisets; numbers only with close sums
-    return _sorted_close(con, g, p, tol, null_as_zero)
+    key = ("gap",) + _same_key(g, p, null_as_zero)[1:]
+    return _cached(cache, key, lambda: _sorted_gap(con, g, p, null_as_zero)) <= float(tol)
 
 
 def compare(
@@ -337,8 +340,13 @@ def compare(
 
 
 def _candidates(g: Col, pred_cols: list[Col], g_sign: tuple, pred_signs: dict):
-    """Columns of the same type and multiset hash first: the likely partners."""
-    return sorted(pred_cols, key=lambda p: (p.kind != g.kind, pred_signs[p][0] != g_sign[0]))
+    """Columns of the same type and multiset hash first, then the closest sums: the likely partners (the
+    order only saves sorted comparisons; any partner that matches gives the same verdict)."""
+
+    def gap(p: Col) -> float:
+        return abs(float(pred_signs[p][2] or 0) - float(g_sign[2] or 0))
+
+    return sorted(pred_cols, key=lambda p: (p.kind != g.kind, pred_signs[p][0] != g_sign[0], gap(p)))
 
 
 def _cached(cache: dict, key, make):
