@@ -7,7 +7,7 @@ For each row count, DuckDB writes gold.csv and pred.csv (COPY ... TO) into the w
 columns of categories, small integers, rounded floats and years, 10 % duplicate rows; the prediction
 holds the same rows in another order, its columns permuted and renamed.  A child process then grades
 the pair with `table_match` under every semantics and a spill plan of --memory-limit-mb (so every
-official preset goes out of core; strict answers `undecided`), and reports its peak resident set
+official preset goes out of core, and strict decides its identical rows), and reports its peak resident set
 (ru_maxrss), the wall and CPU seconds of loading the two CSVs into DuckDB (the out-of-core "read")
 and of the whole grading.  The CSVs are deleted afterwards.  Results: docs/out_of_core_bench.json.
 """

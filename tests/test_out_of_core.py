@@ -145,3 +145,91 @@ def test_the_file_size_limit_holds_on_the_out_of_core_route(tmp_path):
         job.close()
     assert {v.reason for v in verdicts.values()} == {"unreadable_prediction"}
     assert all("--max-file-mb" in v.detail for v in verdicts.values()), verdicts
+
+
+# Cells pandas' reader types in its own way (padding, signs, exponents, NA words, booleans, hex, 19 digits):
+# the out-of-core typing either reproduces pandas' verdict or answers `undecided` (pandas then grades).
+EDGE_CELLS = [
+    " 1", "1 ", "\t1", "+1", "-0", "1.", ".5", "+.5", "1e0", "1E0", "1.e0", "nan", "NaN", '"nan"', '"NA"', "NA",
+    "inf", "-inf", "Infinity", "True", "false", "TRUE", "0x1", "1_0", '"1,0"', "9" * 19, "-" + "9" * 18, "9" * 18,
+    "", '""', '" "', "1e-5", "1e15", "0.0001", "-0.0", "00001", "1d0", "+-1", "१",
+]  # fmt: skip
+
+
+def _raw_verdicts(tmp_path, gold_rows: list[str], pred_rows: list[str]):
+    """The in-memory verdicts and the DuckDB route's own (before any fallback) on CSVs written cell by cell."""
+    (tmp_path / "gold.csv").write_text("a,b\n" + "".join(f"{cell},t{k % 3}\n" for k, cell in enumerate(gold_rows)))
+    (tmp_path / "pred.csv").write_text("y,x\n" + "".join(f"t{k % 3},{cell}\n" for k, cell in enumerate(pred_rows)))
+    spec = {"gold": "gold.csv", "condition_cols": [], "ignore_order": True}
+    in_memory = table_match.table_match(
+        table_match.TableJob(tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction")),
+        tmp_path / "pred.csv",
+        spec,
+    )
+    job = table_match.TableJob(
+        tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction"), spill=SpillPlan(0, tmp_path / "w")
+    )
+    try:
+        own = {
+            name: job.out_of_core(preset, tmp_path / "pred.csv", tmp_path / "gold.csv", [], True)
+            for name, preset in PRESETS.items()
+        }
+    finally:
+        job.close()
+    return in_memory, own
+
+
+@pytest.mark.parametrize("cell", EDGE_CELLS)
+@pytest.mark.parametrize("context", [["2", "3", "4"], ["x", "y", "z"], ["2.5", "", "4"]])
+def test_typing_edges_agree_with_pandas_or_stay_undecided(tmp_path, cell, context):
+    gold = [cell, *context]
+    for pred in ([*reversed(context), cell], [*context[::-1], "1"]):
+        in_memory, own = _raw_verdicts(tmp_path, gold, pred)
+        for name, verdict in own.items():
+            if verdict.reason != "undecided":
+                assert (verdict.score, verdict.reason) == (in_memory[name].score, in_memory[name].reason), (
+                    name, cell, context, pred, verdict, in_memory[name],
+                )  # fmt: skip
+
+
+def test_plain_number_is_the_pattern_without_a_regex():
+    """The typing pass's cast-based test of plain notation against the pattern it replaces, on every
+    string of up to 5 characters over the characters that matter, and on longer cases."""
+    import itertools
+
+    import duckdb
+
+    from evaluators.matching.official.out_of_core import plain_number
+
+    alphabet = "01+-.eE _\tinfxd"
+    cells = ["".join(t) for n in range(1, 6) for t in itertools.product(alphabet, repeat=n)]
+    cells += ["inf", "-Infinity", "nan", "-nan", "0x10", "1_000", "9" * 19, "+" + "9" * 400, "1e99999", "\x0b1", "१"]
+    con = duckdb.connect()
+    con.register("cells", pd.DataFrame({"c": cells}))
+    pattern = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+    wrong = con.execute(
+        f"SELECT c FROM cells WHERE regexp_full_match(c, '{pattern}') IS DISTINCT FROM {plain_number('c')} LIMIT 5"
+    ).fetchall()
+    assert not wrong
+
+
+@pytest.mark.parametrize("order", [("spider2", "spider2-2024"), ("spider2-2024", "spider2")])
+def test_one_sort_serves_every_tolerance(tmp_path, order):
+    """The sorted comparison is kept as the smallest tolerance that passes, so the next preset reuses it:
+    a gap of 0.004 passes 1e-2 and fails 1e-3, whichever preset asks first."""
+    gold = pd.DataFrame({"a": [1.0, 2.0, 3.5, 10.25], "b": ["x", "y", "z", "w"]})
+    pred = pd.DataFrame({"q": ["w", "z", "y", "x"], "p": [10.25, 3.5, 2.004, 1.0]})
+    gold.to_csv(tmp_path / "gold.csv", index=False)
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    job = table_match.TableJob(
+        tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction"), spill=SpillPlan(0, tmp_path / "w")
+    )
+    try:
+        own = {
+            name: job.out_of_core(PRESETS[name], tmp_path / "pred.csv", tmp_path / "gold.csv", [], True)
+            for name in order
+        }
+    finally:
+        job.close()
+    assert own["spider2"].ok and "out of core" in own["spider2"].detail
+    assert own["spider2-2024"].reason == "column_not_found", own
