@@ -114,8 +114,9 @@ def main(argv=None) -> None:
                 [sys.executable, __file__, "--child", str(folder), "--memory-limit-mb", str(args.memory_limit_mb)],
                 capture_output=True,
                 text=True,
-                check=True,
             )
+            if run.returncode != 0:
+                raise SystemExit(f"the grading child stopped with exit {run.returncode}:\n{run.stderr[-4000:]}")
         finally:
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)
