@@ -233,3 +233,15 @@ def test_one_sort_serves_every_tolerance(tmp_path, order):
         job.close()
     assert own["spider2"].ok and "out of core" in own["spider2"].detail
     assert own["spider2-2024"].reason == "column_not_found", own
+
+
+def test_an_undecided_pair_beyond_free_memory_is_that_instances_memory_limit(tmp_path):
+    """When pandas' frames would not fit the machine's free memory either, the fallback would have the kernel
+    kill the run: the pair gets `memory_limit`, saying why DuckDB could not decide; the decided presets stand."""
+    gold, pred = shapes.pair("lookalike", ROWS)
+    no_room = SpillPlan(0, tmp_path / "work", free_bytes=0)
+    verdicts = _verdicts(tmp_path, no_room, gold, pred)
+    assert verdicts["strict"].reason == "memory_limit" and "look-alike" in verdicts["strict"].detail, verdicts
+    assert all(verdicts[name].ok and "out of core" in verdicts[name].detail for name in PRESETS if name != "strict")
+    roomy = _verdicts(tmp_path, SpillPlan(0, tmp_path / "work", free_bytes=1 << 40), gold, pred)
+    assert roomy["strict"].ok and "out of core" not in roomy["strict"].detail, roomy["strict"]

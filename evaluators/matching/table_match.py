@@ -55,7 +55,9 @@ class TableJob:
 
     def decided_out_of_core(self, preset: Preset, pred: Path, gold: Path, cols, ignore_order: bool) -> Verdict | None:
         """The out-of-core verdict of a pair too big for pandas, or None: the pair fits, or DuckDB could not
-        settle it (`undecided`), and pandas grades it as before, so a verdict never depends on the route."""
+        settle it (`undecided`), and pandas grades it as before, so a verdict never depends on the route;
+        unless pandas' frames would not fit the machine's free memory either: then `memory_limit`, saying
+        why DuckDB could not decide (the kernel would otherwise kill the whole run)."""
         if Path(str(pred)).suffix.lower() != ".csv" or Path(str(gold)).suffix.lower() != ".csv":
             return None  # compressed answers: their decompressed size is counted as pandas streams them
         if not self.too_big(pred, gold):
@@ -63,7 +65,11 @@ class TableJob:
         self.pred_reader.check_size(pred)  # --max-file-mb holds on this route too
         self.gold_reader.check_size(gold)
         verdict = self.out_of_core(preset, pred, gold, cols, ignore_order)
-        return None if verdict.reason == "undecided" else verdict
+        if verdict.reason != "undecided":
+            return verdict
+        if self.spill.beyond_memory(pred, gold):  # type: ignore[union-attr]  # too_big() said spill is set
+            return Verdict(0.0, "memory_limit", f"{verdict.detail}; pandas would need more memory than is free")
+        return None
 
     def out_of_core(self, preset: Preset, pred: Path, gold: Path, cols, ignore_order: bool) -> Verdict:
         """The official rule on a pair too big for pandas, in DuckDB (`official/out_of_core.py`)."""

@@ -42,7 +42,7 @@ REASONS = {
     "no_database": "no database to run the SQL on (unknown backend, or no file under --db-dir)",
     "result_too_large": "the query returned more rows, or more bytes of rows, than the run allows "
     "(--max-result-rows, half of --memory-limit-mb)",
-    "memory_limit": "the query's worker passed its memory cap (--memory-limit-mb) and the query was stopped",
+    "memory_limit": "the query's worker passed its memory cap (--memory-limit-mb) and the query was stopped, or a table pair too big for memory could not be compared out of core",
     "disk_limit": "the query wrote more into its private database copy than the run allows",
     "unhashable_result": "BIRD EX: a result holds json or arrays, which the official set() cannot hold: 0",
 }

@@ -29,12 +29,35 @@ class SpillPlan:
     memory_limit_mb: int
     work_dir: Path
 
+    free_bytes: int | None = None  # memory pandas may take when DuckDB cannot decide; None: the machine's
+
     def too_big(self, *paths: Path) -> bool:
-        try:
-            size = sum(os.stat(os.fspath(p)).st_size for p in paths)  # pinned answers: their checked fd
-        except OSError:
-            return False  # the ordinary reader reports the missing file with its own words
-        return size * FRAME_BYTES_PER_CSV_BYTE > self.memory_limit_mb * 1024 * 1024
+        return _frame_estimate(paths) > self.memory_limit_mb * 1024 * 1024
+
+    def beyond_memory(self, *paths: Path) -> bool:
+        """Would pandas' frames of these files outgrow the memory the machine has free?  Then a pair DuckDB
+        could not decide is that instance's `memory_limit`, not a run killed by the kernel."""
+        free = self.free_bytes if self.free_bytes is not None else _free_memory()
+        return _frame_estimate(paths) > free
+
+
+def _frame_estimate(paths) -> int:
+    try:
+        size = sum(os.stat(os.fspath(p)).st_size for p in paths)  # pinned answers: their checked fd
+    except OSError:
+        return 0  # the ordinary reader reports the missing file with its own words
+    return size * FRAME_BYTES_PER_CSV_BYTE
+
+
+def _free_memory() -> int:
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 class SpillTables:
