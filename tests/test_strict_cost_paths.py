@@ -42,6 +42,21 @@ def test_hash_order_is_a_stable_argsort(n):
         assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
 
 
+def test_hash_order_repairs_thousands_of_groups_in_one_sort():
+    rng = np.random.default_rng(7)
+    n, pairs = 40_000, 3_000  # row numbers take 16 bits; 3000 pairs share their high bits, in reverse order
+    top = rng.permutation(2**20)[:n].astype(np.uint64)
+    top[1 : 2 * pairs : 2] = top[0 : 2 * pairs : 2]
+    low = np.zeros(n, dtype=np.uint64)
+    low[0 : 2 * pairs : 2] = 9  # the earlier row of each pair has the larger hash: misordered when packed
+    low[1 : 2 * pairs : 2] = rng.integers(0, 9, pairs).astype(np.uint64)
+    low[2 * pairs : 2 * pairs + 50] = 5  # equal hashes among the others too
+    h = (top << np.uint64(40)) | low
+    h[2 * pairs + 50 : 2 * pairs + 100] = h[2 * pairs : 2 * pairs + 50]
+    order = hash_order(h)
+    assert np.array_equal(order, np.argsort(h, kind="stable"))
+
+
 def test_hash_order_many_misordered_groups_fall_back():
     h = np.arange(5000, dtype=np.uint64)[::-1].copy()  # every neighbour misordered within its high bits
     assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
