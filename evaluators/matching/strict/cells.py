@@ -296,7 +296,7 @@ class StrictColumn:
             int((self.cls == NULL).sum()),
             int(numeric.sum()),
             np.sort(self.code[self.cls == TEXT]),
-            np.sort(self.num[numeric]),
+            np.sort(self.num if self.uniform in (INT, FLOAT) else self.num[numeric]),  # no masked copy when all are
         )
 
     @cached_property

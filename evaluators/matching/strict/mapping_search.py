@@ -210,7 +210,10 @@ class MappingSearch:
         out = h.copy()
         with np.errstate(invalid="ignore", over="ignore"):
             for c in columns:
-                rounded = np.nan_to_num(np.round(c.num / grid), nan=0.0, posinf=0.0, neginf=0.0)
+                rounded = np.divide(c.num, grid)
+                np.round(rounded, out=rounded)
+                if not np.isfinite(rounded).all():  # one check instead of nan_to_num's passes and copy, usually
+                    rounded = np.nan_to_num(rounded, nan=0.0, posinf=0.0, neginf=0.0)
                 _mix(out, rounded.astype(np.int64).view(np.uint64), in_place=True)
         return out
 
