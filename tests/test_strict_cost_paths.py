@@ -229,3 +229,26 @@ def test_loose_key_of_a_number_column_is_the_general_formula():
     mixed = _columns(pd.DataFrame({"m": ["1.5", "2", None]}, dtype=object), TokenTable())[0]
     assert floats.key(False).strides == (0,)
     assert floats.key(False)[0] == mixed.key(False)[0] == mixed.key(False)[1] != mixed.key(False)[2]
+
+
+def test_rounded_hash_block_by_block_is_the_whole_column_formula():
+    """The tolerant search's rounded row hash, made block by block, is the whole-column formula (with
+    non-finite and overflowing values, which count as 0, inside a later block only)."""
+    from evaluators.matching.kernels.numeric import BLOCK
+    from evaluators.matching.strict.mapping_search import _mix
+
+    rng = np.random.default_rng(3)
+    n = BLOCK + 300
+    a = np.round(rng.normal(100, 30, n), 3)
+    b = rng.normal(0, 1e6, n)
+    b[BLOCK + 5 : BLOCK + 9] = [np.inf, -np.inf, 1e300, -1e300]
+    columns = [from_numbers("a", a), from_numbers("b", b), from_numbers("i", rng.integers(-50, 50, n))]
+    h = rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64)
+    search = MappingSearch(columns, columns, [[0], [1], [2]], STRICT_TOL)
+    want = h.copy()
+    grid = max(STRICT_TOL, 1e-12) * 3.7139
+    with np.errstate(invalid="ignore", over="ignore"):
+        for c in columns:
+            rounded = np.nan_to_num(np.round(c.num / grid), nan=0.0, posinf=0.0, neginf=0.0)
+            _mix(want, rounded.astype(np.int64).view(np.uint64), in_place=True)
+    assert np.array_equal(search._rounded_hash(h, columns), want)

@@ -35,7 +35,8 @@ def floats_tell_their_text(values: np.ndarray) -> bool:
     Otherwise pandas may have hidden the text ('inf' or 'Infinity', lost integer digits)."""
     if not len(values):
         return True
-    largest = np.fmax.reduce(np.abs(values))  # fmax passes over NaN (NULL cells): no copy of the others
+    # fmax/fmin pass over NaN (NULL cells); the largest magnitude is at either end: no copy of the column.
+    largest = np.fmax(abs(np.fmax.reduce(values)), abs(np.fmin.reduce(values)))
     return bool(np.isnan(largest) or largest < INT64_SAFE)
 
 

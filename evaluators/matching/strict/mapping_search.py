@@ -208,13 +208,18 @@ class MappingSearch:
     def _rounded_hash(self, h: np.ndarray, columns: list) -> np.ndarray:
         grid = max(self.tol, 1e-12) * 3.7139  # not a decimal step: decimal data rarely sits on a grid line
         out = h.copy()
+        numbers = [c.num for c in columns]
+        # Block by block, every column per block: the temporaries stay in cache, and at 10**7 rows no
+        # whole-column temporary is allocated (each one costs its page faults again).
         with np.errstate(invalid="ignore", over="ignore"):
-            for c in columns:
-                rounded = np.divide(c.num, grid)
-                np.round(rounded, out=rounded)
-                if not np.isfinite(rounded).all():  # one check instead of nan_to_num's passes and copy, usually
-                    rounded = np.nan_to_num(rounded, nan=0.0, posinf=0.0, neginf=0.0)
-                _mix(out, rounded.astype(np.int64).view(np.uint64), in_place=True)
+            for start in range(0, len(out), BLOCK):
+                part = out[start : start + BLOCK]
+                for num in numbers:
+                    rounded = np.divide(num[start : start + BLOCK], grid)
+                    np.round(rounded, out=rounded)
+                    if not np.isfinite(rounded).all():  # one check instead of nan_to_num's passes, usually
+                        rounded = np.nan_to_num(rounded, nan=0.0, posinf=0.0, neginf=0.0)
+                    _mix(part, rounded.astype(np.int64).view(np.uint64), in_place=True)
         return out
 
     def _exact_rows_match(self, assigned) -> bool:
