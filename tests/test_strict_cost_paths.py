@@ -252,3 +252,19 @@ def test_rounded_hash_block_by_block_is_the_whole_column_formula():
             rounded = np.nan_to_num(np.round(c.num / grid), nan=0.0, posinf=0.0, neginf=0.0)
             _mix(want, rounded.astype(np.int64).view(np.uint64), in_place=True)
     assert np.array_equal(search._rounded_hash(h, columns), want)
+
+
+def test_mix_block_by_block_is_the_formula():
+    from evaluators.matching.kernels.numeric import BLOCK
+    from evaluators.matching.strict.mapping_search import _GOLDEN, _mix
+
+    rng = np.random.default_rng(4)
+    n = 2 * BLOCK + 17
+    h = rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64) * np.uint64(3)
+    for key in (rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64), np.broadcast_to(np.uint64(5), (n,))):
+        with np.errstate(over="ignore"):
+            want = (h ^ key) * _GOLDEN
+            want ^= want >> np.uint64(29)
+        assert np.array_equal(_mix(h, key), want)
+        own = h.copy()
+        assert _mix(own, key, in_place=True) is own and np.array_equal(own, want)

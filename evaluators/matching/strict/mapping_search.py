@@ -67,12 +67,26 @@ def bipartite(candidates: list[list[int]], n_right: int) -> list[int] | None:
 
 
 def _mix(h: np.ndarray, key: np.ndarray, in_place: bool = False) -> np.ndarray:
-    """The row hashes h extended by one more column's keys (written over h when `in_place`)."""
+    """The row hashes h extended by one more column's keys (written over h when `in_place`).
+    Long columns go block by block: the shift's temporary stays small (a whole-column one costs its page
+    faults again at every call past glibc's 32 MB mmap threshold)."""
+    if len(h) > BLOCK:
+        out = h if in_place else np.empty_like(h)
+        for start in range(0, len(h), BLOCK):
+            part = out[start : start + BLOCK]
+            np.bitwise_xor(h[start : start + BLOCK], key[start : start + BLOCK], out=part)
+            _scramble_in_place(part)
+        return out
     with np.errstate(over="ignore"):
         x = np.bitwise_xor(h, key, out=h if in_place else None)
+        _scramble_in_place(x)
+        return x
+
+
+def _scramble_in_place(x: np.ndarray) -> None:
+    with np.errstate(over="ignore"):
         np.multiply(x, _GOLDEN, out=x)
         x ^= x >> np.uint64(29)
-        return x
 
 
 class MappingSearch:
