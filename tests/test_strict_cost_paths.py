@@ -37,9 +37,18 @@ def test_hash_order_is_a_stable_argsort(n):
         rng.integers(0, 4, n).astype(np.uint64) << np.uint64(62),  # many equal hashes
         rng.integers(0, 40, n).astype(np.uint64),  # only the low bits (the packed row numbers) differ
         (rng.integers(0, 3, n).astype(np.uint64) << np.uint64(40)) | rng.integers(0, 2**20, n).astype(np.uint64),
+        _few_ties_past_int64(rng, n),
     ]
     for h in cases:
         assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
+
+
+def _few_ties_past_int64(rng, n: int) -> np.ndarray:
+    """Distinct hashes above 2**63 where a few pairs share their high bits: repaired group by group."""
+    h = np.uint64(2**63) | (rng.permutation(n).astype(np.uint64) << np.uint64(20))
+    rows = rng.integers(0, n, 2 * min(n // 2, 4))
+    h[rows[1::2]] = h[rows[::2]] ^ np.uint64(rng.integers(1, max(n, 2)))  # below the packed row numbers
+    return h
 
 
 def test_hash_order_many_misordered_groups_fall_back():
