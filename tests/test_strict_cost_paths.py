@@ -223,3 +223,31 @@ def test_loose_key_of_a_number_column_is_the_general_formula():
     mixed = _columns(pd.DataFrame({"m": ["1.5", "2", None]}, dtype=object), TokenTable())[0]
     assert floats.key(False).strides == (0,)
     assert floats.key(False)[0] == mixed.key(False)[0] == mixed.key(False)[1] != mixed.key(False)[2]
+
+
+def test_block_by_block_identity_passes_are_the_whole_column_ones():
+    """identity_sum, the identical search's hash extension and its paired check run block by block past
+    a block's rows: the same numbers as the whole-column formulas, and a difference in the last block is seen."""
+    from evaluators.matching.strict import mapping_search as ms
+    from evaluators.matching.strict.cells import SUM_BLOCK
+
+    rows = max(SUM_BLOCK, ms._BLOCK) * 2 + 17
+    rng = np.random.default_rng(5)
+    pool = np.array([1, -3, 2.5, "x", "y", None, 7, 0.1], dtype=object)
+    frame = pd.DataFrame({"mixed": pool[rng.integers(0, len(pool), rows)], "ints": rng.integers(0, 9, rows)})
+    tokens = TokenTable()
+    for column in _columns(frame, tokens):
+        key = column.identity_key
+        with np.errstate(over="ignore"):
+            assert column.identity_sum == int(key.sum(dtype=np.uint64))
+        h = rng.integers(0, 2**63, rows, dtype=np.int64).view(np.uint64)
+        expected = ms._mix(h, key)
+        assert np.array_equal(ms._mix_identity(h, column, in_place=False), expected)
+        assert np.array_equal(ms._mix_identity(h.copy(), column, in_place=True), expected)
+        order = rng.permutation(rows)
+        shuffled = column.identity[order]  # row r of the copy is row order[r] of the column
+        assert ms._equal_paired(shuffled, column.identity, order)
+        assert not ms._equal_paired(shuffled, column.identity, np.roll(order, 1))
+        last = shuffled.copy()
+        last[-1] += 1  # one cell of the last (short) block differs
+        assert not ms._equal_paired(last, column.identity, order)
