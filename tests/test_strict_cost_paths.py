@@ -251,3 +251,44 @@ def test_block_by_block_identity_passes_are_the_whole_column_ones():
         last = shuffled.copy()
         last[-1] += 1  # one cell of the last (short) block differs
         assert not ms._equal_paired(last, column.identity, order)
+
+
+def test_cheap_partners_hold_every_pair_a_cheap_proof_accepts():
+    """The greedy's first round only tries the pairs cheap_partners names: every pair equal_under(cheap=True)
+    accepts is among them (texts, integers, near floats, NULLs), and columns whose counts or spans differ are not."""
+    from evaluators.matching.strict.cell_proofs import cheap_partners, equal_under
+
+    n = 300
+    rng = np.random.default_rng(3)
+    base = {
+        "t": rng.choice(["a", "bb", None], n),
+        "i": rng.integers(0, 50, n),
+        "f": np.round(rng.normal(10, 3, n), 2),
+        "z": np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 9, n)),
+    }
+    gold = pd.DataFrame(base)
+    pred = pd.DataFrame(
+        {
+            "f_near": base["f"] * (1 + 1e-12),  # inside the tolerance: a partner
+            "i_same": base["i"],
+            "t_same": base["t"],
+            "z_same": base["z"],
+            "i_shifted": base["i"] + 1000,  # same counts, another span: never a partner
+            "t_other": rng.choice(["xyz", None], n),  # other raw texts: never a partner
+        }
+    )
+    tokens = TokenTable()
+    g, p = _columns(gold, tokens), _columns(pred, tokens)
+    partners = cheap_partners(g, p, STRICT_TOL)
+    for i, gc in enumerate(g):
+        for j, pc in enumerate(p):
+            if equal_under(gc, pc, None, STRICT_TOL, cheap=True):
+                assert j in partners[i], (gc.name, pc.name)
+    names = [{p[j].name for j in found} for found in partners]
+    assert "i_same" in names[1] and "i_shifted" not in names[1]
+    assert "f_near" in names[2] and "t_other" not in names[0]
+    assert all("i_shifted" not in found for found in names)
+    assert _verdict(gold, pred.iloc[:, :4]).ok
+    wrong = pred.iloc[:, :4].copy()
+    wrong["i_same"] = wrong["i_same"] + 1
+    assert not _verdict(gold, wrong).ok
