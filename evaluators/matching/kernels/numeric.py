@@ -50,8 +50,9 @@ def hash_order(h: np.ndarray) -> np.ndarray:
     if len(bad) > TIES_FIXED:
         return np.argsort(h, kind="stable")
     top = packed >> np.uint64(bits)
-    for start_value in np.unique(top[bad]).tolist():
-        lo, hi = np.searchsorted(top, start_value, "left"), np.searchsorted(top, start_value, "right")
+    starts = np.unique(top[bad])  # uint64 like `top`: a Python int would make searchsorted convert all of `top`
+    bounds = np.searchsorted(top, starts, "left").tolist(), np.searchsorted(top, starts, "right").tolist()
+    for lo, hi in zip(*bounds, strict=True):
         group = order[lo:hi]
         order[lo:hi] = group[np.argsort(h[group], kind="stable")]
     return order
