@@ -37,6 +37,7 @@ def test_hash_order_is_a_stable_argsort(n):
         rng.integers(0, 4, n).astype(np.uint64) << np.uint64(62),  # many equal hashes
         rng.integers(0, 40, n).astype(np.uint64),  # only the low bits (the packed row numbers) differ
         (rng.integers(0, 3, n).astype(np.uint64) << np.uint64(40)) | rng.integers(0, 2**20, n).astype(np.uint64),
+        _few_ties_past_int64(rng, n),
     ]
     for h in cases:
         assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
@@ -55,6 +56,14 @@ def test_hash_order_repairs_thousands_of_groups_in_one_sort():
     h[2 * pairs + 50 : 2 * pairs + 100] = h[2 * pairs : 2 * pairs + 50]
     order = hash_order(h)
     assert np.array_equal(order, np.argsort(h, kind="stable"))
+
+
+def _few_ties_past_int64(rng, n: int) -> np.ndarray:
+    """Distinct hashes above 2**63 where a few pairs share their high bits: repaired group by group."""
+    h = np.uint64(2**63) | (rng.permutation(n).astype(np.uint64) << np.uint64(20))
+    rows = rng.integers(0, n, 2 * min(n // 2, 4))
+    h[rows[1::2]] = h[rows[::2]] ^ np.uint64(rng.integers(1, max(n, 2)))  # below the packed row numbers
+    return h
 
 
 def test_hash_order_many_misordered_groups_fall_back():
@@ -268,3 +277,72 @@ def test_mix_block_by_block_is_the_formula():
         assert np.array_equal(_mix(h, key), want)
         own = h.copy()
         assert _mix(own, key, in_place=True) is own and np.array_equal(own, want)
+
+
+def test_block_by_block_identity_passes_are_the_whole_column_ones():
+    """identity_sum, the identical search's hash extension and its paired check run block by block past
+    a block's rows: the same numbers as the whole-column formulas, and a difference in the last block is seen."""
+    from evaluators.matching.strict import mapping_search as ms
+    from evaluators.matching.strict.cells import SUM_BLOCK
+
+    rows = max(SUM_BLOCK, ms._BLOCK) * 2 + 17
+    rng = np.random.default_rng(5)
+    pool = np.array([1, -3, 2.5, "x", "y", None, 7, 0.1], dtype=object)
+    frame = pd.DataFrame({"mixed": pool[rng.integers(0, len(pool), rows)], "ints": rng.integers(0, 9, rows)})
+    tokens = TokenTable()
+    for column in _columns(frame, tokens):
+        key = column.identity_key
+        with np.errstate(over="ignore"):
+            assert column.identity_sum == int(key.sum(dtype=np.uint64))
+        h = rng.integers(0, 2**63, rows, dtype=np.int64).view(np.uint64)
+        expected = ms._mix(h, key)
+        assert np.array_equal(ms._mix_identity(h, column, in_place=False), expected)
+        assert np.array_equal(ms._mix_identity(h.copy(), column, in_place=True), expected)
+        order = rng.permutation(rows)
+        shuffled = column.identity[order]  # row r of the copy is row order[r] of the column
+        assert ms._equal_paired(shuffled, column.identity, order)
+        assert not ms._equal_paired(shuffled, column.identity, np.roll(order, 1))
+        last = shuffled.copy()
+        last[-1] += 1  # one cell of the last (short) block differs
+        assert not ms._equal_paired(last, column.identity, order)
+
+
+def test_cheap_partners_hold_every_pair_a_cheap_proof_accepts():
+    """The greedy's first round only tries the pairs cheap_partners names: every pair equal_under(cheap=True)
+    accepts is among them (texts, integers, near floats, NULLs), and columns whose counts or spans differ are not."""
+    from evaluators.matching.strict.cell_proofs import cheap_partners, equal_under
+
+    n = 300
+    rng = np.random.default_rng(3)
+    base = {
+        "t": rng.choice(["a", "bb", None], n),
+        "i": rng.integers(0, 50, n),
+        "f": np.round(rng.normal(10, 3, n), 2),
+        "z": np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 9, n)),
+    }
+    gold = pd.DataFrame(base)
+    pred = pd.DataFrame(
+        {
+            "f_near": base["f"] * (1 + 1e-12),  # inside the tolerance: a partner
+            "i_same": base["i"],
+            "t_same": base["t"],
+            "z_same": base["z"],
+            "i_shifted": base["i"] + 1000,  # same counts, another span: never a partner
+            "t_other": rng.choice(["xyz", None], n),  # other raw texts: never a partner
+        }
+    )
+    tokens = TokenTable()
+    g, p = _columns(gold, tokens), _columns(pred, tokens)
+    partners = cheap_partners(g, p, STRICT_TOL)
+    for i, gc in enumerate(g):
+        for j, pc in enumerate(p):
+            if equal_under(gc, pc, None, STRICT_TOL, cheap=True):
+                assert j in partners[i], (gc.name, pc.name)
+    names = [{p[j].name for j in found} for found in partners]
+    assert "i_same" in names[1] and "i_shifted" not in names[1]
+    assert "f_near" in names[2] and "t_other" not in names[0]
+    assert all("i_shifted" not in found for found in names)
+    assert _verdict(gold, pred.iloc[:, :4]).ok
+    wrong = pred.iloc[:, :4].copy()
+    wrong["i_same"] = wrong["i_same"] + 1
+    assert not _verdict(gold, wrong).ok

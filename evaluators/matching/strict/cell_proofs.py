@@ -70,6 +70,46 @@ def signatures_agree(g: StrictColumn, p: StrictColumn, tol: float) -> bool:
     return abs(g.span[0] - p.span[0]) <= slack and abs(g.span[1] - p.span[1]) <= slack
 
 
+def cheap_partners(gold: list[StrictColumn], pred: list[StrictColumn], tol: float) -> list[set[int]]:
+    """For each gold column, the predicted columns `equal_under(..., cheap=True)` may accept: a superset, found
+    by buckets rather than pair by pair (wide tables have tens of thousands of pairs).  Identical texts need
+    equal raw signatures; typed cells equal lengths and class counts, and spans within twice the slack of
+    `signatures_agree` (looser than it, so rounding never drops a pair it would keep)."""
+    by_raw: dict = {}
+    by_counts: dict = {}
+    for j, p in enumerate(pred):
+        if p.raw is not None and any(g.raw is not None for g in gold):
+            by_raw.setdefault((p.n, p.raw.signature), []).append(j)
+        if p.typed and any(g.typed for g in gold):
+            by_counts.setdefault((p.n, p.counts), []).append(j)
+    spans = {key: _span_rows([pred[j] for j in js]) for key, js in by_counts.items()}
+    partners = []
+    for g in gold:
+        found = set(by_raw.get((g.n, g.raw.signature), ())) if g.raw is not None and by_raw else set()
+        key = (g.n, g.counts) if g.typed and by_counts else None
+        if key in by_counts:
+            near = _near_spans(g.span, spans[key], tol)
+            found.update(j for j, ok in zip(by_counts[key], near.tolist(), strict=True) if ok)
+        partners.append(found)
+    return partners
+
+
+def _span_rows(columns: list[StrictColumn]) -> np.ndarray:
+    """(smallest, largest, largest magnitude) per column, NaN for a column without numbers."""
+    return np.array([c.span if c.span is not None else (np.nan,) * 3 for c in columns], dtype=np.float64)
+
+
+def _near_spans(span: tuple | None, spans: np.ndarray, tol: float) -> np.ndarray:
+    """signatures_agree's span test of one span against many, with twice its slack (NaN rows always pass)."""
+    if span is None:
+        return np.ones(len(spans), dtype=bool)
+    low, high, largest = span
+    with np.errstate(invalid="ignore", over="ignore"):
+        slack = 2 * (np.maximum(tol, 1e-9 * np.maximum(largest, spans[:, 2])) * (1 + 1e-9) + 1e-300)
+        near = (np.abs(low - spans[:, 0]) <= slack) & (np.abs(high - spans[:, 1]) <= slack)
+        return near | ~np.isfinite(slack)
+
+
 def cells_agree(g: StrictColumn, p: StrictColumn, g_rows, p_rows, tol: float) -> bool:
     """The strict rule cell by cell on typed cells (rows None: all, in order)."""
     both = {g.uniform, p.uniform}

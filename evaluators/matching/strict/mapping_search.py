@@ -128,7 +128,10 @@ class MappingSearch:
 
         def extended_gold(key_of):
             if key_of not in gold_hashes:
-                gold_hashes[key_of] = _mix(hg, key_of(self.gold[i]), in_place=single and own_g)
+                if key_of is _IDENTITY:
+                    gold_hashes[key_of] = _mix_identity(hg, self.gold[i], in_place=single and own_g)
+                else:
+                    gold_hashes[key_of] = _mix(hg, key_of(self.gold[i]), in_place=single and own_g)
             return gold_hashes[key_of]
 
         for j in options:
@@ -145,7 +148,7 @@ class MappingSearch:
                     del assigned[i]
                     continue
                 ng = extended_gold(_IDENTITY)
-                np_ = _mix(hp, self.pred[j].identity_key, in_place=single)
+                np_ = _mix_identity(hp, self.pred[j], in_place=single)
                 agree = _sums_agree(ng, np_)
             else:
                 exact = not (self.gold[i].has_float or self.pred[j].has_float)
@@ -251,12 +254,14 @@ class MappingSearch:
         og, op = hash_order(hg), hash_order(hp)
         if not np.array_equal(hg[og], hp[op]):  # the row-hash multisets differ
             return False
+        partner = np.empty_like(op)
+        partner[og] = op  # gold row r is paired with pred row partner[r]: one scattered read per column, not two
         for i, j in assigned.items():
             g, p = self.gold[i], self.pred[j]
             one_class = g.uniform is not None and g.uniform == p.uniform  # then the classes agree everywhere
-            if not (one_class or np.array_equal(g.cls[og], p.cls[op])):
+            if not (one_class or _equal_paired(g.cls, p.cls, partner)):
                 return False
-            if not np.array_equal(g.identity[og], p.identity[op]):
+            if not _equal_paired(g.identity, p.identity, partner):
                 return False
         return True
 
@@ -272,6 +277,7 @@ class _Sample:
 
     MIN_ROWS = 65_536  # below this a whole column costs little more than a sample
     SHARE = 64  # about one row in SHARE is sampled (more when the threshold value repeats)
+    STRIDE = 16  # the threshold is read off every STRIDE-th row: any threshold keeps the sample sound
 
     def __init__(self, gold_sum: int, same_size: bool, pred_rows: np.ndarray, hp_rows: np.ndarray):
         self.gold_sum, self.same_size, self.pred_rows, self.hp_rows = gold_sum, same_size, pred_rows, hp_rows
@@ -281,7 +287,8 @@ class _Sample:
         n = len(hg)
         if n < cls.MIN_ROWS:
             return None
-        threshold = np.partition(hg, n // cls.SHARE)[n // cls.SHARE]
+        probe = hg[:: cls.STRIDE]  # a partition of every row would copy and scan the whole column
+        threshold = np.partition(probe, len(probe) // cls.SHARE)[len(probe) // cls.SHARE]
         gold_rows = np.flatnonzero(hg <= threshold)
         if len(gold_rows) > n // 4:
             return None  # a repeated hash covers too many rows: the sample would cost as much as the column
@@ -293,6 +300,26 @@ class _Sample:
         if not self.same_size:
             return False
         return _sum(_mix(self.hp_rows, pred.identity_key_at(self.pred_rows))) == self.gold_sum
+
+
+_BLOCK = 1 << 16  # rows per step of the column-long passes below: small temporaries, not fresh mappings
+
+
+def _mix_identity(h: np.ndarray, column: StrictColumn, in_place: bool) -> np.ndarray:
+    """`_mix(h, column.identity_key, in_place)`, block by block: the keys are never a column-long array."""
+    out = h if in_place else h.copy()
+    for start in range(0, len(out), _BLOCK):
+        rows = slice(start, start + _BLOCK)
+        _mix(out[rows], column.identity_key_at(rows), in_place=True)
+    return out
+
+
+def _equal_paired(a: np.ndarray, b: np.ndarray, partner: np.ndarray) -> bool:
+    """`np.array_equal(a, b[partner])`, block by block (and stopping at the first difference)."""
+    return all(
+        np.array_equal(a[start : start + _BLOCK], b[partner[start : start + _BLOCK]])
+        for start in range(0, len(partner), _BLOCK)
+    )
 
 
 def _sum(h: np.ndarray) -> int:

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from evaluators.matching.kernels import row_pairing
 from evaluators.matching.kernels.numeric import all_close, first_false
-from evaluators.matching.strict.cell_proofs import cheap_checks, equal_under, signatures_agree
+from evaluators.matching.strict.cell_proofs import cheap_checks, cheap_partners, equal_under, signatures_agree
 from evaluators.matching.strict.cells import FLOAT, INT, NULL, StrictColumn
 from evaluators.matching.strict.mapping_search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
 from evaluators.matching.verdicts import Verdict
@@ -117,6 +117,7 @@ def _greedy(gold, pred, rows, tol) -> list[int] | None:
     cheap proofs only (identical texts, cells already typed), then typing what it must."""
     free = list(range(len(pred)))
     mapping: list = [None] * len(gold)
+    partners = cheap_partners(gold, pred, tol)  # the first round's only possible pairs, found without a pass each
     for cheap in (True, False):
         for i, g in enumerate(gold):
             if mapping[i] is None:
@@ -125,7 +126,8 @@ def _greedy(gold, pred, rows, tol) -> list[int] | None:
                     (
                         j
                         for j in free
-                        if (cheap or not (g.typed and pred[j].typed)) and equal_under(g, pred[j], rows, tol, cheap)
+                        if (j in partners[i] if cheap else not (g.typed and pred[j].typed))
+                        and equal_under(g, pred[j], rows, tol, cheap)
                     ),
                     None,
                 )
