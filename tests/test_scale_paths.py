@@ -119,3 +119,15 @@ def test_official_sorted_is_the_scorers_sort(n, null_as_zero, plain):
         assert np.array_equal(num, column.num[want], equal_nan=True), column.name
         if not null_as_zero:
             assert np.array_equal(null, column.null[want]), column.name
+
+
+def test_floats_past_one_block_match_and_a_late_swap_fails():
+    """FLOAT-only columns are compared block by block along the gold rows (`MappingSearch._paired_equal`):
+    a shuffled copy within tolerance matches, and two cells traded in the second block are still seen."""
+    gold, pred = shapes.pair("floats", 70_000)
+    verdict = _verdict("strict", gold, pred)
+    assert verdict.ok, verdict.detail
+    swapped = gold.copy()
+    swapped.iloc[[66_000, 66_001], 3] = swapped.iloc[[66_001, 66_000], 3].to_numpy()  # same column values
+    verdict = _verdict("strict", swapped, pred)
+    assert not verdict.ok and verdict.reason == "value_mismatch", verdict

@@ -43,6 +43,21 @@ def test_hash_order_is_a_stable_argsort(n):
         assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
 
 
+def test_hash_order_repairs_thousands_of_groups_in_one_sort():
+    rng = np.random.default_rng(7)
+    n, pairs = 40_000, 3_000  # row numbers take 16 bits; 3000 pairs share their high bits, in reverse order
+    top = rng.permutation(2**20)[:n].astype(np.uint64)
+    top[1 : 2 * pairs : 2] = top[0 : 2 * pairs : 2]
+    low = np.zeros(n, dtype=np.uint64)
+    low[0 : 2 * pairs : 2] = 9  # the earlier row of each pair has the larger hash: misordered when packed
+    low[1 : 2 * pairs : 2] = rng.integers(0, 9, pairs).astype(np.uint64)
+    low[2 * pairs : 2 * pairs + 50] = 5  # equal hashes among the others too
+    h = (top << np.uint64(40)) | low
+    h[2 * pairs + 50 : 2 * pairs + 100] = h[2 * pairs : 2 * pairs + 50]
+    order = hash_order(h)
+    assert np.array_equal(order, np.argsort(h, kind="stable"))
+
+
 def _few_ties_past_int64(rng, n: int) -> np.ndarray:
     """Distinct hashes above 2**63 where a few pairs share their high bits: repaired group by group."""
     h = np.uint64(2**63) | (rng.permutation(n).astype(np.uint64) << np.uint64(20))
@@ -223,6 +238,45 @@ def test_loose_key_of_a_number_column_is_the_general_formula():
     mixed = _columns(pd.DataFrame({"m": ["1.5", "2", None]}, dtype=object), TokenTable())[0]
     assert floats.key(False).strides == (0,)
     assert floats.key(False)[0] == mixed.key(False)[0] == mixed.key(False)[1] != mixed.key(False)[2]
+
+
+def test_rounded_hash_block_by_block_is_the_whole_column_formula():
+    """The tolerant search's rounded row hash, made block by block, is the whole-column formula (with
+    non-finite and overflowing values, which count as 0, inside a later block only)."""
+    from evaluators.matching.kernels.numeric import BLOCK
+    from evaluators.matching.strict.mapping_search import _mix
+
+    rng = np.random.default_rng(3)
+    n = BLOCK + 300
+    a = np.round(rng.normal(100, 30, n), 3)
+    b = rng.normal(0, 1e6, n)
+    b[BLOCK + 5 : BLOCK + 9] = [np.inf, -np.inf, 1e300, -1e300]
+    columns = [from_numbers("a", a), from_numbers("b", b), from_numbers("i", rng.integers(-50, 50, n))]
+    h = rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64)
+    search = MappingSearch(columns, columns, [[0], [1], [2]], STRICT_TOL)
+    want = h.copy()
+    grid = max(STRICT_TOL, 1e-12) * 3.7139
+    with np.errstate(invalid="ignore", over="ignore"):
+        for c in columns:
+            rounded = np.nan_to_num(np.round(c.num / grid), nan=0.0, posinf=0.0, neginf=0.0)
+            _mix(want, rounded.astype(np.int64).view(np.uint64), in_place=True)
+    assert np.array_equal(search._rounded_hash(h, columns), want)
+
+
+def test_mix_block_by_block_is_the_formula():
+    from evaluators.matching.kernels.numeric import BLOCK
+    from evaluators.matching.strict.mapping_search import _GOLDEN, _mix
+
+    rng = np.random.default_rng(4)
+    n = 2 * BLOCK + 17
+    h = rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64) * np.uint64(3)
+    for key in (rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64), np.broadcast_to(np.uint64(5), (n,))):
+        with np.errstate(over="ignore"):
+            want = (h ^ key) * _GOLDEN
+            want ^= want >> np.uint64(29)
+        assert np.array_equal(_mix(h, key), want)
+        own = h.copy()
+        assert _mix(own, key, in_place=True) is own and np.array_equal(own, want)
 
 
 def test_block_by_block_identity_passes_are_the_whole_column_ones():

@@ -23,7 +23,7 @@ def first_false(mask: np.ndarray) -> int | None:
     return int(np.argmin(mask))
 
 
-TIES_FIXED = 1000  # misordered neighbours repaired group by group; past this, one full argsort
+TIES_SHARE = 4  # when more than 1/TIES_SHARE of the rows need repair, one full argsort is cheaper
 
 
 def hash_order(h: np.ndarray) -> np.ndarray:
@@ -31,8 +31,9 @@ def hash_order(h: np.ndarray) -> np.ndarray:
 
     Each hash's low bits are replaced by its row number and the packed values are sorted (a plain
     sort is much faster than an argsort); the row numbers then read off an order that is right on the
-    hashes' high bits, with ties by row.  Rows whose high bits agree but whose hashes differ (rare: two
-    distinct hashes sharing their high bits) are re-sorted within their group, so the result is exact.
+    hashes' high bits, with ties by row.  Rows whose high bits agree but whose hashes differ (two
+    distinct hashes sharing their high bits: about n**2 / 2**(65 - bits) groups, a few dozen at 10**7
+    rows) are re-sorted within their groups, all groups in one sort, so the result is exact.
     """
     n = len(h)
     if n < 2:
@@ -47,14 +48,18 @@ def hash_order(h: np.ndarray) -> np.ndarray:
     bad = np.flatnonzero(ranked[1:] < ranked[:-1])
     if not len(bad):
         return order
-    if len(bad) > TIES_FIXED:
-        return np.argsort(h, kind="stable")
     top = packed >> np.uint64(bits)
-    starts = np.unique(top[bad])  # uint64 like `top`: a Python int would make searchsorted convert all of `top`
-    bounds = np.searchsorted(top, starts, "left").tolist(), np.searchsorted(top, starts, "right").tolist()
-    for lo, hi in zip(*bounds, strict=True):
-        group = order[lo:hi]
-        order[lo:hi] = group[np.argsort(h[group], kind="stable")]
+    groups = np.unique(top[bad])  # uint64, like `top`: searchsorted then converts nothing
+    starts, ends = np.searchsorted(top, groups, "left"), np.searchsorted(top, groups, "right")
+    sizes = ends - starts
+    if int(sizes.sum()) * TIES_SHARE > n:
+        return np.argsort(h, kind="stable")
+    # The positions of every group to repair, groups in ascending order: a stable sort of their hashes
+    # orders each group by hash (groups never mix: a group's high bits order it before the next one's),
+    # and within equal hashes keeps the packed order, which is by row.
+    spots = np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+    rows = order[spots]
+    order[spots] = rows[np.argsort(h[rows], kind="stable")]
     return order
 
 

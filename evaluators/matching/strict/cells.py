@@ -36,7 +36,8 @@ def floats_tell_their_text(values: np.ndarray) -> bool:
     Otherwise pandas may have hidden the text ('inf' or 'Infinity', lost integer digits)."""
     if not len(values):
         return True
-    largest = np.fmax.reduce(np.abs(values))  # fmax passes over NaN (NULL cells): no copy of the others
+    # fmax/fmin pass over NaN (NULL cells); the largest magnitude is at either end: no copy of the column.
+    largest = np.fmax(abs(np.fmax.reduce(values)), abs(np.fmin.reduce(values)))
     return bool(np.isnan(largest) or largest < INT64_SAFE)
 
 
@@ -301,7 +302,7 @@ class StrictColumn:
             int((self.cls == NULL).sum()),
             int(numeric.sum()),
             np.sort(self.code[self.cls == TEXT]),
-            np.sort(self.num[numeric]),
+            np.sort(self.num if self.uniform in (INT, FLOAT) else self.num[numeric]),  # no masked copy when all are
         )
 
     @cached_property
@@ -364,7 +365,9 @@ def _empty(n: int):
 def from_numbers(name: str, values: np.ndarray, null: np.ndarray | None = None) -> StrictColumn:
     """A numeric pandas/DuckDB column whose cells need no text: ints exact, floats finite."""
     n = len(values)
-    cls, num, ival = _empty(n)
+    # No NaN-filled num here: both branches below replace it (at 10**7 rows it was 80 MB written for nothing).
+    cls, ival = np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int64)
+    num: np.ndarray | None
     if values.dtype.kind in "iu":
         cls[:] = INT
         num = None  # made from ival when first asked (StrictColumn.num)

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from evaluators.matching.kernels import row_pairing
-from evaluators.matching.kernels.numeric import first_false, isclose
+from evaluators.matching.kernels.numeric import all_close, first_false
 from evaluators.matching.strict.cell_proofs import cheap_checks, cheap_partners, equal_under, signatures_agree
 from evaluators.matching.strict.cells import FLOAT, INT, NULL, StrictColumn
 from evaluators.matching.strict.mapping_search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
@@ -41,7 +41,7 @@ def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol:
     pn, pk, pt, pv = p.profile
     if gn != pn or gk != pk or not np.array_equal(gt, pt):
         return False
-    return bool(isclose(gv, pv, tol).all())  # sorted order is the best alignment under a tolerance
+    return all_close(gv, pv, tol)  # sorted order is the best alignment under a tolerance; block by block
 
 
 def compare(pred: list[StrictColumn], gold: list[StrictColumn], *, ignore_order: bool, tol: float) -> Verdict:
