@@ -1,8 +1,7 @@
 """Scale benchmark: grading time and peak memory against rows, beside the time and memory of reading.
 
     python bench/scale.py                        # 10^5, 3*10^5, 10^6 rows, every shape and semantics
-    python bench/scale.py --max-rows 1e7         # up to 10^7 rows (tables of several GB: slow)
-    python bench/scale.py --max-rows 1e7 --shapes repeated --name scale_bench_1e7   # docs/scale_bench_1e7.*
+    python bench/scale.py --max-rows 1e7         # also 3*10^6 and 10^7 rows: docs/scale_bench.* (about 20 min)
     python bench/scale.py --shapes repeated --semantics strict --rows 1e5,1e6
 
 Each (shape, rows, semantics) runs in its own child process, which reads both CSVs with pandas
