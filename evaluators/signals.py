@@ -9,6 +9,9 @@ make that hold at any moment, not just most of them:
   say) the exception is swallowed and the run would go on as if nothing came.  `check()` raises it again;
   the loops that wait (a query's worker, the grading loops) call it, so a lost one returns within their
   poll interval.
+- Work an engine does in this process (DuckDB's out-of-core tables) registers a way to stop it
+  (`on_interrupt`), called from a thread as the signal comes: a long C++ call that neither returns nor
+  lets the handler's exception through (DuckDB reading a CSV file) is cancelled instead of waited for.
 - A deadline: if the process still runs `GRACE_S` after the signal (a cleanup stuck somewhere), it ends
   itself with the same code.  Every child watches its parent (`exit_with_parent`), so nothing outlives it.
 
@@ -23,6 +26,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 GRACE_S = 10.0
@@ -30,6 +34,7 @@ PARENT_POLL_S = 0.5
 
 _received: int | None = None
 _cleaning = False
+_stoppers: dict[int, Callable[[], object]] = {}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -76,8 +81,30 @@ def _on_signal(signum: int, _frame) -> None:
     if _received is None:
         _received = signum
         threading.Thread(target=_deadline, args=(signum,), daemon=True, name="stop-deadline").start()
+        threading.Thread(target=_stop_engines, daemon=True, name="stop-engines").start()
     if not _cleaning:
         raise Interrupted(signum)
+
+
+def on_interrupt(stop: Callable[[], object]) -> Callable[[], None]:
+    """Have `stop` (a connection's interrupt) called when a signal comes; returns what unregisters it."""
+    key = id(stop)
+    _stoppers[key] = stop
+    if _received is not None:
+        _call(stop)
+    return lambda: _stoppers.pop(key, None) and None
+
+
+def _stop_engines() -> None:
+    for stop in list(_stoppers.values()):
+        _call(stop)
+
+
+def _call(stop: Callable[[], object]) -> None:
+    try:
+        stop()
+    except Exception:  # a connection already closed: nothing left to stop
+        pass
 
 
 def check() -> None:

@@ -218,3 +218,47 @@ def test_an_interrupt_swallowed_by_a_finaliser_prints_no_traceback():
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert "Interrupted" not in result.stderr, result.stderr
     assert "ValueError: still shown" in result.stderr, result.stderr
+
+
+@pytest.fixture(scope="module")
+def big_tables(tmp_path_factory):
+    """Two instances whose CSV pairs pass a 16 MB --memory-limit-mb: graded out of core, in DuckDB."""
+    from bench import shapes
+
+    root = tmp_path_factory.mktemp("big")
+    gold, pred = shapes.pair("repeated", 1_000_000)
+    spec = {"func": "table_match", "parameters": {"gold": "g.csv", "condition_cols": [], "ignore_order": True}}
+    for n in range(2):
+        write_instance(root, f"big{n}", spec, "file", "a.csv")
+    gold.to_csv(root / "gold" / "big0" / "g.csv", index=False)
+    pred.to_csv(root / "sub" / "big0" / "a.csv", index=False)
+    for side, name in (("gold", "g.csv"), ("sub", "a.csv")):
+        (root / side / "big1" / name).hardlink_to(root / side / "big0" / name)
+    return root
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("after_s", [0.2, 1.5])
+def test_ctrl_c_during_an_out_of_core_comparison_stops_duckdb_and_leaves_no_tables(big_tables, tmp_path, jobs, after_s):
+    """DuckDB turns Ctrl-C into its own "Query interrupted" or keeps reading a CSV file: neither may become an
+    instance's verdict (a report with internal_error or unreadable_prediction, exit 1), nor wait for the
+    deadline; its tables leave the work folder, killed pool processes' too."""
+    before = tree_hash(big_tables)
+    out = tmp_path / "r.json"
+    command = [sys.executable, str(ROOT / "evaluate.py"), "--result-dir", str(big_tables / "sub")]
+    command += ["--gold-dir", str(big_tables / "gold"), "--output", str(out), "--memory-limit-mb", "16"]
+    proc = subprocess.Popen(command + ["--jobs", str(jobs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.rglob("tables.duckdb")) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert list(tmp_path.rglob("tables.duckdb")), "the pair went out of core"
+    time.sleep(after_s)  # the load (0.2 s) or the comparison (1.5 s)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr[-800:]
+    assert stderr.strip().startswith("interrupted:") and "took over" not in stderr, stderr[-800:]
+    assert not out.exists() and not out.with_suffix(".csv").exists()
+    time.sleep(1)  # pool processes see their parent gone within their poll interval
+    assert not list(tmp_path.rglob("tables.duckdb*")), "the out-of-core tables were removed"
+    assert not descendants(proc.pid)
+    assert tree_hash(big_tables) == before

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evaluators import signals
 from evaluators.errors import InstanceError, MissingExtra
 from evaluators.grading import execution_match
 from evaluators.grading.sql_answers import run_sql_answer
@@ -117,6 +118,9 @@ def _grade_one(
         verdicts = same_for_all(NAMES, 0.0, "missing_extra", str(exc))
     except Exception as exc:  # a bug of ours must not stop the run; it is reported, never hidden
         verdicts = same_for_all(NAMES, 0.0, "internal_error", f"{type(exc).__name__}: {exc} (please report this)")
+    # An engine in this process may turn Ctrl-C into its own error (DuckDB out of core: "Query interrupted"),
+    # which the lines above would make this instance's verdict: a signal that came stops the run instead.
+    signals.check()
     execution_match.add_llmetric_q(ctx, verdicts["strict"])  # a failed run still has a validity and a text score
     return Graded(verdicts, funcs, info=ctx.info, timing=ctx.timing)
 
@@ -215,7 +219,7 @@ def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Option
         ctx.folder,
         ALL_PRESETS,
         TableReader("unreadable_prediction", options.max_file_bytes, _duckdb_loader(options)),
-        spill=_spill_plan(options),
+        spill=spill_plan(options),
     )
     try:
         return _grade_job(line, specs, result_dir, ctx, options, job)
@@ -223,7 +227,7 @@ def _grade_files(line, specs, result_dir: Path, ctx: SqlContext, options: Option
         job.close()  # out-of-core tables leave the work folder with the instance
 
 
-def _spill_plan(options: Options) -> SpillPlan | None:
+def spill_plan(options: Options) -> SpillPlan | None:
     """Tables whose frames would pass --memory-limit-mb are compared in DuckDB, spilling in the work folder."""
     if options.executor is None:
         return None

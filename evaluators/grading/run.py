@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from evaluators import signals
 from evaluators.cwd import absolute
-from evaluators.grading.instance import NAMES, Graded, Options, grade_instance
+from evaluators.grading.instance import NAMES, Graded, Options, grade_instance, spill_plan
 from evaluators.grading.jobs import resolve_jobs
 from evaluators.grading.warm import prepare
 from evaluators.matching.semantics import PRESETS, get_preset
@@ -15,6 +15,7 @@ from evaluators.matching.verdicts import same_for_all
 from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 from evaluators.specs import RunInputs
+from evaluators.tables.spill import remove_spilled
 
 
 def grade(
@@ -138,6 +139,10 @@ def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list
         pool.close()
     except BaseException:  # a signal: the processes go at once (their SQL workers follow them, see worker.py)
         pool.terminate()
+        pool.join()
+        plan = spill_plan(options)
+        if plan is not None:
+            remove_spilled(plan)  # the killed processes' out-of-core tables
         raise
     finally:
         pool.join()

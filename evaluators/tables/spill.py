@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pandas._libs.parsers import STR_NA_VALUES
 
+from evaluators import signals
 from evaluators.errors import InstanceError
 
 MIN_DUCKDB_MB = 256  # below it DuckDB's CSV reader runs out on wide tables
@@ -76,6 +77,7 @@ class SpillTables:
             "autoload_known_extensions": False,
         }
         self.con = duckdb.connect(str(self.folder / "tables.duckdb"), config=config)
+        self._forget = signals.on_interrupt(self.con.interrupt)  # Ctrl-C cancels a load or comparison under way
         self._tables: dict = {}
         self.cache: dict = {}  # what the comparison learnt of these tables, for the next semantics
 
@@ -93,11 +95,20 @@ class SpillTables:
                     [os.fspath(path), sorted(STR_NA_VALUES)],  # a submitted file: the fd that was checked
                 )
             except Exception as exc:  # duckdb.Error: the file is the instance's problem, not the run's
+                signals.check()  # unless Ctrl-C cancelled the read: then the run stops, not just this semantics
                 why = "memory_limit" if "Out of Memory" in str(exc) else reason
                 raise InstanceError(why, f"{Path(path).name}: out-of-core read failed: {exc}") from None
             self._tables[key] = name
         return self._tables[key]
 
     def close(self) -> None:
+        self._forget()
         self.con.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def remove_spilled(plan: SpillPlan) -> None:
+    """Remove what grading processes killed mid-instance (a parallel run stopped by a signal) left in the
+    work folder: their DuckDB files, which no `close()` reached."""
+    for folder in Path(plan.work_dir).glob("spill-*"):
+        shutil.rmtree(folder, ignore_errors=True)
