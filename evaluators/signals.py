@@ -92,7 +92,11 @@ def on_interrupt(stop: Callable[[], object]) -> Callable[[], None]:
     _stoppers[key] = stop
     if _received is not None:
         _call(stop)
-    return lambda: _stoppers.pop(key, None) and None
+
+    def forget() -> None:
+        _stoppers.pop(key, None)
+
+    return forget
 
 
 def _stop_engines() -> None:

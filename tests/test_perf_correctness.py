@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from scorer_order import columns_with_scorer_order  # noqa: E402
+
 from bench import baseline  # noqa: E402
 from evaluators.matching.official import rule as official  # noqa: E402
 from evaluators.matching.official import small_tables  # noqa: E402
@@ -393,20 +395,9 @@ if __name__ == "__main__":
 @pytest.mark.parametrize("null_as_zero", [False, True])
 def test_official_order_is_the_scorers_sort(n, null_as_zero):
     """Both ways of computing the scorers' string order (Python for short columns, numpy ranks for long)."""
-    from evaluators.matching.official.column_views import _masked_column, num_column
-
     rng = np.random.default_rng(n)
     floats = rng.choice([0.0, -0.0, 0.1, 0.1 + 0.2, 0.3, 10.0, 9.995, np.nan, 1e16, 1e-5, -1.0, 2.5], n)
-    ints = rng.choice([-3, 0, 7, 10, 2**53 + 1, 123], n)
-    masked = pd.Series(pd.array(rng.choice([1, 2, 30, None], n), dtype="Int64"))
-    for column in (
-        num_column("f", floats, null_as_zero),
-        num_column("i", ints, null_as_zero),
-        num_column("b", ints > 5, null_as_zero),
-        _masked_column("m", masked, null_as_zero),
-    ):
-        values = column.python_values()
-        want = sorted(range(n), key=lambda i: (values[i] is None, str(values[i]), isinstance(values[i], (int, float))))
+    for column, want in columns_with_scorer_order(rng, floats, [1, 2, 30, None], null_as_zero):
         assert list(column.official_order) == want, column.name
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scorer_order import columns_with_scorer_order
 
 from bench import shapes
 from evaluators.matching.kernels import row_pairing
@@ -94,8 +95,6 @@ def test_text_ranks_order_like_numpy_unique():
 @pytest.mark.parametrize("plain", [False, True])
 def test_official_sorted_is_the_scorers_sort(n, null_as_zero, plain):
     """The columns in the scorers' order without sorting cells equal the cells gathered by their sort."""
-    from evaluators.matching.official.column_views import _masked_column, num_column
-
     rng = np.random.default_rng(n)
     if plain:  # printed without exponent: ranked from integer heads, nothing printed per value
         floats = np.where(
@@ -105,16 +104,7 @@ def test_official_sorted_is_the_scorers_sort(n, null_as_zero, plain):
         )
     else:
         floats = rng.choice([0.0, -0.0, 0.1, 0.1 + 0.2, 0.3, 10.0, 9.995, np.nan, 1e16, 1e-5, -1.0, 2.5], n)
-    ints = rng.choice([-3, 0, 7, 10, 2**53 + 1, 123], n)
-    masked = pd.Series(pd.array(rng.choice([1, 0, 30, None], n), dtype="Int64"))
-    for column in (
-        num_column("f", floats, null_as_zero),
-        num_column("i", ints, null_as_zero),
-        num_column("b", ints > 5, null_as_zero),
-        _masked_column("m", masked, null_as_zero),
-    ):
-        values = column.python_values()
-        want = sorted(range(n), key=lambda i: (values[i] is None, str(values[i]), isinstance(values[i], (int, float))))
+    for column, want in columns_with_scorer_order(rng, floats, [1, 0, 30, None], null_as_zero):
         num, null = column.official_sorted
         assert np.array_equal(num, column.num[want], equal_nan=True), column.name
         if not null_as_zero:

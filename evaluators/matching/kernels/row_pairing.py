@@ -98,23 +98,23 @@ class _Sorts:
             self._orders[j] = np.argsort(self.keys[j])
         return self._orders[j]
 
+    def bounds(self) -> list[tuple]:
+        if self._bounds is None:
+            self._bounds = [(len(p), p.min(), p.max()) if len(p) else (0, None, None) for p in self.keys]
+        return self._bounds
+
     def may_partner(self, key: np.ndarray) -> bool:
         """Does some predicted key share this key's length, smallest and largest value (which every partner
         does)?  Answered without sorting the key: when none does, its sort is never made."""
-        if self._bounds is None:
-            self._bounds = [(len(p), p.min(), p.max()) if len(p) else (0, None, None) for p in self.keys]
-        look = (len(key), key.min(), key.max()) if len(key) else (0, None, None)
-        return look in self._bounds
+        return ((len(key), key.min(), key.max()) if len(key) else (0, None, None)) in self.bounds()
 
     def partners(self, ranked: np.ndarray) -> list[int]:
         """The predicted keys holding exactly the sorted values `ranked`."""
+        look = (len(ranked), ranked[0], ranked[-1]) if len(ranked) else (0, None, None)
         return [
             j
-            for j, p in enumerate(self.keys)
-            if len(p) == len(ranked)
-            and p.min() == ranked[0]
-            and p.max() == ranked[-1]
-            and np.array_equal(p[self.order(j)], ranked)
+            for j, bound in enumerate(self.bounds())
+            if bound == look and np.array_equal(self.keys[j][self.order(j)], ranked)
         ]
 
 
