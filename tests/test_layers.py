@@ -91,7 +91,9 @@ def test_only_the_cli_imports_click():
 def test_every_registered_grader_exists():
     for name in registry.FUNCS:
         info = registry.lookup(name)
-        if info.extra is None:
+        if info.answers == "sql":
+            assert info.grader is None, f"{name}: a .sql answer is graded by grading/sql_answers, above this floor"
+        elif info.extra is None:
             assert callable(registry.grader(name)), name
 
 
@@ -119,11 +121,11 @@ FLOORS = (
     ),
     ("metrics", ("metrics",)),
     ("execution", ("execution",)),
-    ("tables", ("tables",)),
+    ("tables and rewards", ("tables", "rewards")),
     ("matching", ("matching",)),
     ("loading and reporting", ("loading", "reporting")),
     ("grading", ("grading",)),
-    ("formats and rewards", ("bird", "testsuite", "livesql", "goldtools", "rewards")),
+    ("formats", ("bird", "testsuite", "livesql", "goldtools")),
     ("cli", ("cli",)),
     ("entry", ("entry", "__init__")),
 )
@@ -149,7 +151,26 @@ def _import_graph(root: Path = ROOT, package: str = "evaluators") -> dict[str, d
     return graph
 
 
+def _named_module(text: str, modules) -> str | None:
+    """The module a string names, as `"evaluators.x.y"` or `"evaluators.x.y:attr"` (a lazy import: the
+    registry's graders, the worker's and Ray's actions), or None."""
+    name = text.partition(":")[0]
+    if not re.fullmatch(r"\w+(\.\w+)+", name) or name.split(".")[0] not in {m.split(".")[0] for m in modules}:
+        return None
+    while "." in name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name if "." in name else None  # a module of a room; the bare package is no lazy import
+
+
 def _targets(node: ast.AST, name: str, is_package: bool, modules) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        named = _named_module(node.value, modules)
+        return [named] if named else []
+    if isinstance(node, ast.JoinedStr):  # f"{PACKAGE}.x:attr" is not resolved; a plain prefix is
+        head = node.values[0] if node.values else None
+        text = head.value if isinstance(head, ast.Constant) and isinstance(head.value, str) else ""
+        named = _named_module(text.rstrip("."), modules)
+        return [named] if named else []
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names if alias.name in modules]
     if not isinstance(node, ast.ImportFrom):
@@ -245,10 +266,12 @@ def test_the_scans_find_an_up_arrow_inside_a_function_and_a_circle(tmp_path):
     (package / "low" / "a.py").write_text("def f():\n    from pkg.high import b\n")
     (package / "high.py").write_text("from pkg.low import a\nfrom .low.a import f\n")
     (package / "low" / "c.py").write_text("from . import a\n")
+    (package / "low" / "d.py").write_text('ACTION = "pkg.high:f"\nDOWN = "pkg.low.a"\nPROSE = "pkg.nowhere"\n')
     graph = _import_graph(tmp_path, "pkg")
     assert graph["pkg.low.c"] == {"pkg.low.a": 1}
+    assert graph["pkg.low.d"] == {"pkg.high": 1, "pkg.low.a": 2}
     floors = (("low", ("low",)), ("high", ("high", "__init__")))
-    assert _up_arrows(graph, floors) == {("pkg.low.a", "pkg.high"): 2}
+    assert _up_arrows(graph, floors) == {("pkg.low.a", "pkg.high"): 2, ("pkg.low.d", "pkg.high"): 1}
     assert _cycles(graph) == [["pkg.high", "pkg.low.a"]]
 
 

@@ -20,6 +20,7 @@ from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 
 NAMES = ("official", "strict")
+SANDBOX = "evaluators.livesql.sandbox:grade"  # the worker's action: one instance on private databases
 CATEGORIES = ("Query", "Management")
 
 
@@ -121,7 +122,7 @@ def _run(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
     prefix = f"lsq_{key}"
     event: dict = {}
     try:
-        event = worker.execute(request, "livesql", profile=profile.name, instance=data, clone_prefix=prefix)
+        event = worker.execute(request, SANDBOX, profile=profile.name, instance=data, clone_prefix=prefix)
     finally:
         shutil.rmtree(folder, ignore_errors=True)  # a killed worker cannot remove its copies
         if backend == "postgres" and event.get("reason") != "ok":

@@ -78,7 +78,9 @@ class FuncInfo:
     name: str
     answers: str  # "answer" (free text), "table" (file or files) or "sql" (a .sql file, run with the gold query)
     params: dict  # name -> (check, default or REQUIRED, words for errors)
-    grader: str  # "module:function" that grades; its call depends on `answers` and `reward`
+    # "module:function" that grades, on this floor or below; its call depends on `answers` and `reward`.  None
+    # for `sql` answers: grading/sql_answers runs them beside the gold query (execution_match).
+    grader: str | None
     gold_files: tuple = ()  # parameters that name files under <gold_dir>/<instance_id>/
     gold_tables: str | None = None  # "csv" (one table, or variants of it), "csvs" (one per answer file), "duckdb"
     temporal: str | None = None  # what a temporal gold (gold.sql run now) becomes: "table", "number" or "text"
@@ -178,7 +180,7 @@ FUNCS: dict[str, FuncInfo] = {
                     "a database name (it overrides the gold line's db)",
                 ),
             },
-            "evaluators.grading.execution_match:grade",
+            None,
             ("gold_sql",),
         ),
         FuncInfo("qa_f1", "answer", {}, f"{REWARDS}:qa_f1", reward=True),
@@ -235,6 +237,8 @@ def check_parameters(func: str, params: dict) -> dict:
 def grader(func: str) -> Callable:
     """The function that grades `func`'s specs, imported now (a missing extra says how to install it)."""
     info = lookup(func)
+    if info.grader is None:
+        raise ValueError(f"{func} grades a .sql answer by running it (grading/sql_answers.py), not by a function")
     module, _, name = info.grader.partition(":")
     try:
         return getattr(importlib.import_module(module), name)
