@@ -25,7 +25,7 @@ from evaluators.loading.paths import answer_path
 from evaluators.loading.specs import MAX_JSON_DEPTH, too_deep
 from evaluators.matching import registry, table_match
 from evaluators.matching.semantics import PRESETS, Preset
-from evaluators.matching.verdicts import Verdict, same_for_all
+from evaluators.matching.verdicts import same_for_all
 from evaluators.specs import GoldInstance, SubmissionLine
 from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
 from evaluators.tables.spill import SpillPlan
@@ -288,7 +288,3 @@ def _grade_file_list(line, usable, result_dir: Path, job, flat: bool, ctx: SqlCo
     elif kind != "csvs":
         raise InstanceError("answer_type_mismatch", f"a list of files is graded by tables_match, not {spec.func}")
     return table_match.tables_match(job, paths, params)
-
-
-def verdict_of(graded: Graded, name: str) -> Verdict:
-    return graded.verdicts[name]
