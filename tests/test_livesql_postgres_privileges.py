@@ -96,9 +96,10 @@ def test_an_answer_cannot_rename_alter_or_copy_a_template_nor_keep_its_clone(pg,
 
 
 SIGNALS = [
-    'DO $$ BEGIN FOR i IN 1..40 LOOP PERFORM U&"pg\\005Fterminate_backend"(pid) FROM pg_stat_activity '
-    "WHERE pid <> pg_backend_pid(); PERFORM pg_sleep(0.1); END LOOP; END $$",
-    "DO $$ DECLARE p int; BEGIN FOR i IN 1..40 LOOP FOR p IN SELECT pid FROM pg_stat_activity WHERE pid <> "
+    'DO $$ BEGIN FOR i IN 1..100 LOOP PERFORM U&"pg\\005Fterminate_backend"(pid) FROM pg_stat_activity '
+    "WHERE pid <> pg_backend_pid() AND NOT (SELECT rolsuper FROM pg_roles WHERE rolname = usename); "
+    "PERFORM pg_sleep(0.1); END LOOP; END $$",
+    "DO $$ DECLARE p int; BEGIN FOR i IN 1..100 LOOP FOR p IN SELECT pid FROM pg_stat_activity WHERE pid <> "
     "pg_backend_pid() LOOP BEGIN EXECUTE 'SELECT pg_' || 'cancel_backend(' || p || ')'; EXCEPTION WHEN OTHERS "
     "THEN NULL; END; END LOOP; PERFORM pg_sleep(0.1); END LOOP; END $$",
 ]
@@ -107,7 +108,7 @@ SIGNALS = [
 @pytest.mark.parametrize("attack", SIGNALS, ids=["terminate_u_escape", "cancel_dynamic"])
 def test_one_instance_cannot_end_another_instances_session(pg, tmp_path, attack):  # noqa: F811
     reports = _run(pg, tmp_path, [[attack], ["SELECT pg_sleep(3)", RIGHT]], num_threads=2)
-    assert reports[1].reason == "match", reports[1].detail
+    assert reports[1].reason == "match", (reports[1].detail, reports[0].detail)
     assert _left_behind(pg[0]) == (0, 0)
 
 
@@ -120,7 +121,7 @@ def test_an_answer_reaches_no_server_file_even_when_the_grader_is_a_superuser(pg
         [f"COPY orders TO E'{target}/escape.csv'"],
         [f"COPY (SELECT 1) TO/**/PROGRAM $$touch {target}/program$$"],
         [f"SELECT U&\"lo\\005Fexport\"(lo_from_bytea(0, 'x'), $${target}/lo$$)"],
-        ["SELECT U&\"pg\\005Fread\\005Ffile\"($$/etc/hostname$$)"],
+        ['SELECT U&"pg\\005Fread\\005Ffile"($$/etc/hostname$$)'],
     ]
     for reports in (_run(pg, tmp_path, attacks), _run(pg, tmp_path, attacks, postgres_dsn=pg[0].admin_dsn)):
         assert all(r.score == 0 for r in reports), [r.detail for r in reports]

@@ -50,9 +50,9 @@ Example:
   python evaluate.py db prepare --engine postgres --dsn postgresql://postgres@127.0.0.1:5432/postgres \\
       --role grader
   then grade with --postgres-dsn postgresql://grader:PASSWORD@127.0.0.1:5432/postgres
-  python evaluate.py db prepare --engine postgres --dsn postgresql://root@127.0.0.1:5432/postgres \\
-      --role grader --template alien_template --template shop_template
-  (LiveSQLBench / BIRD-CRITIC: the grader clones these templates; each answer runs as a role of its own)
+  python evaluate.py db prepare --engine postgres --dsn postgresql://postgres@127.0.0.1:5432/postgres \\
+      --role grader --template shop_template
+  (LiveSQLBench / BIRD-CRITIC: one --template per <db>_template graded; docs/livesql.md)
 """
 
 

@@ -32,8 +32,10 @@ import secrets
 from dataclasses import dataclass, field
 
 from evaluators.execution.backends.base import QueryFailed, first_line
-from evaluators.execution.backends.postgres_backend import ANSWER_ROLE_INFIX, ANSWERS_SUFFIX
 
+ANSWERS_SUFFIX = "_answers"  # the group role whose privileges every answer role has
+ANSWER_ROLE_INFIX = "_a_"  # <grader role>_a_<12 hex digits>: one answer's role
+ROLE_GRACE_S = 600  # an answer role's password stays valid this long past the query's timeout
 TABLES_SUFFIX = "_tables"  # the NOLOGIN role owning what is inside the LiveSQL templates
 _PRIVILEGE_STATES = ("42501", "42704")  # insufficient_privilege, undefined_object (a group not prepared)
 

@@ -18,9 +18,8 @@ import time
 import uuid
 
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
-from evaluators.execution.backends.postgres_backend import ANSWER_ROLE_INFIX, ROLE_GRACE_S
 from evaluators.execution.backends.servers import PG_VARIABLES
-from evaluators.execution.pg_roles import TABLES_SUFFIX, drop_role, make_answer_role
+from evaluators.execution.pg_roles import ANSWER_ROLE_INFIX, ROLE_GRACE_S, TABLES_SUFFIX, drop_role, make_answer_role
 
 _BUSY = "55006"  # object_in_use: another session is copying or using the template at this moment
 _DENIED = "42501"  # insufficient_privilege

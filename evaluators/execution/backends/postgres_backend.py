@@ -22,11 +22,9 @@ from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.server_base import ServerBackend
 from evaluators.execution.backends.servers import PG_VARIABLES
 from evaluators.execution.memory import fetch_rows
+from evaluators.execution.pg_roles import ANSWERS_SUFFIX, ROLE_GRACE_S, drop_role, make_answer_role
 
 _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
-ANSWERS_SUFFIX = "_answers"  # the group role whose privileges every answer role has
-ANSWER_ROLE_INFIX = "_a_"  # <grader role>_a_<12 hex digits>: one answer's role
-ROLE_GRACE_S = 600  # an answer role's password stays valid this long past the query's timeout
 
 
 class PostgresBackend(ServerBackend):
@@ -76,8 +74,6 @@ class PostgresBackend(ServerBackend):
             cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
         words = f"cancelled backend {pid}"
         if isinstance(handle.get("role"), str):
-            from evaluators.execution.pg_roles import drop_role
-
             drop_role(psycopg, con, handle["role"])
             words += f" and dropped its role {handle['role']}"
         return words
@@ -92,19 +88,17 @@ def _answer_login(psycopg, request: Request):
 @contextlib.contextmanager
 def answer_role(psycopg, request: Request):
     """(name, password) of a login role made for this one answer, dropped when the block ends."""
-    from evaluators.execution import pg_roles  # it imports this module's names
-
     admin = _connect(psycopg, request, read_only=False)
     admin.autocommit = True
     role = None
     try:
         hint = "prepare it once with `evaluate.py db prepare --engine postgres` (docs/backends.md)"
-        role, password = pg_roles.make_answer_role(admin, ANSWERS_SUFFIX, int(request.timeout_s) + ROLE_GRACE_S, hint)
+        role, password = make_answer_role(admin, ANSWERS_SUFFIX, int(request.timeout_s) + ROLE_GRACE_S, hint)
         yield role, password
     finally:
         try:
             if role is not None:
-                pg_roles.drop_role(psycopg, admin, role)
+                drop_role(psycopg, admin, role)
         finally:
             admin.close()
 
