@@ -202,7 +202,7 @@ def _hand_objects(con, tables: str) -> int:
     return len(found)
 
 
-def make_answer_role(admin, group_suffix: str, seconds: int, hint: str) -> str:
+def make_answer_role(admin, group_suffix: str, seconds: int, hint: str) -> tuple[str, str]:
     """A login role for one answer, made from the grader's connection `admin`: no attribute, one connection,
     a random password valid `seconds`, a member of `<grader><group_suffix>` only; the grader is made a member
     of it in the same statement (to signal its session, give it a database, drop it).  (name, password); QueryFailed
