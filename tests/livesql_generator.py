@@ -499,19 +499,25 @@ def write_postgres(out: Path, copies: int = 1) -> dict:
 
 def load_postgres(admin, grader_role: str | None = None) -> None:
     """`<db>_template` databases on the server `admin(dbname)` connects to as a superuser, marked as
-    templates, owned by `grader_role` when given (the role `livesql --engine postgresql` connects as)."""
+    templates; with `grader_role` (the role `livesql --engine postgresql` connects as) prepared as
+    `evaluate.py db prepare --template` makes them (docs/livesql.md): owned by the role, their tables by
+    `<role>_tables`, each answer a role of its own."""
+    from evaluators.execution.pg_roles import prepare_postgres
+
     for name, script in PG_DATABASES.items():
         with admin("postgres") as con:
             if con.execute("SELECT 1 FROM pg_database WHERE datname = %s", (f"{name}_template",)).fetchone():
                 con.execute(f"ALTER DATABASE {name}_template IS_TEMPLATE false")  # else it cannot be dropped
             con.execute(f"DROP DATABASE IF EXISTS {name}_template")
-            con.execute(f"CREATE DATABASE {name}_template" + (f" OWNER {grader_role}" if grader_role else ""))
+            con.execute(f"CREATE DATABASE {name}_template")
         with admin(f"{name}_template") as con:
-            if grader_role:  # the grader owns what the tasks change (CREATE INDEX needs the table's owner)
-                con.execute(f"SET ROLE {grader_role}")
             con.execute(script)
         with admin("postgres") as con:
             con.execute(f"ALTER DATABASE {name}_template IS_TEMPLATE true")
+    if grader_role:
+        with admin("postgres") as con:
+            dsn = con.info.dsn
+        prepare_postgres(dsn, grader_role, templates=[f"{name}_template" for name in PG_DATABASES])
 
 
 def write(out: Path, copies: int = 1) -> dict:

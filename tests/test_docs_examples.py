@@ -120,6 +120,10 @@ def _with_server(command: str, entry: dict, request) -> str:
         return command
     if entry["server"] == "postgres-livesql":
         return re.sub(r"--postgres-dsn \S+", f"--postgres-dsn {request.getfixturevalue('livesql_dsn')}", command)
+    if entry["server"] == "postgres-livesql-admin":  # the superuser, and the role the livesql examples use
+        request.getfixturevalue("livesql_dsn")
+        command = re.sub(r"--role \S+", "--role livesql_docs", command)
+        return re.sub(r"--dsn \S+", f"--dsn {request.getfixturevalue('postgres_server').admin_dsn}", command)
     return re.sub(r"--dsn \S+", f"--dsn {_admin_dsn(entry['server'], request)}", command)
 
 

@@ -35,7 +35,8 @@ def _fingerprint(server) -> tuple:
         indexes = con.execute("SELECT count(*) FROM pg_indexes WHERE schemaname = 'public'").fetchone()
     with server.admin() as con:
         databases = sorted(r[0] for r in con.execute("SELECT datname FROM pg_database"))
-    return rows, indexes, databases
+        roles = con.execute("SELECT count(*) FROM pg_roles WHERE starts_with(rolname, %s)", (ROLE + "_a_",)).fetchone()
+    return rows, indexes, databases, roles[0]  # every answer role dropped with its clone, killed workers' too
 
 
 def _grade(pg, label: str, work: Path, path: Path | None = None, **options):

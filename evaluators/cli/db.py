@@ -50,6 +50,9 @@ Example:
   python evaluate.py db prepare --engine postgres --dsn postgresql://postgres@127.0.0.1:5432/postgres \\
       --role grader
   then grade with --postgres-dsn postgresql://grader:PASSWORD@127.0.0.1:5432/postgres
+  python evaluate.py db prepare --engine postgres --dsn postgresql://postgres@127.0.0.1:5432/postgres \\
+      --role grader --template shop_template
+  (LiveSQLBench / BIRD-CRITIC: one --template per <db>_template graded; docs/livesql.md)
 """
 
 
@@ -64,8 +67,15 @@ Example:
     show_default=True,
     help="Let answers read every table (pg_read_all_data); without it, grant SELECT to <role>_answers yourself.",
 )
+@click.option(
+    "--template",
+    "templates",
+    multiple=True,
+    help="A LiveSQL template database (repeatable): owned by the role, its objects by <role>_tables; "
+    "the role gets CREATEDB (docs/livesql.md).",
+)
 @handle_errors
-def prepare(engine, dsn, role, password_env, read_all):
+def prepare(engine, dsn, role, password_env, read_all, templates):
     """Create the grader's roles: its own, its answers' group; each answer then runs as a role of its own."""
     import os
 
@@ -79,7 +89,7 @@ def prepare(engine, dsn, role, password_env, read_all):
     try:
         from evaluators.execution.pg_roles import prepare_postgres
 
-        result = prepare_postgres(dsn, role, password, read_all)
+        result = prepare_postgres(dsn, role, password, read_all, templates)
     except ImportError:
         raise MissingExtra("psycopg", engine) from None
     except Exception as exc:  # the driver's error, said once, without a password

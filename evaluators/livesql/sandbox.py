@@ -5,7 +5,9 @@ dies with the worker when the parent's timeout kills it.
 SQLite: each phase runs on a fresh private copy of `<db>_template.sqlite` in the run's work folder
 (`request.out_csv` names the instance's folder), deleted after; the template is only read.  PostgreSQL:
 each phase runs on a database cloned from the template (`CREATE DATABASE ... TEMPLATE`, what `createdb
---template` does), dropped after.  Writes are allowed, but only there (security.py holds the rules).
+--template` does), owned by a role made for the phase that the whole phase runs as, both dropped after
+(pgclone.py).  Writes are allowed, but only there: on SQLite by the engine's limits, on PostgreSQL by the
+role's privileges (security.py's statement rules are a second line).
 
 A phase is the official sequence: preprocess_sql, the prediction (its failure fails the instance), every
 test case (trusted gold Python, with only the helper names its harness provides), clean_up_sql.  When a
@@ -23,7 +25,7 @@ import traceback
 import uuid
 from pathlib import Path
 
-from evaluators.execution.backends.base import QueryFailed, Request, first_line
+from evaluators.execution.backends.base import Request
 from evaluators.execution.opener import copy_database_file
 from evaluators.livesql import security
 from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace, remove_comments
@@ -191,21 +193,12 @@ def _sqlite_copy(request: Request, deadline: float):
 
 @contextlib.contextmanager
 def _postgres_clone(request: Request, message: dict, deadline: float):
+    """The phase's clone, reached as a role made for it (pgclone.answer_clone): the answer and the test
+    cases run with the clone owner's privileges, never the grader's."""
     from evaluators.execution.backends.base import import_driver
     from evaluators.livesql import pgclone
 
     psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
     name = pgclone.clone_name(message["clone_prefix"])
-    template = str(request.db_ref)
-    try:
-        pgclone.create(psycopg, request, template, name)
-    except psycopg.Error as exc:
-        raise QueryFailed("no_database", f"cannot clone {template}: {first_line(exc)}") from None
-    try:
-        conn = pgclone.connect(psycopg, request, name)
-        try:
-            yield conn, name
-        finally:
-            conn.close()
-    finally:
-        pgclone.drop(psycopg, request, name)
+    with pgclone.answer_clone(psycopg, request, str(request.db_ref), name) as conn:
+        yield conn, name

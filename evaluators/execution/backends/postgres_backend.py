@@ -22,12 +22,9 @@ from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.server_base import ServerBackend
 from evaluators.execution.backends.servers import PG_VARIABLES
 from evaluators.execution.memory import fetch_rows
+from evaluators.execution.pg_roles import ANSWERS_SUFFIX, ROLE_GRACE_S, drop_role, make_answer_role
 
 _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
-_PRIVILEGE_STATES = ("42501", "42704")  # insufficient_privilege, undefined_object (no `<role>_answers`)
-ANSWERS_SUFFIX = "_answers"  # the group role whose privileges every answer role has
-ANSWER_ROLE_INFIX = "_a_"  # <grader role>_a_<12 hex digits>: one answer's role
-ROLE_GRACE_S = 600  # an answer role's password stays valid this long past the query's timeout
 
 
 class PostgresBackend(ServerBackend):
@@ -77,7 +74,7 @@ class PostgresBackend(ServerBackend):
             cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
         words = f"cancelled backend {pid}"
         if isinstance(handle.get("role"), str):
-            _drop_role(psycopg, con, handle["role"])
+            drop_role(psycopg, con, handle["role"])
             words += f" and dropped its role {handle['role']}"
         return words
 
@@ -91,52 +88,19 @@ def _answer_login(psycopg, request: Request):
 @contextlib.contextmanager
 def answer_role(psycopg, request: Request):
     """(name, password) of a login role made for this one answer, dropped when the block ends."""
-    import secrets
-
-    from psycopg import sql
-
     admin = _connect(psycopg, request, read_only=False)
     admin.autocommit = True
     role = None
     try:
-        seconds = int(request.timeout_s) + ROLE_GRACE_S
-        grader, until = admin.execute("SELECT current_user, now() + make_interval(secs => %s)", (seconds,)).fetchone()
-        role, password = f"{grader}{ANSWER_ROLE_INFIX}{secrets.token_hex(6)}", secrets.token_urlsafe(24)
-        try:
-            admin.execute(
-                sql.SQL(
-                    "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION CONNECTION LIMIT 1 "
-                    "PASSWORD {} VALID UNTIL {} IN ROLE {}"
-                ).format(
-                    sql.Identifier(role),
-                    sql.Literal(password),
-                    sql.Literal(until.isoformat()),
-                    sql.Identifier(grader + ANSWERS_SUFFIX),
-                )
-            )
-            admin.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(role), sql.Identifier(grader)))
-        except psycopg.Error as exc:
-            if getattr(exc, "sqlstate", None) in _PRIVILEGE_STATES:
-                raise QueryFailed(
-                    "credentials_missing",
-                    f"the PostgreSQL role {grader!r} cannot make a role for this answer ({first_line(exc)}); "
-                    "prepare it once with `evaluate.py db prepare --engine postgres` (docs/backends.md)",
-                ) from None
-            raise QueryFailed("exec_error", f"making this answer's role failed: {first_line(exc)}") from None
+        hint = "prepare it once with `evaluate.py db prepare --engine postgres` (docs/backends.md)"
+        role, password = make_answer_role(admin, ANSWERS_SUFFIX, int(request.timeout_s) + ROLE_GRACE_S, hint)
         yield role, password
     finally:
         try:
             if role is not None:
-                _drop_role(psycopg, admin, role)
+                drop_role(psycopg, admin, role)
         finally:
             admin.close()
-
-
-def _drop_role(psycopg, con, role: str) -> None:
-    from psycopg import sql
-
-    with contextlib.suppress(psycopg.Error):
-        con.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
 
 
 def _connect(psycopg, request: Request, read_only: bool = True, login: dict | None = None):
