@@ -27,7 +27,7 @@ from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.opener import copy_database_file
 from evaluators.livesql import security
 from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace, remove_comments
-from evaluators.livesql.profiles import DEFAULT_TEST_CASE, PROFILES, Profile, split_field
+from evaluators.livesql.profiles import DEFAULT_TEST_CASE, PROFILES, SPARE_CONNECTIONS, Profile, split_field
 
 _OUTPUT_TAIL = 2000
 
@@ -81,19 +81,52 @@ class _Place:
             with _postgres_clone(self.request, self.message, deadline) as pair:
                 yield pair
 
+    def connect(self, stack: contextlib.ExitStack, db_arg: str, deadline: float):
+        """Another connection to this phase's database (a helper called without one), closed with the phase."""
+        if self.profile.engine == "sqlite":
+            return stack.enter_context(contextlib.closing(_open_sqlite(self.request, db_arg, deadline)))
+        return stack.enter_context(contextlib.closing(_connect_clone(self.request, db_arg)))
+
+    def session(self, stack: contextlib.ExitStack, conn, db_arg: str, strict: bool, deadline: float) -> Session:
+        timeout = self.request.setting("statement_timeout_s", 30.0)
+        session = Session(self.profile.engine, conn, strict, statement_timeout_ms=int(timeout * 1000))
+        session.connect = lambda: self.connect(stack, db_arg, deadline)
+        session.spare_connections = SPARE_CONNECTIONS.get(self.profile.name)
+        return session
+
+    def untouched(self, stack: contextlib.ExitStack, instance: dict, deadline: float):
+        """The gold's result on a fresh database with only preprocess_sql run (strict, Query tasks): the
+        official ex_base re-runs the gold after the prediction, so an answer that rewrote the data could
+        make the gold agree with it.  Opened at the first call, each list of statements run once."""
+        found: dict = {}
+
+        def run(sqls):
+            if "session" not in found:
+                conn, db_arg = stack.enter_context(self.database(deadline))
+                found["session"] = self.session(stack, conn, db_arg, True, deadline)
+                found["session"].execute_queries(split_field(instance, "preprocess_sql"), conn)
+                found["session"].deadline = deadline
+            key = tuple(sqls)
+            if key not in found:
+                found[key] = found["session"].execute_queries(list(sqls), found["session"].conn)
+            return found[key]
+
+        return run
+
 
 def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, strict: bool) -> dict:
-    timeout = place.request.setting("statement_timeout_s", 30.0)
     deadline = time.monotonic() + place.request.setting("phase_timeout_s", 60.0)
     sol_sqls = split_field(instance, "sol_sql")
     tests, kwargs = profile.plan(instance)
     result: dict = {"passed": False, "failed_tests": [], "messages": [], "total": len(tests), "used": []}
-    with place.database(deadline) as (conn, db_arg):
-        session = Session(profile.engine, conn, strict)
-        session.statement_timeout_ms = int(timeout * 1000)
-        session.execute_queries(split_field(instance, "preprocess_sql"))  # errors ignored, as the harness does
+    with contextlib.ExitStack() as stack:
+        conn, db_arg = stack.enter_context(place.database(deadline))
+        session = place.session(stack, conn, db_arg, strict, deadline)
+        session.execute_queries(split_field(instance, "preprocess_sql"), conn)  # errors ignored, as the harness
         session.deadline = deadline
-        outcome, failed, timed_out, message = session.execute_queries(pred_sqls)
+        if strict and instance.get("category", "Query") == "Query":
+            session.untouched = place.untouched(stack, instance, deadline)
+        outcome, failed, timed_out, message = session.execute_queries(pred_sqls, conn)
         if failed or timed_out:
             result.update(
                 stage="prediction",
@@ -113,7 +146,7 @@ def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, str
                 session.strict, session.used = True, set()
                 result["strict_here"] = {**_run_tests(*run), "stage": "tests", "total": len(tests), "used": []}
                 session.strict = False
-        session.execute_queries(split_field(instance, "clean_up_sql"))
+        session.execute_queries(split_field(instance, "clean_up_sql"), conn)
         result["used"] = result.get("used") or sorted(session.used)
     return result
 
@@ -169,24 +202,39 @@ def _run_test(profile, source, session, outcome, pred_sqls, sol_sqls, db_arg, kw
 
 @contextlib.contextmanager
 def _sqlite_copy(request: Request, deadline: float):
-    import sqlite3
-
     folder = Path(request.out_csv)
     folder.mkdir(parents=True, exist_ok=True)
     copy = folder / f"{uuid.uuid4().hex}.sqlite"
     try:
         copy_database_file(str(request.db_ref), copy)
-        conn = sqlite3.connect(str(copy), timeout=30)
+        conn = _open_sqlite(request, str(copy), deadline)
         try:
-            security.lock_down_sqlite(
-                conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline
-            )
             yield conn, str(copy)
         finally:
             conn.close()
     finally:
         for leftover in (copy, *(copy.with_name(copy.name + s) for s in ("-journal", "-wal", "-shm"))):
             leftover.unlink(missing_ok=True)
+
+
+def _open_sqlite(request: Request, path: str, deadline: float):
+    import sqlite3
+
+    conn = sqlite3.connect(path, timeout=30)
+    security.lock_down_sqlite(conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline)
+    return conn
+
+
+def _connect_clone(request: Request, name: str):
+    """A connection to a clone whose values are those psycopg2 gives (the harness's driver)."""
+    from evaluators.execution.backends.base import import_driver
+    from evaluators.execution.pg_values import load_as_psycopg2
+    from evaluators.livesql import pgclone
+
+    psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
+    conn = pgclone.connect(psycopg, request, name)
+    load_as_psycopg2(conn)
+    return conn
 
 
 @contextlib.contextmanager
@@ -202,7 +250,7 @@ def _postgres_clone(request: Request, message: dict, deadline: float):
     except psycopg.Error as exc:
         raise QueryFailed("no_database", f"cannot clone {template}: {first_line(exc)}") from None
     try:
-        conn = pgclone.connect(psycopg, request, name)
+        conn = _connect_clone(request, name)
         try:
             yield conn, name
         finally:
