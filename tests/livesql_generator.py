@@ -64,6 +64,13 @@ QEP_TEST = """
 def test_case(pred_sqls, sol_sqls, db_path, conn):
     assert performance_compare_by_qep(pred_sqls, sol_sqls, db_path, conn) == 1
 """
+# A helper called without a connection opens a new one on the copy: no TEMP table of the prediction's
+NEW_CONNECTION_TEST = """
+def test_case(pred_sqls, sol_sqls, db_path, conn):
+    rows, other = perform_query_on_sqlite_databases("{check}", db_path)
+    assert other is not conn, "the same connection"
+    assert rows == {expected}, f"state is {{rows}}"
+"""
 ROUNDED_TEST = """
 def test_case(pred_sqls, sol_sqls, db_path, conn):
     pred, _, _ = execute_queries(pred_sqls, db_path, conn)
@@ -258,6 +265,26 @@ def livesql_instances() -> list[dict]:
             ["CREATE VIEW overdue AS SELECT * FROM loans WHERE due < '2024-05-02';"],
             ["CREATE VIEW overdue AS SELECT book_id, member, due FROM loans WHERE due < '2024-05-02';"],
             [_state("SELECT member FROM overdue", [("kim",)])],
+        ),
+        _query(
+            "q_rewrite",
+            "shop",
+            ["SELECT COUNT(*) FROM orders;"],
+            ["DELETE FROM orders WHERE id > 2;", "SELECT 2;"],
+        ),
+        _manage(
+            "m_temp_table",
+            "library",
+            ["CREATE TEMP TABLE picked AS SELECT id FROM books WHERE id < 3;"],
+            ["CREATE TEMP TABLE picked AS SELECT id FROM books WHERE id < 3;"],
+            [NEW_CONNECTION_TEST.format(check="SELECT COUNT(*) FROM picked", expected=[(2,)])],
+        ),
+        _manage(
+            "m_new_connection",
+            "library",
+            ["UPDATE books SET copies = 5 WHERE id = 3;"],
+            ["UPDATE books SET copies = 5 WHERE id = 3;"],
+            [NEW_CONNECTION_TEST.format(check="SELECT copies FROM books WHERE id = 3", expected=[(5,)])],
         ),
     ]
 
@@ -645,7 +672,7 @@ def official_verdict(script_dir: Path, instance: dict, db_root: Path, utils_dir:
 
 def record(out: Path, mini_dev: Path, critic: Path) -> dict:
     files = write(out)
-    verdicts: dict = {"how": "", "livesql": {}, "critic": {}}
+    verdicts = {**json.loads(VERDICTS.read_text()), "livesql": {}, "critic": {}}  # the PostgreSQL sets stay
     for label, script_dir in (("livesql", mini_dev), ("critic", critic)):
         for line in files[label].read_text().splitlines():
             instance = json.loads(line)
