@@ -10,7 +10,8 @@ each phase runs on a database cloned from the template (`CREATE DATABASE ... TEM
 A phase is the official sequence: preprocess_sql, the prediction (its failure fails the instance), every
 test case (trusted gold Python, with only the helper names its harness provides), clean_up_sql.  When a
 test case used a lossy helper, the strict phase runs the same sequence again on a fresh copy with the
-strict helpers.
+strict helpers (a Query task's gold then runs on one more fresh copy, untouched by the prediction).  A
+helper called without a connection gets a new one to the phase's database, closed with the phase.
 """
 
 from __future__ import annotations
