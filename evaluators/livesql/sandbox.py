@@ -82,16 +82,17 @@ class _Place:
             with _postgres_clone(self.request, self.message, deadline) as pair:
                 yield pair
 
-    def connect(self, stack: contextlib.ExitStack, db_arg: str, deadline: float):
-        """Another connection to this phase's database (a helper called without one), closed with the phase."""
+    def connect(self, stack: contextlib.ExitStack, conn, db_arg: str, deadline: float):
+        """Another connection to this phase's database with the same login as `conn` (a helper called
+        without one), closed with the phase."""
         if self.profile.engine == "sqlite":
             return stack.enter_context(contextlib.closing(_open_sqlite(self.request, db_arg, deadline)))
-        return stack.enter_context(contextlib.closing(_connect_clone(self.request, db_arg)))
+        return stack.enter_context(contextlib.closing(_another_connection(conn)))
 
     def session(self, stack: contextlib.ExitStack, conn, db_arg: str, strict: bool, deadline: float) -> Session:
         timeout = self.request.setting("statement_timeout_s", 30.0)
         session = Session(self.profile.engine, conn, strict, statement_timeout_ms=int(timeout * 1000))
-        session.connect = lambda: self.connect(stack, db_arg, deadline)
+        session.connect = lambda: self.connect(stack, conn, db_arg, deadline)
         session.spare_connections = SPARE_CONNECTIONS.get(self.profile.name)
         return session
 
@@ -226,21 +227,22 @@ def _open_sqlite(request: Request, path: str, deadline: float):
     return conn
 
 
-def _connect_clone(request: Request, name: str):
-    """A connection to a clone whose values are those psycopg2 gives (the harness's driver)."""
-    from evaluators.execution.backends.base import import_driver
-    from evaluators.execution.pg_values import load_as_psycopg2
-    from evaluators.livesql import pgclone
+def _another_connection(conn):
+    """A new PostgreSQL connection as `conn` logged in (same server, database and role), whose values are
+    those psycopg2 gives (the harness's driver)."""
+    import psycopg
 
-    psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
-    conn = pgclone.connect(psycopg, request, name)
-    load_as_psycopg2(conn)
-    return conn
+    from evaluators.execution.pg_values import load_as_psycopg2
+
+    other = psycopg.connect(conn.info.dsn, password=conn.info.password, connect_timeout=10)
+    load_as_psycopg2(other)
+    return other
 
 
 @contextlib.contextmanager
 def _postgres_clone(request: Request, message: dict, deadline: float):
     from evaluators.execution.backends.base import import_driver
+    from evaluators.execution.pg_values import load_as_psycopg2
     from evaluators.livesql import pgclone
 
     psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
@@ -251,7 +253,8 @@ def _postgres_clone(request: Request, message: dict, deadline: float):
     except psycopg.Error as exc:
         raise QueryFailed("no_database", f"cannot clone {template}: {first_line(exc)}") from None
     try:
-        conn = _connect_clone(request, name)
+        conn = pgclone.connect(psycopg, request, name)
+        load_as_psycopg2(conn)  # values as psycopg2, the harness's driver, gives them
         try:
             yield conn, name
         finally:
