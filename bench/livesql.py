@@ -3,7 +3,7 @@
     python bench/livesql.py --official MINI_DEV/live_sql_bench_sqlite/evaluation [--copies 20] [--threads 4]
     python bench/livesql.py --official-postgres LIVESQLBENCH/evaluation/src --python PY_WITH_PSYCOPG2
 
-The generated set (tests/livesql_generator.py: 28 Query and Management instances, repeated `--copies`
+The generated set (tests/livesql_generator.py: 31 Query and Management instances, repeated `--copies`
 times) is graded twice, as whole processes, start-up included:
 - official: what `wrapper_evaluation_sqlite.py` does once its two bugs are set aside (it cannot grade
   predictions as published: docs/livesql.md): `single_instance_eval_sqlite.py --mode pred` unmodified, one

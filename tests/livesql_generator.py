@@ -64,6 +64,13 @@ QEP_TEST = """
 def test_case(pred_sqls, sol_sqls, db_path, conn):
     assert performance_compare_by_qep(pred_sqls, sol_sqls, db_path, conn) == 1
 """
+# A helper called without a connection opens a new one on the copy: no TEMP table of the prediction's
+NEW_CONNECTION_TEST = """
+def test_case(pred_sqls, sol_sqls, db_path, conn):
+    rows, other = perform_query_on_sqlite_databases("{check}", db_path)
+    assert other is not conn, "the same connection"
+    assert rows == {expected}, f"state is {{rows}}"
+"""
 ROUNDED_TEST = """
 def test_case(pred_sqls, sol_sqls, db_path, conn):
     pred, _, _ = execute_queries(pred_sqls, db_path, conn)
@@ -259,6 +266,26 @@ def livesql_instances() -> list[dict]:
             ["CREATE VIEW overdue AS SELECT book_id, member, due FROM loans WHERE due < '2024-05-02';"],
             [_state("SELECT member FROM overdue", [("kim",)])],
         ),
+        _query(
+            "q_rewrite",
+            "shop",
+            ["SELECT COUNT(*) FROM orders;"],
+            ["DELETE FROM orders WHERE id > 2;", "SELECT 2;"],
+        ),
+        _manage(
+            "m_temp_table",
+            "library",
+            ["CREATE TEMP TABLE picked AS SELECT id FROM books WHERE id < 3;"],
+            ["CREATE TEMP TABLE picked AS SELECT id FROM books WHERE id < 3;"],
+            [NEW_CONNECTION_TEST.format(check="SELECT COUNT(*) FROM picked", expected=[(2,)])],
+        ),
+        _manage(
+            "m_new_connection",
+            "library",
+            ["UPDATE books SET copies = 5 WHERE id = 3;"],
+            ["UPDATE books SET copies = 5 WHERE id = 3;"],
+            [NEW_CONNECTION_TEST.format(check="SELECT copies FROM books WHERE id = 3", expected=[(5,)])],
+        ),
     ]
 
 
@@ -327,6 +354,26 @@ def test_case(pred_sqls, sol_sqls, db_name, conn):
     assert ex_base(remove_round(pred_sqls), sol_sqls, db_name, conn) == 1
 """
 FAILING_TEST = "def test_case(pred_sqls, sol_sqls, db_name, conn):\n    assert False, 'never passes'\n"
+# LiveSQLBench's evaluation.py gives test code no `date` (its import lands where the function cannot see it)
+PG_DATE_TEST = """
+def test_case(pred_sqls, sol_sqls, db_name, conn):
+    rows, err, to = execute_queries(["SELECT signup FROM customers WHERE id = 1"], db_name, conn)
+    assert rows[0][0] == date(2024, 1, 5), f"signup is {rows}"
+"""
+# A helper called without a connection takes a new one from the harness's pool: no TEMP tables of the
+# prediction's session; committed rows are there; the pool (maxconn 5) is never given them back.
+PG_NEW_CONNECTION_TEST = """
+def test_case(pred_sqls, sol_sqls, db_name, conn):
+    rows, other = perform_query_on_postgresql_databases("{check}", db_name)
+    assert other is not conn, "the same connection"
+    assert [tuple(r) for r in rows] == {expected}, f"state is {{rows}}"
+"""
+PG_POOL_TEST = """
+def test_case(pred_sqls, sol_sqls, db_name, conn):
+    for i in range({times}):
+        rows, other = perform_query_on_postgresql_databases("SELECT 1", db_name)
+    assert rows == [(1,)]
+"""
 
 
 def pg_livesql_instances() -> list[dict]:
@@ -382,6 +429,71 @@ def pg_livesql_instances() -> list[dict]:
             ["SELECT json_build_object('n', name, 'v', 1.234) FROM customers;"],
             ["SELECT jsonb_build_object('n', name, 'v', 1.23) FROM customers;"],
         ),
+        _query(
+            "pq_uuid",
+            "shop",
+            ["SELECT md5(name)::uuid FROM customers;"],
+            ["SELECT md5(name)::uuid::text FROM customers;"],
+        ),
+        _query(
+            "pq_inet",
+            "shop",
+            ["SELECT ('10.0.0.' || id)::inet, ('10.' || id || '.0.0/16')::cidr FROM customers;"],
+            ["SELECT '10.0.0.' || id, '10.' || id || '.0.0/16' FROM customers;"],
+        ),
+        _query(
+            "pq_row",
+            "shop",
+            ["SELECT ROW(id, name) FROM customers;"],
+            ["SELECT '(' || id || ',' || name || ')' FROM customers;"],
+        ),
+        _query("pq_infinity", "shop", ["SELECT 'infinity'::date;"], ["SELECT '9999-12-31'::date;"]),
+        _query(
+            "pq_numeric_array",
+            "shop",
+            ["SELECT customer_id, array_agg(amount ORDER BY id) FROM orders WHERE id < 9 GROUP BY 1;"],
+            ["SELECT customer_id, array_agg(amount ORDER BY id) FROM orders WHERE id < 9 GROUP BY 1;"],
+        ),
+        _query(
+            "pq_date_array",
+            "shop",
+            ["SELECT city, array_agg(signup ORDER BY id) FROM customers GROUP BY 1;"],
+            ["SELECT city, array_agg(signup ORDER BY id) FROM customers GROUP BY 1;"],
+        ),
+        _query(
+            "pq_text_array",
+            "shop",
+            ["SELECT array_agg(name ORDER BY id) FROM customers;"],
+            ["SELECT array_agg(name ORDER BY id) FROM customers;"],
+        ),
+        _query("pq_empty_statement", "shop", [paid + ";"], ["", paid + ";"]),
+        _query("pq_comment_statement", "shop", [paid + ";"], ["-- the answer follows", paid + ";"]),
+        _query(
+            "pq_rewrite", "shop", ["SELECT COUNT(*) FROM orders;"], ["DELETE FROM orders WHERE id > 21; SELECT 21;"]
+        ),
+        _manage(
+            "pm_date_name",
+            "shop",
+            ["UPDATE customers SET city = 'Lyon' WHERE id = 2;"],
+            ["UPDATE customers SET city = 'Lyon' WHERE id = 2;"],
+            [PG_DATE_TEST],
+        ),
+        _manage(
+            "pm_temp_table",
+            "shop",
+            ["CREATE TEMP TABLE picked AS SELECT id FROM orders WHERE id < 3;"],
+            ["CREATE TEMP TABLE picked AS SELECT id FROM orders WHERE id < 3;"],
+            [PG_NEW_CONNECTION_TEST.format(check="SELECT COUNT(*) FROM picked", expected=[(2,)])],
+        ),
+        _manage(
+            "pm_new_connection",
+            "shop",
+            ["UPDATE orders SET status = 'void' WHERE id < 4;"],
+            ["UPDATE orders SET status = 'void' WHERE id < 4;"],
+            [PG_NEW_CONNECTION_TEST.format(check=count, expected=[(3,)])],
+        ),
+        _manage("pm_pool_4", "shop", ["SELECT 1;"], ["SELECT 1;"], [PG_POOL_TEST.format(times=4)]),
+        _manage("pm_pool_5", "shop", ["SELECT 1;"], ["SELECT 1;"], [PG_POOL_TEST.format(times=5)]),
         _manage(
             "pm_update",
             "shop",
@@ -566,7 +678,7 @@ def official_verdict(script_dir: Path, instance: dict, db_root: Path, utils_dir:
 
 def record(out: Path, mini_dev: Path, critic: Path) -> dict:
     files = write(out)
-    verdicts: dict = {"how": "", "livesql": {}, "critic": {}}
+    verdicts = {**json.loads(VERDICTS.read_text()), "livesql": {}, "critic": {}}  # the PostgreSQL sets stay
     for label, script_dir in (("livesql", mini_dev), ("critic", critic)):
         for line in files[label].read_text().splitlines():
             instance = json.loads(line)

@@ -56,6 +56,9 @@ def test_every_verdict_equals_the_official_one_and_the_template_is_untouched(pg,
         by_id = {i.instance_id: (i.score, i.strict_score) for i in report.instances}
         assert by_id["pq_dates"] == (1.0, 0.0)  # a date and its text are equal once the helper formats the date
         assert by_id["pq_empty_gold"] == (0.0, 1.0)
+        assert by_id["pq_rewrite"] == (1.0, 0.0)  # strict compares with the gold on the untouched database
+        # the official helper's json.dumps raises on Decimal and date arrays; strict compares the values
+        assert by_id["pq_numeric_array"] == by_id["pq_date_array"] == (0.0, 1.0)
 
 
 def _one(pg, tmp_path: Path, **fields) -> Path:

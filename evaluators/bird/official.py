@@ -77,16 +77,6 @@ def unhashable(pred_rows: list, gold_rows: list) -> str | None:
     return None
 
 
-def as_psycopg2(rows: list) -> list:
-    """Rows with the values psycopg2 gives as text in that form: a uuid is its text (psycopg 3 makes a UUID).
-    Other engines never return UUID objects, so this changes PostgreSQL rows only."""
-    import uuid
-
-    if not any(isinstance(v, uuid.UUID) for row in rows for v in row):
-        return rows
-    return [tuple(str(v) if isinstance(v, uuid.UUID) else v for v in row) for row in rows]
-
-
 def is_plain_query(sql: str) -> bool:
     """One read-only query (sqlglot, SQLite dialect): safe to run on the read-only connection, with the same
     result the writable one would give.  Anything else goes to the private copy."""

@@ -92,7 +92,7 @@ def grade_bird(
         postgres_dsn=options.postgres_dsn,
         mysql_dsn=options.mysql_dsn,
         memory_limit_mb=options.memory_limit_mb,
-        postgres_record_text=True,  # as psycopg2 returns records, which the official scripts compare
+        postgres_psycopg2_values=True,  # the values psycopg2 gives (uuid and records as text ...), as compared officially
         official_statements=True,  # SHOW, VALUES, SET @x ...: what the official drivers run, read-only
     )
     runner = _Runner(options, config)
@@ -209,12 +209,10 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, e
                 return _failed(Verdict(0.0, pred_result.reason, pred_result.detail), info)
             pred_rows = list(pred_result.rows)
             info["pred_seconds"] = pred_result.query_seconds
-    typed_pred, typed_gold = pred_rows, gold_rows
-    pred_rows, gold_rows = official.as_psycopg2(pred_rows), official.as_psycopg2(gold_rows)
     unhashable = official.unhashable(pred_rows, gold_rows)
     bird = False if unhashable else official.ex(pred_rows, gold_rows)
     ordered = outermost_has_order_by(gold.sql)
-    strict = strict_rows(typed_gold, typed_pred, ordered)
+    strict = strict_rows(gold_rows, pred_rows, ordered)
     info.update(ex_bird=bird, ex_strict=strict.passed, gold_order_by=ordered, **_soft_f1(pred_rows, gold_rows))
     if backend == "sqlite" and sql.strip() and "ran" not in info:
         info.update(_efficiency(sql, gold.sql, db, bird, runner))

@@ -9,7 +9,7 @@ import click
 
 from evaluators.cli import options
 from evaluators.cli.options import check_writable_outside, echo, echo_json, handle_errors, write_reports
-from evaluators.errors import Failed, GoldErrors, MissingExtra
+from evaluators.errors import Failed, MissingExtra
 from evaluators.matching.semantics import PRESETS
 
 GRADE_EPILOG = """\b
@@ -46,11 +46,7 @@ Examples:
     show_default=True,
     help="json: the report on stdout and nothing else there (messages and progress on stderr).",
 )
-@click.option(
-    "--allow-gold-errors",
-    is_flag=True,
-    help="Exit 0 even when some gold instances are broken (they are still counted apart and named).",
-)
+@options.allow_gold_errors_option
 @click.option(
     "--plot/--no-plot",
     default=True,
@@ -139,13 +135,7 @@ def grade(
         echo(report.to_text(), nl=False)
     if output:
         _write_outputs(report, output, plot_format if plot else None, with_html)
-    gold_errors = report.summary.gold_errors
-    if gold_errors and not allow_gold_errors:
-        raise GoldErrors(
-            f"{len(gold_errors)} gold error(s) (the gold's problems, not the model's): "
-            f"{', '.join(gold_errors[:5])}{' ...' if len(gold_errors) > 5 else ''}",
-            hint="fix the gold, or pass --allow-gold-errors",
-        )
+    options.raise_on_gold_errors(report, allow_gold_errors)
     broken = [i.instance_id for i in report.instances if i.reason == "internal_error"]
     if broken:  # the figure is not the submission's: some instances were never really graded
         raise Failed(

@@ -54,6 +54,7 @@ Examples:
 @options.output_option("Our JSON report (CSV beside it).")
 @options.html_option
 @options.work_dir_option("Where private database copies go.")
+@options.allow_gold_errors_option
 @handle_errors
 def livesql(
     jsonl_file,
@@ -71,6 +72,7 @@ def livesql(
     output,
     with_html,
     work_dir,
+    allow_gold_errors,
 ):
     """Grade LiveSQLBench / BIRD-CRITIC predictions by their test cases (Query and Management tasks)."""
     from evaluators.errors import UsageError
@@ -101,3 +103,4 @@ def livesql(
     echo("\nPass rate per category (official, and strict beside it):\n" + official_table(report), nl=False)
     if output:
         echo("wrote " + ", ".join(map(str, write_reports(report, output, with_html))), err=True)
+    options.raise_on_gold_errors(report, allow_gold_errors)

@@ -134,6 +134,26 @@ def work_dir_option(help: str):
     return click.option("--work-dir", type=AbsolutePath(file_okay=False, path_type=Path), help=help)
 
 
+allow_gold_errors_option = click.option(
+    "--allow-gold-errors",
+    is_flag=True,
+    help="Exit 0 even when some gold instances are broken (they are still counted apart and named).",
+)
+
+
+def raise_on_gold_errors(report, allowed: bool) -> None:
+    """Exit 2 when some instances' gold is broken (invalid_gold, ...), unless the user allowed it."""
+    from evaluators.errors import GoldErrors
+
+    gold_errors = report.summary.gold_errors
+    if gold_errors and not allowed:
+        raise GoldErrors(
+            f"{len(gold_errors)} gold error(s) (the gold's problems, not the model's): "
+            f"{', '.join(gold_errors[:5])}{' ...' if len(gold_errors) > 5 else ''}",
+            hint="fix the gold, or pass --allow-gold-errors",
+        )
+
+
 def postgres_dsn_option(help: str):
     return click.option("--postgres-dsn", help=help)
 

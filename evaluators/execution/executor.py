@@ -54,7 +54,7 @@ class ExecConfig:
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB  # per query, for the local engines (execution/opener.py)
     max_result_rows: int = 1_000_000  # rows a Cypher query may return
     official_statements: bool = False  # PostgreSQL/MySQL: run the read-only statements BIRD's drivers run
-    postgres_record_text: bool = False  # PostgreSQL records as their text '(1,a)', as psycopg2 returns them (BIRD)
+    postgres_psycopg2_values: bool = False  # PostgreSQL values as psycopg2 gives them (execution/pg_values.py; BIRD)
 
     def __post_init__(self) -> None:  # the API's edge: the caller's relative paths, made absolute once
         for name in ("output_dir", "db_dir", "credentials_dir"):

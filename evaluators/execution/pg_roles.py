@@ -202,8 +202,8 @@ def _hand_objects(con, tables: str) -> int:
     return len(found)
 
 
-def make_answer_role(admin, group_suffix: str, seconds: int, hint: str) -> tuple[str, str]:
-    """A login role for one answer, made from the grader's connection `admin`: no attribute, one connection,
+def make_answer_role(admin, group_suffix: str, seconds: int, hint: str, connections: int = 1) -> tuple[str, str]:
+    """A login role for one answer, made from the grader's connection `admin`: no attribute, `connections` at most,
     a random password valid `seconds`, a member of `<grader><group_suffix>` only; the grader is made a member
     of it in the same statement (to signal its session, give it a database, drop it).  (name, password); QueryFailed
     `credentials_missing` with `hint` when the grader was not prepared for it."""
@@ -214,10 +214,11 @@ def make_answer_role(admin, group_suffix: str, seconds: int, hint: str) -> tuple
     try:
         admin.execute(
             sql.SQL(
-                "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION CONNECTION LIMIT 1 "
+                "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION CONNECTION LIMIT {} "
                 "PASSWORD {} VALID UNTIL {} IN ROLE {} ROLE {}"
             ).format(
                 sql.Identifier(role),
+                sql.Literal(int(connections)),
                 sql.Literal(password),
                 sql.Literal(until.isoformat()),
                 sql.Identifier(grader + group_suffix),

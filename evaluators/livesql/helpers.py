@@ -29,6 +29,7 @@ import math
 import re
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -47,18 +48,33 @@ class Session:
     used: set = field(default_factory=set)  # helper names a test case called (lossy ones trigger strict)
     statement_timeout_ms: int = 60000
     deadline: float | None = None  # past it, a failed statement counts as a timeout (the progress handler)
+    # A helper called without a connection gets a new one to the same database, as the harnesses' pools
+    # give one (it sees committed rows, not the session's TEMP tables or settings); None: reuse `conn`.
+    connect: Callable | None = None
+    spare_connections: int | None = None  # how many the harness's pool can still give (then PoolError)
+    # Strict, Query tasks: the gold's result on the untouched database (preprocess_sql applied, the
+    # prediction not), given the gold's statements; None: the gold runs on the current state, as officially.
+    untouched: Callable | None = None
 
     # ------------------------------------------------------------ running SQL as the harness does
 
     def perform_query(self, query: str, conn=None):
-        conn = conn if conn is not None else self.conn
+        conn = conn if conn is not None else self._new_connection()
         if self.engine == "sqlite":
             return _sqlite_query(query, conn)
         return _postgres_query(query, conn, self.statement_timeout_ms)
 
+    def _new_connection(self):
+        if self.connect is None:
+            return self.conn
+        if self.spare_connections is not None:
+            if self.spare_connections <= 0:
+                raise ConnectionError("connection pool exhausted")  # psycopg2.pool.PoolError's words
+            self.spare_connections -= 1
+        return self.connect()
+
     def execute_queries(self, queries, conn=None):
         """(last result, execution error, timeout error, message): the harness's loop over statements."""
-        conn = conn if conn is not None else self.conn
         if isinstance(queries, str):
             queries = [queries]
         result, failed, timed_out, message = None, False, False, ""
@@ -108,6 +124,10 @@ def _sqlite_query(query: str, conn):
         cursor.close()
 
 
+class EmptyQuery(Exception):
+    """What psycopg2 raises (a ProgrammingError) for a statement that is empty or only a comment."""
+
+
 def _postgres_query(query: str, conn, timeout_ms: int):
     cursor = conn.cursor()
     try:
@@ -115,6 +135,8 @@ def _postgres_query(query: str, conn, timeout_ms: int):
         cursor.execute(query)
         while cursor.nextset():  # several statements in one text: psycopg2 (the harness) keeps the last result
             pass
+        if _empty_query(cursor):
+            raise EmptyQuery("can't execute an empty query")
         conn.commit()
         if cursor.description is None:
             return None, conn  # psycopg2 raises ProgrammingError on fetch here; the harness returns None
@@ -124,6 +146,13 @@ def _postgres_query(query: str, conn, timeout_ms: int):
         raise
     finally:
         cursor.close()
+
+
+def _empty_query(cursor) -> bool:
+    from psycopg import pq
+
+    result = cursor.pgresult
+    return result is not None and result.status == pq.ExecStatus.EMPTY_QUERY
 
 
 # ---------------------------------------------------------------- pure helpers
@@ -200,7 +229,11 @@ def round_value(item, places: int):
     return item
 
 
-def preprocess_results(results, decimal_places: int = 2, rounding: bool = True) -> list:
+def preprocess_results(results, decimal_places: int = 2, rounding: bool = True, lenient_json: bool = False) -> list:
+    """The harness's normalisation: dates as YYYY-MM-DD, numbers rounded, lists and dicts as sorted JSON.
+    The official helper calls plain `json.dumps`, which raises on a Decimal or a date inside a list or dict
+    (a numeric[] or date[] column fails the test case whatever the answer); `lenient_json` (strict) writes
+    them with `str` instead."""
     processed = []
     for row in results:
         cells = []
@@ -209,7 +242,9 @@ def preprocess_results(results, decimal_places: int = 2, rounding: bool = True) 
                 cells.append(item.strftime("%Y-%m-%d"))
                 continue
             value = round_value(item, decimal_places) if rounding else item
-            cells.append(json.dumps(value, sort_keys=True, default=str) if isinstance(value, (dict, list)) else value)
+            if isinstance(value, (dict, list)):
+                value = json.dumps(value, sort_keys=True, default=str if lenient_json else None)
+            cells.append(value)
         processed.append(tuple(cells))
     return processed
 
@@ -257,14 +292,13 @@ def namespace(session: Session, harness: str, pred_result) -> dict:
     """The globals of a test case: the names `harness` provides (profiles.HARNESS_NAMES), bound to `session`."""
     from evaluators.livesql.profiles import HARNESS_NAMES
 
-    available = _functions(session)
+    available = {**_functions(session), "date": date}
     names = HARNESS_NAMES[harness]
     env = {name: available[name] for name in names if name in available}
     if harness == "critic":  # BIRD-CRITIC's PostgreSQL ex_base takes no conditions (passing them fails)
         four = available["ex_base"]
         env["ex_base"] = lambda pred_sqls, sol_sqls, db_name, conn: four(pred_sqls, sol_sqls, db_name, conn)
     env["pred_query_result"] = pred_result
-    env["date"] = date
     return env
 
 
@@ -278,7 +312,10 @@ def _functions(session: Session) -> dict:
             return 0
         pred, pred_err, pred_to, _ = session.execute_queries(pred_sqls, conn)
         print(f"Predicted results: {pred}")
-        gold, gold_err, gold_to, _ = session.execute_queries(sol_sqls, conn)
+        if session.strict and session.untouched is not None:
+            gold, gold_err, gold_to, _ = session.untouched(sol_sqls)
+        else:
+            gold, gold_err, gold_to, _ = session.execute_queries(sol_sqls, conn)
         print(f"Ground truth results: {gold}")
         if any((pred_err, pred_to, gold_err, gold_to)):
             return 0
@@ -300,7 +337,7 @@ def _functions(session: Session) -> dict:
 
     def preprocess(results, decimal_places=2):
         mark("preprocess_results")
-        return preprocess_results(results, decimal_places, rounding=not session.strict)
+        return preprocess_results(results, decimal_places, rounding=not session.strict, lenient_json=session.strict)
 
     def perform(query, db=None, conn=None, query_timeout=30):
         return session.perform_query(query, conn)
@@ -331,8 +368,7 @@ def performance_compare_by_qep(session: Session, old_sqls, sol_sqls, conn) -> in
     BEGIN ... ROLLBACK (PostgreSQL: EXPLAIN (FORMAT JSON) Total Cost; SQLite: 1.0 per statement)."""
     if not old_sqls or not sol_sqls:
         return 0
-    conn = conn if conn is not None else session.conn
-    costs = []
+    costs = []  # a None `conn` takes a new connection for every statement, as the harness's pool does
     for sqls in (old_sqls, sol_sqls):
         try:
             session.perform_query("BEGIN", conn)

@@ -1,7 +1,7 @@
 """The official files: instances as JSON lines (LiveSQLBench / BIRD-CRITIC), predictions as the official
 post-processing writes them (the instance line with `pred_sqls`, a list of statements), and the gold
 fields (`sol_sql`, `test_cases`, ...) either in the same lines or in a separate file matched by
-`instance_id` (the public sets ship without them)."""
+`instance_id` (the public sets ship without them, LiveSQLBench's GT file holds only those)."""
 
 from __future__ import annotations
 
@@ -16,17 +16,6 @@ from evaluators.specs import Problem
 
 MAX_PREDICTIONS_BYTES = MIN_MAX_METADATA_BYTES  # 256 MiB
 _TOO_DEEP = object()  # what a line nested past json's recursion decodes to
-
-GOLD_FIELDS = (
-    "sol_sql",
-    "test_cases",
-    "preprocess_sql",
-    "clean_up_sql",
-    "conditions",
-    "efficiency",
-    "issue_sql",
-    "category",
-)
 
 
 @dataclass(frozen=True)
@@ -73,9 +62,18 @@ def read_lines(path: Path, problems: list, submitted: bool = False) -> list[Line
     return lines
 
 
+# The fields LiveSQLBench keeps out of its public file: its `integrate_gt_data.py` lays a GT line's copies
+# of these over the public line and keeps every other public field.
+PROTECTED = ("sol_sql", "test_cases", "external_knowledge")
+
+
 def merge(predictions: list[Line], gold: list[Line] | None, problems: list) -> tuple[list[Line], list[str]]:
-    """The instances to grade: the gold's lines with the predictions' `pred_sqls` (when a gold file is
-    given), else the prediction lines themselves.  Also the ids predicted but not in the gold."""
+    """The instances to grade: with a gold file, each predictions line (the public line with `pred_sqls`,
+    as post-processing writes it) with the gold line of its `instance_id` laid over it, as
+    `integrate_gt_data.py` does; the solution and the test code (PROTECTED) come from the gold file only,
+    never from the submitted one, and where both files give another field differently the gold's wins, with
+    a warning.  Without a gold file, the predictions lines themselves.  Also the ids predicted but not in
+    the gold."""
     if gold is None:
         return predictions, []
     by_id: dict = {}
@@ -84,15 +82,30 @@ def merge(predictions: list[Line], gold: list[Line] | None, problems: list) -> t
             problems.append(Problem(line.location, f"instance {line.instance_id} predicted twice; the first is kept"))
             continue
         by_id[line.instance_id] = line
-    merged = []
-    for line in gold:
-        pred = by_id.get(line.instance_id)
-        data = {k: v for k, v in line.data.items() if k != "pred_sqls"}
-        if pred is not None and "pred_sqls" in pred.data:
-            data["pred_sqls"] = pred.data["pred_sqls"]
-        merged.append(Line(data, pred.location if pred is not None else line.location))
+    merged = [_merged(by_id.get(line.instance_id), line, problems) for line in gold]
     known = {line.instance_id for line in gold}
     return merged, [i for i in by_id if i not in known]
+
+
+def _merged(pred: Line | None, gold: Line, problems: list) -> Line:
+    gold_data = {k: v for k, v in gold.data.items() if k != "pred_sqls"}
+    if pred is None:
+        return Line(gold_data, gold.location)
+    public = {k: v for k, v in pred.data.items() if k not in PROTECTED}
+    for name in sorted(set(public) & set(gold_data) - {"instance_id", "pred_sqls"}):
+        if public[name] != gold_data[name] and public[name] not in ("", [], {}, None):
+            problems.append(
+                Problem(
+                    pred.location,
+                    f"instance {pred.instance_id}: {name!r} differs from the gold's ({gold.location}); the gold's is used",
+                )
+            )
+    for name in PROTECTED:
+        if pred.data.get(name) not in ("", [], {}, None) and name not in gold_data:
+            problems.append(
+                Problem(pred.location, f"instance {pred.instance_id}: {name!r} ignored, the gold file has none")
+            )
+    return Line({**public, **gold_data}, pred.location)
 
 
 def database_of(data: dict) -> str | None:

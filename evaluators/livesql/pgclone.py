@@ -2,9 +2,10 @@
 `createdb --template`, and dropped after (also by name prefix, after a worker was killed).
 
 Each clone is owned by a login role made for that phase (`answer_clone`), and everything the phase runs
-(preprocess, the prediction, the test cases, clean-up: one connection, as the official harness) runs as
+(preprocess, the prediction, the test cases, clean-up: one connection, as the official harness; a test case's
+helper called without one gets another, up to the harnesses' largest pool, HARNESS_POOL) runs as
 that role, never as the grader's: it is a member of `<grader>_tables` (the owner of what the templates hold)
-and of nothing else, with no attribute, one connection, a capped `temp_file_limit` it cannot lift.  So an
+and of nothing else, with no attribute, a few connections, a capped `temp_file_limit` it cannot lift.  So an
 answer cannot rename, alter or drop a template (the grader owns them), change the grader's settings or
 password, signal another phase's session, read or write server files, or create databases; what it may
 change on itself (its role's settings, its password, its clone's settings) is dropped with it.  The roles
@@ -20,6 +21,8 @@ import uuid
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.servers import PG_VARIABLES
 from evaluators.execution.pg_roles import ANSWER_ROLE_INFIX, ROLE_GRACE_S, TABLES_SUFFIX, drop_role, make_answer_role
+
+HARNESS_POOL = 10  # BIRD-CRITIC's pool of connections per database, the largest of the harnesses (LiveSQLBench: 5)
 
 _BUSY = "55006"  # object_in_use: another session is copying or using the template at this moment
 _DENIED = "42501"  # insufficient_privilege
@@ -64,7 +67,7 @@ def answer_clone(psycopg, request: Request, template: str, name: str):
     role = None
     try:
         seconds = int(request.setting("phase_timeout_s", 60.0)) + ROLE_GRACE_S
-        role, password = make_answer_role(admin, TABLES_SUFFIX, seconds, _HINT)
+        role, password = make_answer_role(admin, TABLES_SUFFIX, seconds, _HINT, connections=HARNESS_POOL)
         _limit_temp_files(admin, role, request.setting("disk_limit_mb"))
         try:
             _create(psycopg, admin, template, name, role)

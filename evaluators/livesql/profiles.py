@@ -26,6 +26,10 @@ def test_case(pred_sqls, sol_sqls, db_path, conn, conditions):
     return result
 """
 
+# Exactly the globals each harness's `run_test_case` hands to `exec` (besides `pred_query_result`).  The
+# `from datetime import date` each prepends to a test lands in exec's locals, which a function defined there
+# cannot see: a test case sees `date` only where the harness puts it in the globals (not LiveSQLBench's
+# PostgreSQL evaluation.py, where a test naming `date` fails with a NameError).
 _SQLITE_NAMES = (
     "perform_query_on_sqlite_databases",
     "execute_queries",
@@ -35,6 +39,7 @@ _SQLITE_NAMES = (
     "remove_comments",
     "remove_round",
     "preprocess_results",
+    "date",
 )
 HARNESS_NAMES = {
     "livesql-sqlite": _SQLITE_NAMES,
@@ -58,8 +63,12 @@ HARNESS_NAMES = {
         "check_sql_function_usage",
         "remove_distinct",
         "preprocess_results",
+        "date",
     ),
 }
+# How many connections a helper called without one can still take from the harness's psycopg2 pool (its
+# `maxconn` less the phase's own connection; they are never put back): LiveSQLBench 5, BIRD-CRITIC 10.
+SPARE_CONNECTIONS = {"livesql": 4, "critic": 9}
 
 
 @dataclass(frozen=True)

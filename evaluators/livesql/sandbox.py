@@ -12,7 +12,8 @@ role's privileges (security.py's statement rules are a second line).
 A phase is the official sequence: preprocess_sql, the prediction (its failure fails the instance), every
 test case (trusted gold Python, with only the helper names its harness provides), clean_up_sql.  When a
 test case used a lossy helper, the strict phase runs the same sequence again on a fresh copy with the
-strict helpers.
+strict helpers (a Query task's gold then runs on one more fresh copy, untouched by the prediction).  A
+helper called without a connection gets a new one to the phase's database, closed with the phase.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from evaluators.execution.backends.base import Request
 from evaluators.execution.opener import copy_database_file
 from evaluators.livesql import security
 from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace, remove_comments
-from evaluators.livesql.profiles import DEFAULT_TEST_CASE, PROFILES, Profile, split_field
+from evaluators.livesql.profiles import DEFAULT_TEST_CASE, PROFILES, SPARE_CONNECTIONS, Profile, split_field
 
 _OUTPUT_TAIL = 2000
 
@@ -83,19 +84,53 @@ class _Place:
             with _postgres_clone(self.request, self.message, deadline) as pair:
                 yield pair
 
+    def connect(self, stack: contextlib.ExitStack, conn, db_arg: str, deadline: float):
+        """Another connection to this phase's database with the same login as `conn` (a helper called
+        without one), closed with the phase."""
+        if self.profile.engine == "sqlite":
+            return stack.enter_context(contextlib.closing(_open_sqlite(self.request, db_arg, deadline)))
+        return stack.enter_context(contextlib.closing(_another_connection(conn)))
+
+    def session(self, stack: contextlib.ExitStack, conn, db_arg: str, strict: bool, deadline: float) -> Session:
+        timeout = self.request.setting("statement_timeout_s", 30.0)
+        session = Session(self.profile.engine, conn, strict, statement_timeout_ms=int(timeout * 1000))
+        session.connect = lambda: self.connect(stack, conn, db_arg, deadline)
+        session.spare_connections = SPARE_CONNECTIONS.get(self.profile.name)
+        return session
+
+    def untouched(self, stack: contextlib.ExitStack, instance: dict, deadline: float):
+        """The gold's result on a fresh database with only preprocess_sql run (strict, Query tasks): the
+        official ex_base re-runs the gold after the prediction, so an answer that rewrote the data could
+        make the gold agree with it.  Opened at the first call, each list of statements run once."""
+        found: dict = {}
+
+        def run(sqls):
+            if "session" not in found:
+                conn, db_arg = stack.enter_context(self.database(deadline))
+                found["session"] = self.session(stack, conn, db_arg, True, deadline)
+                found["session"].execute_queries(split_field(instance, "preprocess_sql"), conn)
+                found["session"].deadline = deadline
+            key = tuple(sqls)
+            if key not in found:
+                found[key] = found["session"].execute_queries(list(sqls), found["session"].conn)
+            return found[key]
+
+        return run
+
 
 def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, strict: bool) -> dict:
-    timeout = place.request.setting("statement_timeout_s", 30.0)
     deadline = time.monotonic() + place.request.setting("phase_timeout_s", 60.0)
     sol_sqls = split_field(instance, "sol_sql")
     tests, kwargs = profile.plan(instance)
     result: dict = {"passed": False, "failed_tests": [], "messages": [], "total": len(tests), "used": []}
-    with place.database(deadline) as (conn, db_arg):
-        session = Session(profile.engine, conn, strict)
-        session.statement_timeout_ms = int(timeout * 1000)
-        session.execute_queries(split_field(instance, "preprocess_sql"))  # errors ignored, as the harness does
+    with contextlib.ExitStack() as stack:
+        conn, db_arg = stack.enter_context(place.database(deadline))
+        session = place.session(stack, conn, db_arg, strict, deadline)
+        session.execute_queries(split_field(instance, "preprocess_sql"), conn)  # errors ignored, as the harness
         session.deadline = deadline
-        outcome, failed, timed_out, message = session.execute_queries(pred_sqls)
+        if strict and instance.get("category", "Query") == "Query":
+            session.untouched = place.untouched(stack, instance, deadline)
+        outcome, failed, timed_out, message = session.execute_queries(pred_sqls, conn)
         if failed or timed_out:
             result.update(
                 stage="prediction",
@@ -115,7 +150,7 @@ def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, str
                 session.strict, session.used = True, set()
                 result["strict_here"] = {**_run_tests(*run), "stage": "tests", "total": len(tests), "used": []}
                 session.strict = False
-        session.execute_queries(split_field(instance, "clean_up_sql"))
+        session.execute_queries(split_field(instance, "clean_up_sql"), conn)
         result["used"] = result.get("used") or sorted(session.used)
     return result
 
@@ -171,18 +206,13 @@ def _run_test(profile, source, session, outcome, pred_sqls, sol_sqls, db_arg, kw
 
 @contextlib.contextmanager
 def _sqlite_copy(request: Request, deadline: float):
-    import sqlite3
-
     folder = Path(request.out_csv)
     folder.mkdir(parents=True, exist_ok=True)
     copy = folder / f"{uuid.uuid4().hex}.sqlite"
     try:
         copy_database_file(str(request.db_ref), copy)
-        conn = sqlite3.connect(str(copy), timeout=30)
+        conn = _open_sqlite(request, str(copy), deadline)
         try:
-            security.lock_down_sqlite(
-                conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline
-            )
             yield conn, str(copy)
         finally:
             conn.close()
@@ -191,14 +221,36 @@ def _sqlite_copy(request: Request, deadline: float):
             leftover.unlink(missing_ok=True)
 
 
+def _open_sqlite(request: Request, path: str, deadline: float):
+    import sqlite3
+
+    conn = sqlite3.connect(path, timeout=30)
+    security.lock_down_sqlite(conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline)
+    return conn
+
+
+def _another_connection(conn):
+    """A new PostgreSQL connection as `conn` logged in (same server, database and role), whose values are
+    those psycopg2 gives (the harness's driver)."""
+    import psycopg
+
+    from evaluators.execution.pg_values import load_as_psycopg2
+
+    other = psycopg.connect(conn.info.dsn, password=conn.info.password, connect_timeout=10)
+    load_as_psycopg2(other)
+    return other
+
+
 @contextlib.contextmanager
 def _postgres_clone(request: Request, message: dict, deadline: float):
     """The phase's clone, reached as a role made for it (pgclone.answer_clone): the answer and the test
     cases run with the clone owner's privileges, never the grader's."""
     from evaluators.execution.backends.base import import_driver
+    from evaluators.execution.pg_values import load_as_psycopg2
     from evaluators.livesql import pgclone
 
     psycopg = import_driver("psycopg", "psycopg[binary]", "postgres")
     name = pgclone.clone_name(message["clone_prefix"])
     with pgclone.answer_clone(psycopg, request, str(request.db_ref), name) as conn:
+        load_as_psycopg2(conn)  # values as psycopg2, the harness's driver, gives them
         yield conn, name

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 
+from evaluators.execution import pg_values
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.server_base import ServerBackend
 from evaluators.execution.backends.servers import PG_VARIABLES
@@ -116,41 +117,8 @@ def _connect(psycopg, request: Request, read_only: bool = True, login: dict | No
     except psycopg.Error as exc:
         raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
     con.read_only = read_only
-    _psycopg2_loaders(psycopg, con, bool(request.setting("postgres_record_text")))
+    if request.setting("postgres_psycopg2_values"):
+        pg_values.load_as_psycopg2(con)
+    else:
+        pg_values.load_infinity(con)
     return con
-
-
-def _psycopg2_loaders(psycopg, con, record_text: bool) -> None:
-    """Where psycopg 3 cannot load a value psycopg2 can, load it as psycopg2 does: `infinity` timestamps and
-    dates as `datetime.max` / `date.max` (`-infinity` as min; psycopg 3 raises), and with `record_text` a
-    record as its text `(1,a)` (psycopg 3 makes a tuple of texts).  Text format only, the cursor's default."""
-    import datetime as dt
-
-    from psycopg.types.datetime import DateLoader, TimestampLoader, TimestamptzLoader
-
-    def infinite(base, high, low):
-        class Loader(base):
-            def load(self, data):
-                text = bytes(data)
-                if text == b"infinity":
-                    return high
-                if text == b"-infinity":
-                    return low
-                return super().load(data)
-
-        return Loader
-
-    utc = dt.UTC
-    con.adapters.register_loader("date", infinite(DateLoader, dt.date.max, dt.date.min))
-    con.adapters.register_loader("timestamp", infinite(TimestampLoader, dt.datetime.max, dt.datetime.min))
-    con.adapters.register_loader(
-        "timestamptz",
-        infinite(TimestamptzLoader, dt.datetime.max.replace(tzinfo=utc), dt.datetime.min.replace(tzinfo=utc)),
-    )
-    if record_text:
-
-        class RecordText(psycopg.adapt.Loader):
-            def load(self, data):
-                return bytes(data).decode(con.info.encoding if con.info.encoding != "ascii" else "utf-8")
-
-        con.adapters.register_loader("record", RecordText)
