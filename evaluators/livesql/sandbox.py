@@ -175,7 +175,7 @@ def _sqlite_copy(request: Request, deadline: float):
     folder.mkdir(parents=True, exist_ok=True)
     copy = folder / f"{uuid.uuid4().hex}.sqlite"
     try:
-        copy_database_file(str(request.db_ref), copy)
+        _copy_template(request, copy)
         conn = sqlite3.connect(str(copy), timeout=30)
         try:
             security.lock_down_sqlite(
@@ -187,6 +187,22 @@ def _sqlite_copy(request: Request, deadline: float):
     finally:
         for leftover in (copy, *(copy.with_name(copy.name + s) for s in ("-journal", "-wal", "-shm"))):
             leftover.unlink(missing_ok=True)
+
+
+def _copy_template(request: Request, copy: Path) -> None:
+    """The template opened again beneath --db_root (the name came from the submission), then copied."""
+    import os
+
+    from evaluators.loading.paths import open_inside
+
+    root = Path(request.setting("db_root"))
+    fd = open_inside(root, os.path.relpath(str(request.db_ref), root))
+    if fd is None:
+        raise QueryFailed("no_database", f"no database {request.db_ref}")
+    try:
+        copy_database_file(fd, copy)
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager

@@ -44,9 +44,11 @@ def _authorize(action: int, arg1, arg2, database, trigger) -> int:
     return sqlite3.SQLITE_OK
 
 
-# Names a PostgreSQL prediction may not mention anywhere (identifiers or strings): they signal other
-# sessions, read or write server files, reach other databases or change who the session is.
-_PG_WORDS = (
+# PostgreSQL's text rules, a second line behind the answer's privileges (docs/security.md): they look at
+# statements and function calls only, never inside string literals, comments or quoted names, so a right
+# answer that mentions 'CREATE USER' in a string or has a column named `role` is run.  One linear pass of
+# a hand-written scanner (sqlglot's tokenizer is linear too but about 100 times slower on such text).
+_PG_FUNCTIONS = {
     "pg_terminate_backend",
     "pg_cancel_backend",
     "pg_reload_conf",
@@ -58,30 +60,176 @@ _PG_WORDS = (
     "pg_file_write",
     "lo_import",
     "lo_export",
-    "dblink",
-    "postgres_fdw",
-)
-_PG_STATEMENTS = (
-    (r"\bcopy\b[^;]*\b(to|from)\b\s*(program|')", "COPY to or from a server file or program"),
-    (r"\b(create|alter|drop)\s+(database|extension|role|user|tablespace|server|language)\b", "a cluster object"),
-    (r"\balter\s+system\b", "ALTER SYSTEM"),
-    (r"\bset\s+(session\s+authorization|role)\b", "a change of role"),
-    (r"\bload\s+'", "LOAD of a library"),
-)
+}
+_CLUSTER_OBJECTS = {"database", "extension", "role", "user", "group", "tablespace", "server", "language", "subscription"}
+_SKIPPED_IN_HEAD = {"or", "replace", "trusted", "procedural"}
+_BODY_STARTS = {"begin", "then", "else", "loop", "declare"}  # where a PL/pgSQL statement may start
+_MAX_BODY_DEPTH = 3  # a function body inside a DO block inside ...: each level scans its text once more
 
 
 def refused(pred_sqls: list, engine: str) -> str | None:
     """Why the prediction is not run, or None."""
     if engine != "postgres":
         return None  # SQLite's rules are enforced by the engine (lock_down_sqlite)
-    text = " ".join(pred_sqls).lower()
-    for word in _PG_WORDS:
-        if word in text:
-            return f"not run: the prediction uses {word} (reaches outside its private database)"
-    for pattern, what in _PG_STATEMENTS:
-        if re.search(pattern, text):
-            return f"not run: the prediction contains {what} (reaches outside its private database)"
+    for sql in pred_sqls:
+        for backslashes in (False, True):  # as PostgreSQL reads '...' either way (standard_conforming_strings)
+            what = _pg_refusal(str(sql), backslashes, 0)
+            if what:
+                return f"not run: the prediction contains {what} (reaches outside its private database)"
     return None
+
+
+def _pg_refusal(sql: str, backslashes: bool, depth: int) -> str | None:
+    state = _Statement()
+    starts = _BODY_STARTS if depth else ()
+    for kind, value in pg_tokens(sql, backslashes):
+        what = state.see(kind, value)
+        if what:
+            return what
+        if kind == "dollar" and depth < _MAX_BODY_DEPTH and state.is_body():
+            what = _pg_refusal(value, backslashes, depth + 1)
+            if what:
+                return what
+        if kind == ";" or (kind == "word" and value.lower() in starts):
+            state = _Statement()
+        state.previous = (kind, value.lower())
+    return None
+
+
+_NAMED_NOT_CALLED = {"table", "into", "exists", "view", "type", "index", "sequence", "function", "procedure"}
+
+
+class _Statement:
+    """What one statement's tokens have shown so far: its first words, whether it is a COPY, its brackets."""
+
+    def __init__(self):
+        self.head: list | None = []  # the first words, lowercased; None once something else came
+        self.first = ""
+        self.parens = 0
+        self.previous: tuple = ("", "")
+        self.before = ""  # the word before `previous`
+
+    def see(self, kind: str, value: str) -> str | None:
+        """Why the statement is refused once this token is seen, or None."""
+        last_kind, last = self.previous
+        if kind == "(" and last_kind in ("word", "name") and self.before not in _NAMED_NOT_CALLED:
+            if last in _PG_FUNCTIONS or last.startswith("dblink"):
+                return f"a call of {last}"
+        self.parens += (kind == "(") - (kind == ")")
+        if self.first == "copy" and self.parens <= 0 and last_kind == "word" and last in ("to", "from"):
+            if kind == "string" or (kind == "word" and value.lower() == "program"):
+                return "COPY to or from a server file or program"
+        self.before = last if last_kind == "word" else ""
+        if self.head is None:
+            return None
+        if kind == "word" and len(self.head) < 6:
+            self.head.append(value.lower())
+            self.first = self.head[0]
+            return _statement(self.head)
+        if kind == "string" and self.head == ["load"]:
+            return "LOAD of a library"
+        self.head = None if self.head else self.head
+        return None
+
+    def is_body(self) -> bool:
+        """A $$-quoted text that is code: a DO block, or a function's body (`AS $$ ... $$`)."""
+        return self.first == "do" or (self.first == "create" and self.previous == ("word", "as"))
+
+
+def _statement(head: list) -> str | None:
+    """What the statement that starts with the words `head` does outside its database, if anything."""
+    words = [w for w in head[1:] if w not in _SKIPPED_IN_HEAD]
+    if head[0] in ("create", "alter", "drop") and words and words[0] in _CLUSTER_OBJECTS:
+        return f"{head[0].upper()} {words[0].upper()} (a cluster object)"
+    if head[:2] == ["alter", "system"]:
+        return "ALTER SYSTEM"
+    if head[0] == "set" and ("role" in head[1:3] or head[1:3] == ["session", "authorization"] or head[2:4] == ["session", "authorization"]):
+        return "a change of role"  # SET [SESSION | LOCAL] ROLE, SET [SESSION | LOCAL] SESSION AUTHORIZATION
+    return None
+
+
+_PG_TOKEN = re.compile(
+    r"""(?P<space>\s+)|(?P<estring>[eE]')|(?P<uident>[uU]&")|(?P<word>[^\W\d][\w$]*)|(?P<number>\d[\w.]*)"""
+    r"""|(?P<dollar>\$(?:[^\W\d][\w]*)?\$)|(?P<comment>--[^\n]*|/\*)|(?P<other>.)""",
+    re.S,
+)
+_COMMENT_MARK = re.compile(r"/\*|\*/")
+_BACKSLASH_OR_QUOTE = re.compile(r"[\\']")
+
+
+def pg_tokens(sql: str, backslashes: bool = False):
+    """PostgreSQL's lexical tokens of `sql`, as (kind, value): kind is "word" (an unquoted name or keyword),
+    "name" (a "quoted" one), "string" (a '...' literal; with `backslashes`, read as when
+    standard_conforming_strings is off), "dollar" (a $tag$ body), "number", or the character itself.
+    Comments and spaces are skipped.  Linear: every character is looked at a bounded number of times;
+    an unterminated string, name or comment runs to the end."""
+    pos, end = 0, len(sql)
+    while pos < end:
+        match = _PG_TOKEN.match(sql, pos)
+        kind, text = match.lastgroup, match.group()
+        pos = match.end()
+        if kind in ("space", "number") or (kind == "comment" and text.startswith("--")):
+            continue
+        if kind == "comment":
+            pos = _comment_end(sql, pos)
+        elif kind == "word":
+            yield "word", text
+        elif kind == "dollar":
+            close = sql.find(text, pos)
+            close = end if close < 0 else close
+            yield "dollar", sql[pos:close]
+            pos = close + len(text)
+        elif kind == "estring" or (kind == "other" and text == "'"):
+            pos, value = _string_end(sql, pos, backslashes or kind == "estring")
+            yield "string", value
+        elif kind == "uident" or (kind == "other" and text == '"'):
+            close = _doubled_end(sql, pos, '"')
+            yield "name", sql[pos : close - 1].replace('""', '"')
+            pos = close
+        else:
+            yield text, text
+
+
+def _comment_end(sql: str, pos: int) -> int:
+    """Past the */ that closes a /* comment opened before `pos` (they nest in PostgreSQL)."""
+    depth = 1
+    while depth:
+        mark = _COMMENT_MARK.search(sql, pos)
+        if mark is None:
+            return len(sql)
+        depth += 1 if mark.group() == "/*" else -1
+        pos = mark.end()
+    return pos
+
+
+def _string_end(sql: str, pos: int, backslashes: bool) -> tuple[int, str]:
+    """(past the closing quote, the literal's text) of a '...' string whose body starts at `pos`."""
+    if not backslashes:
+        close = _doubled_end(sql, pos, "'")
+        return close, sql[pos : close - 1]
+    start = pos
+    while True:
+        mark = _BACKSLASH_OR_QUOTE.search(sql, pos)
+        if mark is None:
+            return len(sql), sql[start:]
+        pos = mark.end()
+        if mark.group() == "\\":
+            pos += 1
+        elif sql.startswith("'", pos):
+            pos += 1
+        else:
+            return pos, sql[start : pos - 1]
+
+
+def _doubled_end(sql: str, pos: int, quote: str) -> int:
+    """Past the closing `quote` of a body starting at `pos`, where a doubled quote stands for itself."""
+    while True:
+        close = sql.find(quote, pos)
+        if close < 0:
+            return len(sql) + 1
+        if not sql.startswith(quote, close + 1):
+            return close + 1
+        pos = close + 2
 
 
 @contextlib.contextmanager
