@@ -75,11 +75,11 @@ class _Place:
     @contextlib.contextmanager
     def database(self, deadline: float):
         if self.profile.engine == "sqlite":
-            with _sqlite_copy(self.request, deadline) as pair:
-                yield pair
+            with _sqlite_copy(self.request, deadline) as triple:
+                yield triple
         else:
             with _postgres_clone(self.request, self.message, deadline) as pair:
-                yield pair
+                yield (*pair, None)  # a clone's disk is the server's to limit
 
 
 def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, strict: bool) -> dict:
@@ -88,12 +88,16 @@ def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, str
     sol_sqls = split_field(instance, "sol_sql")
     tests, kwargs = profile.plan(instance)
     result: dict = {"passed": False, "failed_tests": [], "messages": [], "total": len(tests), "used": []}
-    with place.database(deadline) as (conn, db_arg):
+    with place.database(deadline) as (conn, db_arg, watch):
         session = Session(profile.engine, conn, strict)
         session.statement_timeout_ms = int(timeout * 1000)
         session.execute_queries(split_field(instance, "preprocess_sql"))  # errors ignored, as the harness does
         session.deadline = deadline
         outcome, failed, timed_out, message = session.execute_queries(pred_sqls)
+        if watch is not None and watch.exceeded():  # its last commit, or a statement the watch stopped
+            failed, timed_out = True, False
+            limit = place.request.setting("disk_limit_mb", 1024)
+            message = f"the prediction wrote more than the disk limit ({limit} MB, the copy with its WAL)"
         if failed or timed_out:
             result.update(
                 stage="prediction",
@@ -178,10 +182,9 @@ def _sqlite_copy(request: Request, deadline: float):
         _copy_template(request, copy)
         conn = sqlite3.connect(str(copy), timeout=30)
         try:
-            security.lock_down_sqlite(
-                conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline
-            )
-            yield conn, str(copy)
+            limits = (request.setting("memory_limit_mb"), request.setting("disk_limit_mb"))
+            watch = security.lock_down_sqlite(conn, *limits, deadline, copy)
+            yield conn, str(copy), watch
         finally:
             conn.close()
     finally:
