@@ -53,6 +53,13 @@ WAL_FILL = [
     "INSERT INTO blob1 VALUES (randomblob(1000000))",
     *["UPDATE blob1 SET b = randomblob(1000000)"] * 40,
 ]
+SETTINGS = [
+    "journal_mode = DELETE",
+    "journal_mode = OFF",
+    "journal_size_limit = -1",
+    "cache_spill = 0",
+    "temp_store = FILE",
+]
 
 
 @pytest.mark.parametrize(
@@ -60,9 +67,9 @@ WAL_FILL = [
     [
         WAL_FILL,  # the payload: no checkpoint, the WAL grows by the row each time
         ["CREATE TABLE big AS SELECT randomblob(1500000) AS b UNION ALL SELECT randomblob(1500000)"],
-        ["PRAGMA journal_mode = DELETE", "PRAGMA journal_size_limit = -1", "PRAGMA cache_spill = 0"],
+        *[[f"PRAGMA {setting}", *WAL_FILL[1:]] for setting in SETTINGS],
     ],
-    ids=["no-checkpoint", "one-transaction", "settings"],
+    ids=["no-checkpoint", "one-transaction", *SETTINGS],
 )
 def test_the_disk_limit_covers_everything_the_instance_writes(generated, tmp_path, statements):  # noqa: F811
     path = _one(tmp_path, generated, category="Management", pred_sqls=statements, test_cases=[OK_TEST])
@@ -93,6 +100,28 @@ RIGHT_ANSWERS = [
 @pytest.mark.parametrize("sql", RIGHT_ANSWERS)
 def test_the_text_rules_do_not_refuse_right_answers(sql):
     assert refused([sql], "postgres") is None
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "DO $$ BEGIN CREATE ROLE intruder; END $$",
+        "CREATE FUNCTION f() RETURNS text AS $b$ SELECT pg_read_file('/etc/passwd') $b$ LANGUAGE sql",
+        "SELECT \"pg_read_file\"('/etc/passwd')",
+        "SELECT pg_catalog.pg_ls_dir('.')",
+        "SELECT * FROM dblink('dbname=postgres', 'SELECT 1') AS t(a int)",
+        "copy (SELECT 1) to program 'id'",
+        "SELECT 1; /* x */ DROP ROLE IF EXISTS grader",
+        "SET SESSION AUTHORIZATION postgres",
+        "SET LOCAL ROLE postgres",
+        "CREATE OR REPLACE TRUSTED PROCEDURAL LANGUAGE plperlu",
+        "LOAD 'auto_explain'",
+        # with standard_conforming_strings off PostgreSQL ends the string at '' and runs the DROP
+        "SELECT 'x\\''; DROP DATABASE shop_template; --'",
+    ],
+)
+def test_the_text_rules_still_refuse_the_statements(sql):
+    assert refused([sql], "postgres").startswith("not run")
 
 
 MB = 1 << 20
