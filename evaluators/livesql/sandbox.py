@@ -16,7 +16,6 @@ strict helpers.
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 import time
 import traceback
@@ -26,7 +25,7 @@ from pathlib import Path
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.opener import copy_database_file
 from evaluators.livesql import security
-from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace, remove_comments
+from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace
 from evaluators.livesql.profiles import DEFAULT_TEST_CASE, PROFILES, Profile, split_field
 
 _OUTPUT_TAIL = 2000
@@ -134,17 +133,25 @@ def _run_tests(profile, session, tests, outcome, pred_sqls, sol_sqls, db_arg, kw
     return found
 
 
-_WRITES = re.compile(r"\b(insert|update|delete|merge|create|drop|alter|truncate|replace|grant|revoke|vacuum|call|do)\b")
+_WRITES = {"insert", "update", "delete", "merge", "create", "drop", "alter", "truncate", "replace", "grant"}
+_WRITES |= {"revoke", "vacuum", "call", "do"}
 
 
 def _strict_here(tests: list, sqls: list) -> bool:
     """The strict run may reuse this database when it only re-runs the default test on reading SQL: the
-    state it sees is the one a fresh copy would reach (saves a second copy or clone per Query task)."""
+    state it sees is the one a fresh copy would reach (saves a second copy or clone per Query task).
+    Reading SQL: one statement (a `;` only at its end) that starts with SELECT or WITH and has none of
+    the writing words outside strings, comments and quoted names (one linear scan)."""
     if tests != [DEFAULT_TEST_CASE]:
         return False
-    for sql in remove_comments(sqls):
-        text = sql.strip().rstrip(";").lower()
-        if not text.startswith(("select", "with")) or ";" in text or _WRITES.search(text):
+    for sql in sqls:
+        first, ended = None, False
+        for kind, value in security.pg_tokens(str(sql)):
+            opening = first is None and (kind != "word" or value not in ("select", "with"))
+            if ended or opening or (kind == "word" and value in _WRITES):
+                return False
+            first, ended = value, kind == ";"
+        if first is None:
             return False
     return True
 

@@ -228,8 +228,10 @@ def pg_tokens(sql: str, backslashes: bool = False):
     pos, end = 0, len(sql)
     while pos < end:
         match = _PG_TOKEN.match(sql, pos)
-        kind, text = match.lastgroup, match.group(match.lastgroup)
-        pos = match.end()
+        if match is None:  # never: `(?P<end>\Z)` matches where nothing else does
+            return
+        kind = match.lastgroup or "end"
+        text, pos = match.group(kind), match.end()
         if kind == "word":
             yield "word", text.lower()
         elif kind == "other" and text not in "'\"":
@@ -243,9 +245,10 @@ def pg_tokens(sql: str, backslashes: bool = False):
             pos = close + len(text)
         elif kind in ("estring", "other", "uident"):
             quote = '"' if text.endswith('"') else "\\" if backslashes or kind == "estring" else "'"
-            body = _BODIES[quote].match(sql, pos)
-            yield ("name" if quote == '"' else "string"), body.group()
-            pos = body.end() + 1
+            body = _BODIES[quote].match(sql, pos)  # always a match, perhaps empty
+            close = body.end() if body else pos
+            yield ("name" if quote == '"' else "string"), sql[pos:close]
+            pos = close + 1
 
 
 def _comment_end(sql: str, pos: int) -> int:
