@@ -116,6 +116,8 @@ def test_the_text_rules_do_not_refuse_right_answers(sql):
         "SET LOCAL ROLE postgres",
         "CREATE OR REPLACE TRUSTED PROCEDURAL LANGUAGE plperlu",
         "LOAD 'auto_explain'",
+        "LOAD $$auto_explain$$",
+        "COPY orders TO $x$/tmp/orders.csv$x$",
         # with standard_conforming_strings off PostgreSQL ends the string at '' and runs the DROP
         "SELECT 'x\\''; DROP DATABASE shop_template; --'",
     ],

@@ -32,7 +32,8 @@ SQLite
 - A first read of the schema: SQLite opens lazily, and a file that is not a
   database must fail here, as "cannot open", not later as a query error.
 - `copy_database_file`: the only way a template is read for `livesql`, whose answers may write: they get
-  a private copy in the work folder (a reflink or a kernel copy), never the file itself.
+  a private copy in the work folder (a reflink or a kernel copy), never the file itself; the template is
+  the file `loading/paths.open_inside` opened beneath `--db_root` (its name comes from the submission).
 
 SQLite, BIRD's private copy (`sqlite_private_copy`, writable: the official scorer's way)
 - `max_page_count`: the copy grows by `copy_growth_bytes` at most (a recursive

@@ -172,7 +172,7 @@ class _Statement:
                 return f"a call of {last}"
         self.parens += (kind == "(") - (kind == ")")
         if self.first == "copy" and self.parens <= 0 and last_kind == "word" and last in ("to", "from"):
-            if kind == "string" or (kind == "word" and value == "program"):
+            if kind in ("string", "dollar") or (kind == "word" and value == "program"):
                 return "COPY to or from a server file or program"
         self.before = last if last_kind == "word" else ""
         if self.head is None:
@@ -181,7 +181,7 @@ class _Statement:
             self.head.append(value)
             self.first = self.head[0]
             return _statement(self.head)
-        if kind == "string" and self.head == ["load"]:
+        if kind in ("string", "dollar") and self.head == ["load"]:
             return "LOAD of a library"
         self.head = None if self.head else self.head
         return None

@@ -111,13 +111,14 @@ def open_beneath(root: Path, relative: str, pinned: int = 0) -> int:
 
 def open_inside(root: Path, relative: str) -> int | None:
     """A read-only fd of the regular file `relative` under the operator's folder `root`, for a name the
-    submission chose (LiveSQLBench's `selected_database`): None when there is no such regular file;
-    InstanceError `unsafe_path` when the name, or a link on it, leads out of `root`."""
+    submission chose (LiveSQLBench's `selected_database`): None when there is no such regular file (or it
+    cannot be opened: a name too long, no permission); InstanceError `unsafe_path` when the name, or a link
+    on it, leads out of `root`."""
     try:
         return open_beneath(root, relative)
     except _Outside:
         raise InstanceError("unsafe_path", f"{_shown(relative)} leads out of {root} (a symbolic link?)") from None
-    except (FileNotFoundError, NotADirectoryError, _NotRegular):
+    except (OSError, ValueError, _NotRegular):
         return None
 
 
