@@ -32,7 +32,8 @@ SQLite
 - A first read of the schema: SQLite opens lazily, and a file that is not a
   database must fail here, as "cannot open", not later as a query error.
 - `copy_database_file`: the only way a template is read for `livesql`, whose answers may write: they get
-  a private copy in the work folder (a reflink or a kernel copy), never the file itself.
+  a private copy in the work folder (a reflink or a kernel copy), never the file itself; the template is
+  the file `loading/paths.open_inside` opened beneath `--db_root` (its name comes from the submission).
 
 SQLite, BIRD's private copy (`sqlite_private_copy`, writable: the official scorer's way)
 - `max_page_count`: the copy grows by `copy_growth_bytes` at most (a recursive
@@ -133,21 +134,23 @@ def copy_growth_bytes(memory_limit_mb: int) -> int:
     return min(COPY_GROWTH_MB, max(1, memory_limit_mb)) * 1024 * 1024
 
 
-def copy_database_file(path: str, copy) -> None:
-    """A private copy of the database file `path` (only read) at `copy` in the work folder: a reflink where
-    the file system has them (instant, shares no later writes), else a kernel copy.  LiveSQLBench grades
-    each phase on one (livesql/sandbox.py)."""
+def copy_database_file(source: int, copy) -> None:
+    """A private copy of the open database file `source` (an fd from `loading/paths.open_inside`, only read)
+    at `copy` in the work folder: a reflink where the file system has them (instant, shares no later
+    writes), else a kernel copy.  LiveSQLBench grades each phase on one (livesql/sandbox.py)."""
     import fcntl
     import shutil
 
     ficlone = 0x40049409  # FICLONE
-    try:
-        with open(path, "rb") as source, open(copy, "wb") as target:
-            fcntl.ioctl(target.fileno(), ficlone, source.fileno())
-        return
-    except OSError:
-        pass
-    shutil.copyfile(path, copy)
+    with open(copy, "wb") as target:
+        try:
+            fcntl.ioctl(target.fileno(), ficlone, source)
+            return
+        except OSError:
+            pass
+        with open(source, "rb", closefd=False) as reader:
+            reader.seek(0)
+            shutil.copyfileobj(reader, target, 1 << 20)
 
 
 def read_gold_text(path: Path, max_bytes: int, reason: str) -> str:

@@ -6,11 +6,12 @@ fields (`sol_sql`, `test_cases`, ...) either in the same lines or in a separate 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.errors import Location, UsageError
-from evaluators.loading.paths import read_untrusted
+from evaluators.loading.paths import open_inside, read_untrusted
 from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, too_deep
 from evaluators.specs import Problem
 
@@ -113,10 +114,21 @@ def database_of(data: dict) -> str | None:
     return str(value) if value else None
 
 
-def sqlite_template(db_root: Path, db: str) -> Path | None:
-    """`<root>/<db>/<db>_template.sqlite`, else `<db>.sqlite` beside it (the harness's own fallback)."""
-    folder = db_root / db
-    for candidate in (folder / f"{db}_template.sqlite", folder / f"{db}.sqlite"):
-        if candidate.is_file():
-            return candidate
+def unsafe_database(db: str) -> str | None:
+    """Why `db` cannot name a database, or None: it is a name inside --db_root (the submission chooses it
+    when no gold file is given), never a path."""
+    if db in (".", "..") or any(sep in db for sep in ("/", "\\", "\0")):
+        return f"selected_database {db[:100]!r} is not a database name (no '/' or '\\', not '.' or '..')"
+    return None
+
+
+def sqlite_template(db_root: Path, db: str) -> str | None:
+    """`<db>/<db>_template.sqlite`, else `<db>/<db>.sqlite` (the harness's own fallback): the first that is a
+    regular file under `db_root`, relative to it; links are followed only while they stay inside
+    (InstanceError `unsafe_path` otherwise).  The worker opens it again the same way (sandbox.py)."""
+    for relative in (f"{db}/{db}_template.sqlite", f"{db}/{db}.sqlite"):
+        fd = open_inside(db_root, relative)
+        if fd is not None:
+            os.close(fd)
+            return relative
     return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evaluators.cwd import absolute_or_none
+from evaluators.errors import InstanceError
 from evaluators.execution.executor import run_parallel
 from evaluators.livesql import native
 from evaluators.livesql.profiles import Profile, profile_for
@@ -82,7 +83,10 @@ def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
     if missing or db is None:
         words = f"missing fields: {', '.join(missing) or 'selected_database'} (the official harness fails it)"
         return _report(line, meta, "sql", _same(Verdict(0.0, "invalid_gold", words)))
-    db_ref = _database(db, options)
+    try:
+        db_ref = _database(db, options)
+    except InstanceError as exc:  # a name that is a path, or leads out of --db_root
+        return _report(line, meta, "sql", _same(Verdict(0.0, exc.reason, exc.detail)))
     if db_ref is None:
         where = f"{db}/{db}_template.sqlite under {options.db_root}"
         return _report(line, meta, "sql", _same(Verdict(0.0, "no_database", f"no database {where}")))
@@ -92,12 +96,15 @@ def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
 
 
 def _database(db: str, options: LiveSQLOptions) -> str | None:
+    problem = native.unsafe_database(db)
+    if problem:
+        raise InstanceError("unsafe_path", problem)
     if options.profile.engine == "postgres":
         return f"{db}_template"
     if options.db_root is None:
         return None
     found = native.sqlite_template(options.db_root, db)
-    return str(found) if found is not None else None
+    return str(options.db_root / found) if found is not None else None
 
 
 def _run(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
@@ -114,6 +121,7 @@ def _run(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
         "statement_timeout_s": options.statement_timeout_s,
         "memory_limit_mb": options.memory_limit_mb,
         "disk_limit_mb": options.disk_limit_mb,
+        "db_root": str(options.db_root) if options.db_root else None,  # the worker opens the template beneath it
         "postgres_dsn": options.postgres_dsn,
     }
     backend = "sqlite" if profile.engine == "sqlite" else "postgres"

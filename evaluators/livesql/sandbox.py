@@ -19,17 +19,16 @@ helper called without a connection gets a new one to the phase's database, close
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 import time
 import traceback
 import uuid
 from pathlib import Path
 
-from evaluators.execution.backends.base import Request
+from evaluators.execution.backends.base import QueryFailed, Request
 from evaluators.execution.opener import copy_database_file
 from evaluators.livesql import security
-from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace, remove_comments
+from evaluators.livesql.helpers import LOSSY, Session, captured_stdout, namespace
 from evaluators.livesql.profiles import DEFAULT_TEST_CASE, PROFILES, SPARE_CONNECTIONS, Profile, split_field
 
 _OUTPUT_TAIL = 2000
@@ -78,17 +77,17 @@ class _Place:
     @contextlib.contextmanager
     def database(self, deadline: float):
         if self.profile.engine == "sqlite":
-            with _sqlite_copy(self.request, deadline) as pair:
-                yield pair
+            with _sqlite_copy(self.request, deadline) as triple:
+                yield triple
         else:
             with _postgres_clone(self.request, self.message, deadline) as pair:
-                yield pair
+                yield (*pair, None)  # a clone's disk is the server's to limit
 
     def connect(self, stack: contextlib.ExitStack, conn, db_arg: str, deadline: float):
         """Another connection to this phase's database with the same login as `conn` (a helper called
         without one), closed with the phase."""
         if self.profile.engine == "sqlite":
-            return stack.enter_context(contextlib.closing(_open_sqlite(self.request, db_arg, deadline)))
+            return stack.enter_context(contextlib.closing(_open_sqlite(self.request, Path(db_arg), deadline)[0]))
         return stack.enter_context(contextlib.closing(_another_connection(conn)))
 
     def session(self, stack: contextlib.ExitStack, conn, db_arg: str, strict: bool, deadline: float) -> Session:
@@ -106,7 +105,7 @@ class _Place:
 
         def run(sqls):
             if "session" not in found:
-                conn, db_arg = stack.enter_context(self.database(deadline))
+                conn, db_arg, _ = stack.enter_context(self.database(deadline))
                 found["session"] = self.session(stack, conn, db_arg, True, deadline)
                 found["session"].execute_queries(split_field(instance, "preprocess_sql"), conn)
                 found["session"].deadline = deadline
@@ -124,13 +123,17 @@ def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, str
     tests, kwargs = profile.plan(instance)
     result: dict = {"passed": False, "failed_tests": [], "messages": [], "total": len(tests), "used": []}
     with contextlib.ExitStack() as stack:
-        conn, db_arg = stack.enter_context(place.database(deadline))
+        conn, db_arg, watch = stack.enter_context(place.database(deadline))
         session = place.session(stack, conn, db_arg, strict, deadline)
         session.execute_queries(split_field(instance, "preprocess_sql"), conn)  # errors ignored, as the harness
         session.deadline = deadline
         if strict and instance.get("category", "Query") == "Query":
             session.untouched = place.untouched(stack, instance, deadline)
         outcome, failed, timed_out, message = session.execute_queries(pred_sqls, conn)
+        if watch is not None and watch.exceeded():  # its last commit, or a statement the watch stopped
+            failed, timed_out = True, False
+            limit = place.request.setting("disk_limit_mb", 1024)
+            message = f"the prediction wrote more than the disk limit ({limit} MB, the copy with its WAL)"
         if failed or timed_out:
             result.update(
                 stage="prediction",
@@ -167,17 +170,25 @@ def _run_tests(profile, session, tests, outcome, pred_sqls, sol_sqls, db_arg, kw
     return found
 
 
-_WRITES = re.compile(r"\b(insert|update|delete|merge|create|drop|alter|truncate|replace|grant|revoke|vacuum|call|do)\b")
+_WRITES = {"insert", "update", "delete", "merge", "create", "drop", "alter", "truncate", "replace", "grant"}
+_WRITES |= {"revoke", "vacuum", "call", "do"}
 
 
 def _strict_here(tests: list, sqls: list) -> bool:
     """The strict run may reuse this database when it only re-runs the default test on reading SQL: the
-    state it sees is the one a fresh copy would reach (saves a second copy or clone per Query task)."""
+    state it sees is the one a fresh copy would reach (saves a second copy or clone per Query task).
+    Reading SQL: one statement (a `;` only at its end) that starts with SELECT or WITH and has none of
+    the writing words outside strings, comments and quoted names (one linear scan)."""
     if tests != [DEFAULT_TEST_CASE]:
         return False
-    for sql in remove_comments(sqls):
-        text = sql.strip().rstrip(";").lower()
-        if not text.startswith(("select", "with")) or ";" in text or _WRITES.search(text):
+    for sql in sqls:
+        first, ended = None, False
+        for kind, value in security.pg_tokens(str(sql)):
+            opening = first is None and (kind != "word" or value not in ("select", "with"))
+            if ended or opening or (kind == "word" and value in _WRITES):
+                return False
+            first, ended = value, kind == ";"
+        if first is None:
             return False
     return True
 
@@ -210,10 +221,10 @@ def _sqlite_copy(request: Request, deadline: float):
     folder.mkdir(parents=True, exist_ok=True)
     copy = folder / f"{uuid.uuid4().hex}.sqlite"
     try:
-        copy_database_file(str(request.db_ref), copy)
-        conn = _open_sqlite(request, str(copy), deadline)
+        _copy_template(request, copy)
+        conn, watch = _open_sqlite(request, copy, deadline)
         try:
-            yield conn, str(copy)
+            yield conn, str(copy), watch
         finally:
             conn.close()
     finally:
@@ -221,12 +232,13 @@ def _sqlite_copy(request: Request, deadline: float):
             leftover.unlink(missing_ok=True)
 
 
-def _open_sqlite(request: Request, path: str, deadline: float):
+def _open_sqlite(request: Request, copy: Path, deadline: float):
+    """A connection to the phase's copy, locked down, and the watch over its disk footprint."""
     import sqlite3
 
-    conn = sqlite3.connect(path, timeout=30)
-    security.lock_down_sqlite(conn, request.setting("memory_limit_mb"), request.setting("disk_limit_mb"), deadline)
-    return conn
+    conn = sqlite3.connect(str(copy), timeout=30)
+    limits = (request.setting("memory_limit_mb"), request.setting("disk_limit_mb"))
+    return conn, security.lock_down_sqlite(conn, *limits, deadline, copy)
 
 
 def _another_connection(conn):
@@ -239,6 +251,22 @@ def _another_connection(conn):
     other = psycopg.connect(conn.info.dsn, password=conn.info.password, connect_timeout=10)
     load_as_psycopg2(other)
     return other
+
+
+def _copy_template(request: Request, copy: Path) -> None:
+    """The template opened again beneath --db_root (the name came from the submission), then copied."""
+    import os
+
+    from evaluators.loading.paths import open_inside
+
+    root = Path(request.setting("db_root"))
+    fd = open_inside(root, os.path.relpath(str(request.db_ref), root))
+    if fd is None:
+        raise QueryFailed("no_database", f"no database {request.db_ref}")
+    try:
+        copy_database_file(fd, copy)
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager

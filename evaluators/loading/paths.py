@@ -109,6 +109,19 @@ def open_beneath(root: Path, relative: str, pinned: int = 0) -> int:
     return fd
 
 
+def open_inside(root: Path, relative: str) -> int | None:
+    """A read-only fd of the regular file `relative` under the operator's folder `root`, for a name the
+    submission chose (LiveSQLBench's `selected_database`): None when there is no such regular file (or it
+    cannot be opened: a name too long, no permission); InstanceError `unsafe_path` when the name, or a link
+    on it, leads out of `root`."""
+    try:
+        return open_beneath(root, relative)
+    except _Outside:
+        raise InstanceError("unsafe_path", f"{_shown(relative)} leads out of {root} (a symbolic link?)") from None
+    except (OSError, ValueError, _NotRegular):
+        return None
+
+
 def _parts(relative: str) -> list[str]:
     if "\0" in relative:
         raise ValueError("embedded null character in path")
