@@ -3,7 +3,9 @@
 A CSV column is typed from pandas' reading when that keeps its cells' text
 (ints, finite floats below 2**53, strings); other columns (booleans, huge or
 infinite floats) are typed from their text, read again by the caller's
-`text_of`.  An engine-typed frame (DuckDB) gives each column's type directly.
+`text_of`.  So is a text column holding NA words as text: pandas' parser
+keeps `""` and `NA` as strings in a column it gave up typing as int64 (a cell
+beyond its range), where the strict rule's own typing makes them NULL.  An engine-typed frame (DuckDB) gives each column's type directly.
 """
 
 from __future__ import annotations
@@ -12,11 +14,16 @@ from typing import cast
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from evaluators.matching.strict.cells import StrictColumn, TokenTable, floats_tell_their_text, from_numbers
 from evaluators.matching.strict.engine_cells import engine_column
 from evaluators.matching.strict.text_cells import from_text
 from evaluators.tables.frames import arrow_strings, column_arrays, columns_of, to_objects
+from evaluators.tables.quickcsv import NA
+
+_NA_WORDS = {kind: pa.array(sorted(NA), type=kind) for kind in (pa.string(), pa.large_string())}
 
 
 def strict_columns(frame: pd.DataFrame, tokens: TokenTable, text_of=None) -> list[StrictColumn]:
@@ -50,10 +57,26 @@ def _csv_column(name: str, array, tokens: TokenTable) -> StrictColumn | None:
     if isinstance(dtype, np.dtype) and dtype.kind == "f":
         return from_numbers(name, array) if floats_tell_their_text(array) else None
     if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
-        return from_text(name, arrow_strings(array), tokens)
+        strings = arrow_strings(array)
+        return None if _na_words_kept(strings) else from_text(name, strings, tokens)
     if dtype == np.dtype(object) or isinstance(dtype, pd.StringDtype):
-        return from_text(name, to_objects(array), tokens)
+        values = to_objects(array)
+        return None if _na_words_kept(values) else from_text(name, values, tokens)
     return None  # booleans and the like: their text decides
+
+
+def _na_words_kept(values) -> bool:
+    """Did pandas keep NA words (`""`, `NA`, ...) as text?  Only where it fell back from int64 on a cell
+    beyond its range, and then no cell of the column is NULL; the text re-read (dtype=object) makes them
+    NULL, as the strict rule's typing says."""
+    if isinstance(values, pa.Array):
+        if values.null_count:
+            return False
+        words = _NA_WORDS.get(values.type)
+        return words is None or bool(pc.any(pc.is_in(values, value_set=words)).as_py())
+    if pd.isna(values).any():
+        return False
+    return any(isinstance(v, str) and v in NA for v in values.tolist())
 
 
 def _later(need_text: list, position: int) -> None:
