@@ -23,6 +23,9 @@ from evaluators.matching.strict.text_cells import from_text
 from evaluators.tables.frames import arrow_strings, column_arrays, columns_of, to_objects
 from evaluators.tables.quickcsv import NA
 
+_LONG = 19  # int64 holds every integer of up to 18 digits
+_NA_LONGEST = max(len(word.encode()) for word in NA)
+_OFFSETS = {pa.string(): np.int32, pa.large_string(): np.int64}
 _NA_WORDS = {kind: pa.array(sorted(NA), type=kind) for kind in (pa.string(), pa.large_string())}
 
 
@@ -67,16 +70,28 @@ def _csv_column(name: str, array, tokens: TokenTable) -> StrictColumn | None:
 
 def _na_words_kept(values) -> bool:
     """Did pandas keep NA words (`""`, `NA`, ...) as text?  Only where it fell back from int64 on a cell
-    beyond its range, and then no cell of the column is NULL; the text re-read (dtype=object) makes them
-    NULL, as the strict rule's typing says."""
+    beyond its range (19 digits or more), and then no cell of the column is NULL; the text re-read
+    (dtype=object) makes them NULL, as the strict rule's typing says.  Most columns are settled by their
+    cells' lengths alone, read from pyarrow's offsets: a fallback holds a long cell and a short one."""
     if isinstance(values, pa.Array):
-        if values.null_count:
+        if values.null_count or not _long_and_short(values):
             return False
         words = _NA_WORDS.get(values.type)
         return words is None or bool(pc.any(pc.is_in(values, value_set=words)).as_py())
     if pd.isna(values).any():
         return False
-    return any(isinstance(v, str) and v in NA for v in values.tolist())
+    return not NA.isdisjoint(v for v in values.tolist() if isinstance(v, str))
+
+
+def _long_and_short(values: pa.Array) -> bool:
+    """Does a cell have 19 characters or more (an integer int64 may not hold) and another at most as
+    many as the longest NA word?"""
+    width = _OFFSETS.get(values.type)
+    if width is None or not len(values):
+        return width is None  # another storage: let the text decide
+    offsets = np.frombuffer(values.buffers()[1], dtype=width)[values.offset : values.offset + len(values) + 1]
+    lengths = np.diff(offsets)
+    return bool(lengths.max() >= _LONG and lengths.min() <= _NA_LONGEST)
 
 
 def _later(need_text: list, position: int) -> None:
