@@ -4,6 +4,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+import hypothesis_profiles  # noqa: E402  (tests/ is on the path from the line above)
+
+hypothesis_profiles.register()  # hypothesis: `fixed` (derandomised) unless HYPOTHESIS_PROFILE says otherwise
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from test_route_equivalence import both_routes
 
 from bench import shapes
 from evaluators.matching import table_match
@@ -158,25 +159,9 @@ EDGE_CELLS = [
 
 def _raw_verdicts(tmp_path, gold_rows: list[str], pred_rows: list[str]):
     """The in-memory verdicts and the DuckDB route's own (before any fallback) on CSVs written cell by cell."""
-    (tmp_path / "gold.csv").write_text("a,b\n" + "".join(f"{cell},t{k % 3}\n" for k, cell in enumerate(gold_rows)))
-    (tmp_path / "pred.csv").write_text("y,x\n" + "".join(f"t{k % 3},{cell}\n" for k, cell in enumerate(pred_rows)))
-    spec = {"gold": "gold.csv", "condition_cols": [], "ignore_order": True}
-    in_memory = table_match.table_match(
-        table_match.TableJob(tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction")),
-        tmp_path / "pred.csv",
-        spec,
-    )
-    job = table_match.TableJob(
-        tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction"), spill=SpillPlan(0, tmp_path / "w")
-    )
-    try:
-        own = {
-            name: job.out_of_core(preset, tmp_path / "pred.csv", tmp_path / "gold.csv", [], True)
-            for name, preset in PRESETS.items()
-        }
-    finally:
-        job.close()
-    return in_memory, own
+    gold = "a,b\n" + "".join(f"{cell},t{k % 3}\n" for k, cell in enumerate(gold_rows))
+    pred = "y,x\n" + "".join(f"t{k % 3},{cell}\n" for k, cell in enumerate(pred_rows))
+    return both_routes(tmp_path, gold.encode(), pred.encode())
 
 
 @pytest.mark.parametrize("cell", EDGE_CELLS)

@@ -18,11 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from hypothesis_profiles import sized  # noqa: E402
 from scorer_order import columns_with_scorer_order  # noqa: E402
 
 from bench import baseline  # noqa: E402
@@ -172,7 +173,7 @@ def check_all_presets(pred, gold, cols, ignore_order):
                 assert ours(pred, gold, cols, ignore_order, preset) == want, (preset, ignore_order, cols, max_work)
 
 
-SETTINGS = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = sized(1000)
 
 
 @SETTINGS
@@ -289,8 +290,16 @@ def strict_ours(pred_text: str, gold_text: str, cols, ignore_order: bool) -> boo
     return strict.compare(pred, selected, ignore_order=ignore_order, tol=1e-2).ok
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+# Counterexamples found so far, kept: under the `fixed` profile they run first, every time.
+STRICT_FOUND = [
+    # A column pandas gives up typing as int64 (10**20) keeps "" as text; strict's own typing makes it NULL.
+    (pd.DataFrame({"c0": [10**20, 0.0, None]}), pd.DataFrame({"c0": [0, 10**20, None]}), [], True),
+]
+
+
+@sized(500)
 @given(table_pair())
+@example(STRICT_FOUND[0])
 def test_strict_equals_brute_force(case):
     pred, gold, cols, ignore_order = case
     if len(gold) > 5 or pred.shape[1] > 4:
@@ -532,7 +541,7 @@ def test_small_plain_tables_take_the_scorers_loop():
     assert not missed.ok and missed.reason == "row_count_mismatch" and views._frames  # the views say why
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@sized(500)
 @given(table_pair())
 def test_plain_rows_show_a_match_only_where_the_strict_rule_has_one(case):
     """The quick strict look on Python values may miss a match, never invent one."""
@@ -629,3 +638,23 @@ def test_tied_float_tables_give_the_known_verdicts(tmp_path, change):
     assert ours(p, g, [], True, "spider2") == (change != "one_cell")
     strict_ok = strict_ours((tmp_path / "pred.csv").read_text(), (tmp_path / "gold.csv").read_text(), [], True)
     assert strict_ok == (change == "none")
+
+
+def test_strict_types_a_column_pandas_leaves_as_text_on_int64_overflow(tmp_path):
+    """pandas reads a column holding 10**20 as text and keeps `""` as text there; strict types each cell
+    itself, so `""` is NULL on both sides and the rows match (the official rule keeps pandas' reading)."""
+    pred_text = 'c0\n100000000000000000000\n0.0\n""\n'
+    gold_text = 'c0\n0\n100000000000000000000\n""\n'
+    assert pd.read_csv(io.StringIO(pred_text))["c0"].tolist()[-1] == ""  # pandas' reading, as the scorers see it
+    assert strict_oracle(pred_text, gold_text, [], True)
+    assert strict_ours(pred_text, gold_text, [], True)
+    assert not strict_ours(pred_text.replace('""', "x"), gold_text, [], True)
+    from evaluators.matching.semantics import PRESETS as ALL
+    from evaluators.matching.table_match import TableJob, table_match
+    from evaluators.tables.read import TableReader
+
+    (tmp_path / "p.csv").write_text(pred_text)
+    (tmp_path / "g.csv").write_text(gold_text)
+    job = TableJob(tmp_path, tuple(ALL.values()), TableReader("unreadable_prediction"))
+    got = table_match(job, tmp_path / "p.csv", {"gold": "g.csv", "condition_cols": [], "ignore_order": True})
+    assert got["strict"].ok and not got["spider2"].ok, got  # '0' and '0.0' are two strings to the scorers

@@ -2,8 +2,9 @@
 
 import numpy as np
 import pandas as pd
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis_profiles import sized
 
 from evaluators.matching.semantics import PRESETS
 from evaluators.matching.table_match import TableJob, table_match
@@ -42,7 +43,7 @@ def _verdicts(tmp_path, gold: pd.DataFrame, pred: pd.DataFrame, ignore_order: bo
     return {name: v.score for name, v in out.items()}
 
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = sized(60)
 
 
 @SETTINGS

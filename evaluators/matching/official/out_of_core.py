@@ -119,6 +119,7 @@ def _typing_pass(con, table: str) -> tuple[int, list[_Counts]]:
             f"count_if({kind} IN ({_INT}, {_FLOAT}) AND {x} <> 0 AND (abs({x}) < 1e-4 OR abs({x}) >= 1e15))",
         ]
     row = con.execute(f"SELECT count(*), {', '.join(parts)} FROM (SELECT {inner} FROM {table})").fetchone()
+    row = [count or 0 for count in row]  # count_if over no rows is NULL
     return row[0], [_Counts(c, *row[1 + 6 * k : 7 + 6 * k]) for k, c in enumerate(names)]
 
 
@@ -204,8 +205,8 @@ def _signature_scan(con, table: str, cols: list[Col]) -> list[tuple]:
                 f"sum({x})",
                 f"sum(abs({x}))",
             ]
-    row = con.execute(f"SELECT {', '.join(parts)} FROM {table}").fetchone()
-    return [tuple(row[4 * k : 4 * k + 4]) for k in range(len(cols))]
+    row = [0 if x is None else x for x in con.execute(f"SELECT {', '.join(parts)} FROM {table}").fetchone()]
+    return [tuple(row[4 * k : 4 * k + 4]) for k in range(len(cols))]  # (NULL: no rows to count or sum)
 
 
 def _sums_close(g: tuple, p: tuple, n: int, tol: float) -> bool:
