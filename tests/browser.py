@@ -57,27 +57,25 @@ def render(page: Path, screenshot: Path, width: int = 1280, height: int = 1600, 
         page = host
     window = max(width, MIN_WINDOW)
     with tempfile.TemporaryDirectory() as profile:
-        base = [binary, *FLAGS, f"--user-data-dir={profile}", f"--window-size={window},{height}"]
-        wait = ["--virtual-time-budget=15000"] if narrow else []
-        dom = subprocess.run(
-            [*base, *wait, "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True, timeout=180
-        )
-        shot = subprocess.run(
-            [*base, *wait, f"--screenshot={screenshot}", page.resolve().as_uri()],
+        command = [binary, *FLAGS, f"--user-data-dir={profile}", f"--window-size={window},{height}"]
+        command += ["--virtual-time-budget=15000"] if narrow else []
+        # One browser start for both: Chromium writes the DOM to stdout and the screenshot to its file.
+        done = subprocess.run(
+            [*command, "--dump-dom", f"--screenshot={screenshot}", page.resolve().as_uri()],
             capture_output=True,
             text=True,
             timeout=180,
         )
-    if dom.returncode != 0 or not dom.stdout.strip():
-        pytest.fail(f"chromium could not render {page}: {dom.stderr[-600:]}")
-    if shot.returncode != 0 or not screenshot.exists():
-        pytest.fail(f"chromium took no screenshot: {shot.stderr[-600:]}")
+    if done.returncode != 0 or not done.stdout.strip():
+        pytest.fail(f"chromium could not render {page}: {done.stderr[-600:]}")
+    if not screenshot.exists():
+        pytest.fail(f"chromium took no screenshot: {done.stderr[-600:]}")
     if narrow:
-        found = re.search(r'<textarea id="framed"[^>]*>(.*)</textarea>', dom.stdout, re.S)
+        found = re.search(r'<textarea id="framed"[^>]*>(.*)</textarea>', done.stdout, re.S)
         if not found:
-            pytest.fail(f"the framed page sent nothing back: {dom.stdout[-600:]}")
+            pytest.fail(f"the framed page sent nothing back: {done.stdout[-600:]}")
         return html.unescape(found.group(1))
-    return dom.stdout
+    return done.stdout
 
 
 NARROW_REPLY = "parent.postMessage(document.documentElement.outerHTML, '*');"

@@ -138,26 +138,24 @@ def _port_is_free(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) != 0
 
 
-def test_stop_kills_the_server_and_frees_the_port():
+def test_restart_gives_a_fresh_working_server_and_stop_kills_it_and_frees_the_port():
+    """One server started for both checks (each start of the emulator costs seconds)."""
     server = SnowflakeEmulator().start()
-    pid, port = server.pid, server.port
-    assert not _port_is_free(port)
-
-    server.stop()
-
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
-    assert _port_is_free(port)
-    server.stop()  # idempotent
-
-
-def test_restart_gives_a_fresh_working_server():
-    with SnowflakeEmulator() as server:
+    try:
         first_pid = server.pid
         server.restart()
         assert server.pid != first_pid
         with server.connect() as conn:
             assert conn.cursor().execute("SELECT 1 + 1").fetchall() == [(2,)]
+        pid, port = server.pid, server.port
+        assert not _port_is_free(port)
+    finally:
+        server.stop()
+
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert _port_is_free(port)
+    server.stop()  # idempotent
 
 
 class _CrashingEmulator(SnowflakeEmulator):
