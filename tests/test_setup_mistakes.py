@@ -248,3 +248,19 @@ def test_bird_on_a_server_that_cannot_be_reached_is_exit_2(world):
     run = evaluate(world / "elsewhere", *BIRD, "../dbs", "--sql_dialect", "PostgreSQL", "--postgres-dsn", dsn)
     assert run.returncode == 2, run.stdout + run.stderr
     assert "--postgres-dsn: no answer can run on this server (no_database): cannot connect" in run.stderr
+
+
+def test_grade_on_postgres_as_an_unprepared_role_is_exit_2_naming_db_prepare(world, pets_on_postgres):
+    gold = world / "gold" / "spider2_eval.jsonl"
+    gold.write_text(
+        gold.read_text().replace('"type": "SQLite", "db": "shop"', '"type": "PostgreSQL", "db": "setup_pets"')
+    )
+    superuser = pets_on_postgres.admin_dsn
+    run = evaluate(world / "elsewhere", *GRADE[:-1], "--postgres-dsn", superuser, "--output", "out/g.json")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "--postgres-dsn: no answer can run on this server for any of the 1 database(s)" in run.stderr
+    assert "(credentials_missing)" in run.stderr and "evaluate.py db prepare --engine postgres" in run.stderr
+    assert superuser not in run.stderr and not (world / "elsewhere" / "out" / "g.json").exists()
+    run = evaluate(world / "elsewhere", *GRADE[:-1], "--postgres-dsn", pets_on_postgres.dsn, "--output", "out/g.json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert json.loads((world / "elsewhere" / "out" / "g.json").read_text())["summary"]["score"] == 0.75

@@ -18,7 +18,7 @@ from evaluators.execution.executor import ExecConfig, run_parallel
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.loading import pairing
-from evaluators.loading.database_folder import check_database_folder
+from evaluators.loading.database_folder import SERVER_FAILURES, SERVER_OPTIONS, check_database_folder, server_hint
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report, build_summary
@@ -157,26 +157,19 @@ def _check_databases(golds: list, options: BirdOptions, problems: list) -> None:
         problems.append(problem)
 
 
-SETUP_FAILURES = ("credentials_missing", "no_database")  # no answer could run: the server, not the model
-SERVER_OPTIONS = {"postgres": "--postgres-dsn", "mysql": "--mysql-dsn"}
-
-
 def _check_server(runner: _Runner) -> None:
     """Before any answer runs on PostgreSQL or MySQL: one `SELECT 1` run as every answer runs (on PostgreSQL as
     a role of its own, which only a role `db prepare` made can make).  A server that cannot be reached, or a
     role that was never prepared (the `postgres` superuser), would fail every answer the same way: exit 2."""
     probe = runner.run("SELECT 1", None)
-    if probe.ok or probe.reason not in SETUP_FAILURES:
+    if probe.ok or probe.reason not in SERVER_FAILURES:
         return
     runner.rows.close()
     backend = runner.options.backend
-    option = SERVER_OPTIONS[backend]
-    hint = (
-        "prepare the role once with `evaluate.py db prepare --engine postgres` and grade as it (docs/backends.md)"
-        if probe.reason == "credentials_missing"
-        else f"check {option} and the {'PG*' if backend == 'postgres' else 'MYSQL_*'} variables"
+    raise UsageError(
+        f"{SERVER_OPTIONS[backend]}: no answer can run on this server ({probe.reason}): {probe.detail}",
+        hint=server_hint(backend, probe.reason),
     )
-    raise UsageError(f"{option}: no answer can run on this server ({probe.reason}): {probe.detail}", hint=hint)
 
 
 def _unpaired(preds, golds) -> list[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
+from evaluators.cli.databases import check_databases
 from evaluators.cli.options import check_writable_outside, echo, echo_json, handle_errors, write_reports
 from evaluators.errors import Failed, GoldErrors, MissingExtra
 from evaluators.matching.semantics import PRESETS
@@ -115,7 +116,7 @@ def grade(
     from evaluators.grading.run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
-    db_problem = check_db_dir(loaded, executor, "--db-dir" if execution["db_dir"] else "GOLD/databases")
+    setup_problems = check_databases(loaded, executor, "--db-dir" if execution["db_dir"] else "GOLD/databases")
     check_writable_outside(
         {"--output": output, "--work-dir": executor.config.output_dir}, {"submission": result_dir, "gold": gold_dir}
     )
@@ -135,9 +136,10 @@ def grade(
         ray_address=ray_address,
         loaded=loaded,
     )
-    if db_problem is not None:
-        report = replace(report, summary=replace(report.summary, problems=(db_problem, *report.summary.problems)))
-        echo(f"warning: {db_problem}", err=True)
+    if setup_problems:
+        report = replace(report, summary=replace(report.summary, problems=(*setup_problems, *report.summary.problems)))
+        for problem in setup_problems:
+            echo(f"warning: {problem}", err=True)
     if output_format == "json":
         echo_json(report.to_json())
     else:
@@ -210,52 +212,6 @@ def build_executor(
             mysql_dsn=mysql_dsn,
         )
     )
-
-
-def check_db_dir(loaded, executor, option: str):
-    """Before any answer runs: the local databases and graph scripts the gold's SQL and Cypher specs name,
-    looked for where the run will look.  None found is a setup mistake (exit 2, `database_folder`), some
-    missing a problem said at the top; a run whose files could not be loaded says why later, as always."""
-    from evaluators.errors import InstanceError, UsageError
-    from evaluators.execution.backends import LOCAL
-    from evaluators.execution.executor import resolve_database
-    from evaluators.loading.database_folder import check_database_folder
-    from evaluators.matching import registry
-
-    if loaded is None:
-        return None
-    db_dir = executor.config.db_dir
-    needed: dict[str, str] = {}  # database reference -> backend
-    for gold in loaded.gold.records.values():
-        if not any(registry.is_sql_func(s.func) or s.temporal for s in gold.specs):
-            continue
-        try:
-            backend, db = executor.backend_for(gold)
-        except InstanceError:
-            continue  # the instance says so itself
-        if db is not None and (backend in LOCAL or backend == "cypher") and not Path(db).is_absolute():
-            needed.setdefault(db, backend)
-    if not needed:
-        return None
-    if db_dir is None:
-        raise UsageError(
-            f"the gold's SQL and Cypher instances name {len(needed)} database(s) ({', '.join(sorted(needed)[:5])}) "
-            "but no --db-dir was given and the gold folder has no databases/ folder",
-            hint="pass --db-dir, the folder of the database files",
-        )
-
-    def found(db: str) -> bool:
-        if needed[db] == "cypher":
-            from evaluators.execution.graphs import SCRIPT_SUFFIX
-
-            return (Path(db_dir) / f"{db}{SCRIPT_SUFFIX}").is_file()
-        try:
-            return resolve_database(needed[db], db, db_dir) is not None
-        except InstanceError:
-            return False
-
-    layout = "{db}.duckdb, {db}.sqlite (or .db), {db}/{db}.sqlite or {db}.cypher"
-    return check_database_folder(option, Path(db_dir), needed, found, layout)
 
 
 def progress_bar(wanted: bool | None):

@@ -41,6 +41,20 @@ def check_database_folder(
     )
 
 
+SERVER_FAILURES = ("credentials_missing", "no_database")  # no answer could run: the server, not the model
+SERVER_OPTIONS = {"postgres": "--postgres-dsn", "mysql": "--mysql-dsn"}
+
+
+def server_hint(backend: str, reason: str) -> str:
+    """What to do when no answer can run on a server: prepare the role, or check the connection settings."""
+    if reason == "credentials_missing":
+        return (
+            "prepare the role once with `evaluate.py db prepare --engine postgres` and grade as it (docs/backends.md)"
+        )
+    variables = "PG*" if backend == "postgres" else "MYSQL_*"
+    return f"check {SERVER_OPTIONS.get(backend, 'the DSN')} and the {variables} variables"
+
+
 def warnings(problems: Sequence) -> list[str]:
     """The setup problems among a report's problems, for the command line to repeat at the top."""
     return [str(p) for p in problems if PREFIX in str(p)]
