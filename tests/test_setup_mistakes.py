@@ -264,3 +264,20 @@ def test_grade_on_postgres_as_an_unprepared_role_is_exit_2_naming_db_prepare(wor
     run = evaluate(world / "elsewhere", *GRADE[:-1], "--postgres-dsn", pets_on_postgres.dsn, "--output", "out/g.json")
     assert run.returncode == 0, run.stdout + run.stderr
     assert json.loads((world / "elsewhere" / "out" / "g.json").read_text())["summary"]["score"] == 0.75
+
+
+# ---- rewards: the trainer's db_root ------------------------------------------------------------------------
+
+
+def test_a_reward_db_root_that_does_not_exist_stops_the_run_not_every_reward(world, monkeypatch):
+    from evaluators.errors import UsageError
+    from evaluators.rewards.verl import compute_score, compute_score_batch
+
+    monkeypatch.chdir(world / "elsewhere")
+    gold, pred = QUESTIONS[0]
+    answer = f"```sql\n{pred}\n```"
+    assert compute_score("bird", answer, gold, {"db_id": "shop"}, db_root="../dbs")["score"] == 1.0
+    with pytest.raises(UsageError, match=f"reward_kwargs db_root {world / 'dbz'}: no such folder"):
+        compute_score("bird", answer, gold, {"db_id": "shop"}, db_root="../dbz")
+    with pytest.raises(UsageError, match="db_root"):
+        compute_score_batch(["bird"], [answer], [gold], [{"db_id": "shop"}], db_root="../dbz")
