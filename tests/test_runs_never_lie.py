@@ -267,6 +267,7 @@ def test_ray_auto_without_a_cluster_is_a_usage_error_not_a_traceback(world, tmp_
         pytest.skip("a Ray cluster runs on this machine (--ray auto finds it by its processes)")
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     command = [sys.executable, str(ROOT / "evaluate.py"), "--result-dir", "sub", "--gold-dir", "gold", "--ray", "auto"]
+    command += ["--db-dir", "dbs/shop"]  # without it, the missing database folder is the exit 2 (test_setup_mistakes)
     result = subprocess.run(command, cwd=world, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2, result.stderr
     assert "--ray auto: no Ray cluster answers there" in result.stderr and "ray start --head" in result.stderr

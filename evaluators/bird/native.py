@@ -24,6 +24,7 @@ from evaluators.loading.paths import read_untrusted
 from evaluators.loading.specs import MAX_JSON_DEPTH, MIN_MAX_METADATA_BYTES, too_deep
 from evaluators.specs import Problem
 
+DATABASE_LAYOUT = "{db}/{db}.sqlite"  # under --db_root_path
 MAX_PREDICTIONS_BYTES = MIN_MAX_METADATA_BYTES  # 256 MiB: BIRD dev's 1,534 queries are well under 1 MiB
 
 
@@ -229,4 +230,4 @@ def database_path(db_root: Path, db_id: str) -> Path | None:
     """`<db_root>/<db_id>/<db_id>.sqlite`, or None when the id cannot name a folder."""
     if not db_id or db_id in (".", "..") or "/" in db_id or "\\" in db_id:
         return None
-    return Path(db_root) / db_id / f"{db_id}.sqlite"
+    return Path(db_root) / DATABASE_LAYOUT.format(db=db_id)

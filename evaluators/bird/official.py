@@ -6,7 +6,8 @@
   after the separator is ignored: the gold line's database is used.  A value that is not a string runs
   as `" "`, which returns no rows on SQLite and is an error on PostgreSQL and MySQL (psycopg2, PyMySQL).
 - BIRD dev (`evaluation.py`) runs both queries on the prediction's db_id (`financial` for a non-string
-  value) and crashes on a value without exactly one separator; mini-dev runs on the gold's db_id.
+  value; an empty db_id opens `<db_root>/.sqlite`, an empty database, and the question fails) and crashes on a
+  value without exactly one separator; mini-dev runs on the gold's db_id.
 - A result holding an unhashable value (json, arrays) makes `set()` raise: 0.
 - Results are compared as Python sets of row tuples: `1 == 1.0`, duplicates and row order ignored.
 - An error or a timeout scores 0.  `;;` and two statements fail (sqlite3 runs one statement).
@@ -21,6 +22,10 @@ from __future__ import annotations
 SEPARATOR = "\t----- bird -----\t"
 NOT_A_STRING = " "
 DEV_DEFAULT_DB = "financial"  # dev's database for a value that is not a string
+DEV_EMPTY_DB = (  # dev's path for an empty db_id is <db_root>/.sqlite: sqlite3 opens an empty database there
+    "the prediction names no database after the separator: BIRD dev's evaluation.py opens '/.sqlite', "
+    "an empty database, where the gold query fails (no such table)"
+)
 # What psycopg2 and PyMySQL raise for an empty or blank query (the SQLite script gets no rows instead).
 EMPTY_QUERY_ERRORS = {
     "postgres": "can't execute an empty query (psycopg2, as the official script runs it)",
@@ -64,6 +69,24 @@ def dev_crash_problems(preds: list, pred_file) -> list:
             "as mini-dev does (the text run whole, on the gold's database)",
         )
     ]
+
+
+def fence_problem(preds: list, pred_file):
+    """Predictions that begin with a markdown fence score 0, as in the official scripts (nothing is unwrapped):
+    said once, at the top, since a whole file of them is a post-processing step left out, not the model's SQL."""
+    from evaluators.errors import Location
+    from evaluators.loading.database_folder import PREFIX
+    from evaluators.loading.specs import Problem
+
+    fenced = [p for p in preds if split_prediction(p.value)[0].lstrip().startswith(("```", "~~~"))]
+    if not fenced:
+        return None
+    return Problem(
+        fenced[0].location if fenced[0].location.line else Location(str(pred_file)),
+        f"{PREFIX}{len(fenced)} of {len(preds)} predictions begin with a markdown fence; the official scorer does "
+        "not unwrap them (each fails to run and scores 0)",
+        hint="take the SQL out of the fence before grading, as your pipeline's post-processing should",
+    )
 
 
 def unhashable(pred_rows: list, gold_rows: list) -> str | None:

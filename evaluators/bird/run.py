@@ -13,11 +13,12 @@ from pathlib import Path
 
 from evaluators.bird import native, official
 from evaluators.bird.official import split_prediction
-from evaluators.errors import Location
+from evaluators.errors import Location, UsageError
 from evaluators.execution.executor import ExecConfig, run_parallel
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.loading import pairing
+from evaluators.loading.database_folder import SERVER_FAILURES, SERVER_OPTIONS, check_database_folder, server_hint
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report, build_summary
@@ -86,6 +87,10 @@ def grade_bird(
     _check_lengths(preds, golds, metadata, pred_file, questions, problems)
     if options.layout == "dev":
         problems.extend(official.dev_crash_problems(preds, pred_file))
+    _check_databases(golds, options, problems)
+    fenced = official.fence_problem(preds, pred_file)
+    if fenced is not None:
+        problems.append(fenced)
     config = ExecConfig(
         output_dir=options.work_dir,
         timeout_s=options.meta_time_out,
@@ -96,6 +101,8 @@ def grade_bird(
         official_statements=True,  # SHOW, VALUES, SET @x ...: what the official drivers run, read-only
     )
     runner = _Runner(options, config)
+    if options.backend != "sqlite":
+        _check_server(runner)
     items = [
         (i, g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
         for i, g in enumerate(golds)
@@ -134,6 +141,37 @@ def _check_lengths(preds, golds, metadata, pred_file: Path, questions: Path | No
         )
 
 
+def _check_databases(golds: list, options: BirdOptions, problems: list) -> None:
+    """Before any answer runs: a --db_root_path holding none of the gold's databases is exit 2, some missing a
+    problem (PostgreSQL and MySQL use the one database of their connection, as the official scripts do)."""
+    if options.backend != "sqlite":
+        return
+
+    def found(db_id: str) -> bool:
+        path = native.database_path(options.db_root, db_id)
+        return path is not None and path.is_file()
+
+    needed = (g.db_id for g in golds if g is not None)
+    problem = check_database_folder("--db_root_path", options.db_root, needed, found, native.DATABASE_LAYOUT)
+    if problem is not None:
+        problems.append(problem)
+
+
+def _check_server(runner: _Runner) -> None:
+    """Before any answer runs on PostgreSQL or MySQL: one `SELECT 1` run as every answer runs (on PostgreSQL as
+    a role of its own, which only a role `db prepare` made can make).  A server that cannot be reached, or a
+    role that was never prepared (the `postgres` superuser), would fail every answer the same way: exit 2."""
+    probe = runner.run("SELECT 1", None)
+    if probe.ok or probe.reason not in SERVER_FAILURES:
+        return
+    runner.rows.close()
+    backend = runner.options.backend
+    raise UsageError(
+        f"{SERVER_OPTIONS[backend]}: no answer can run on this server ({probe.reason}): {probe.detail}",
+        hint=server_hint(backend, probe.reason),
+    )
+
+
 def _unpaired(preds, golds) -> list[str]:
     return [p.key for p in preds[len(golds) :]]
 
@@ -159,10 +197,12 @@ def _grade(
     sql, named_db = official.split_prediction(pred.value)
     db_id = gold.db_id
     if runner.options.layout == "dev" and runner.options.backend == "sqlite":
-        db_id = official.dev_database(pred.value) or gold.db_id  # None: dev crashes on this file (a problem)
+        named = official.dev_database(pred.value)
+        db_id = gold.db_id if named is None else named  # None: dev crashes on this file (a problem)
     db = runner.database(db_id)
     if runner.options.backend == "sqlite" and (db is None or not Path(db).is_file()):
-        verdict = Verdict(0.0, "no_database", f"no database {db_id}/{db_id}.sqlite under {runner.options.db_root}")
+        words = official.DEV_EMPTY_DB if db_id == "" else f"no database {db_id}/{db_id}.sqlite"
+        verdict = Verdict(0.0, "no_database", f"{words} under {runner.options.db_root}")
         return _instance(index, gold, pred, meta, _both(verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
     verdicts, info = _execute(sql, gold, db, runner, db_id != gold.db_id)
     info["db_named_in_prediction"] = named_db
@@ -297,34 +337,16 @@ NOISY_CV = 0.5  # a spread of per-iteration ratios above this makes one question
 
 def efficiency_summary(instances: list, options: BirdOptions) -> dict:
     """VES (BIRD dev) and R-VES (mini-dev) over every compared question, each by its official definition,
-    the spread of the timings, and the rank correlation of plan-cost ratio with time ratio."""
-    from evaluators.metrics.ves import official_rves, official_ves, spearman
+    the spread of the timings, and the rank correlation of plan-cost ratio with time ratio.
+
+    VES goes under the report's one set of keys (`ves`, `r_ves`, `ves_correct`, the ratio's spread,
+    `timing_note`), the keys `grade` fills, so the text, the JSON, `compare` and the HTML say the same."""
+    from evaluators.metrics.ves import spearman
 
     compared = [i for i in instances if i.answer_type is not None]
     out: dict = {}
     if options.ves_iterations > 0 and compared:
-        ratios = [(i.execution.get("bird_ves") or {}).get("time_ratio", 0.0) if i.score >= 1 else 0.0 for i in compared]
-        cvs = [
-            i.execution["bird_ves"]["ratio_cv"]
-            for i in compared
-            if (i.execution.get("bird_ves") or {}).get("ratio_cv") is not None
-        ]
-        noisy = sum(cv > NOISY_CV for cv in cvs)
-        out.update(
-            ves_dev=official_ves(ratios),
-            rves_mini_dev=official_rves(ratios),
-            ves_iterations=options.ves_iterations,
-            ves_timed=len(cvs),
-            ves_ratio_cv_median=sorted(cvs)[len(cvs) // 2] if cvs else None,
-            ves_noisy=noisy,
-            ves_definitions="VES: BIRD dev evaluation_ves.py; R-VES: mini-dev evaluation_ves.py; both take "
-            "the mean of per-iteration gold/pred time ratios within 3 sigma",
-        )
-        if cvs and noisy > len(cvs) / 4:
-            out["ves_warning"] = (
-                f"{noisy} of {len(cvs)} timed questions have a ratio spread (CV) above {NOISY_CV}: "
-                "the VES figures are too noisy to trust; use more iterations or a quieter machine"
-            )
+        out.update(_ves_figures(compared, options.ves_iterations))
     pairs = [
         (i.execution["plan_cost"], i.execution.get("bird_ves", {}).get("time_ratio"))
         for i in compared
@@ -334,6 +356,43 @@ def efficiency_summary(instances: list, options: BirdOptions) -> dict:
     if options.plan_cost:
         out["plan_cost_vs_time_spearman"] = spearman([a for a, _ in timed], [b for _, b in timed])
         out["plan_cost_pairs"] = len(timed)
+    return out
+
+
+def _ves_figures(compared: list, iterations: int) -> dict:
+    import statistics
+
+    from evaluators.metrics.ves import official_rves, official_ves
+    from evaluators.reporting.execution_summary import TIMING_NOTE
+
+    ratios = [(i.execution.get("bird_ves") or {}).get("time_ratio", 0.0) if i.score >= 1 else 0.0 for i in compared]
+    timed = [
+        i.execution["bird_ves"] for i in compared if i.score >= 1 and "ratio_cv" in (i.execution.get("bird_ves") or {})
+    ]
+    kept = [t["time_ratio"] for t in timed]
+    cvs = sorted(t["ratio_cv"] for t in timed if t["ratio_cv"] is not None)
+    noisy = sum(cv > NOISY_CV for cv in cvs)
+    out = {
+        "ves": official_ves(ratios),
+        "r_ves": official_rves(ratios),
+        "ves_correct": sum(i.score >= 1 for i in compared),
+        "median_ratio": statistics.median(kept) if kept else None,
+        "ratio_min": min(kept, default=None),
+        "ratio_max": max(kept, default=None),
+        "ratio_stdev": statistics.pstdev(kept) if len(kept) > 1 else None,
+        "ves_iterations": iterations,
+        "ves_timed": len(timed),
+        "ves_ratio_cv_median": cvs[len(cvs) // 2] if cvs else None,
+        "ves_noisy": noisy,
+        "ves_definitions": "ves: BIRD dev evaluation_ves.py; r_ves: mini-dev evaluation_ves.py; both take "
+        "the mean of per-iteration gold/pred time ratios within 3 sigma",
+        "timing_note": TIMING_NOTE.format(how="execute and fetch, in one worker on one connection", n=iterations),
+    }
+    if cvs and noisy > len(cvs) / 4:
+        out["ves_warning"] = (
+            f"{noisy} of {len(cvs)} timed questions have a ratio spread (CV) above {NOISY_CV}: "
+            "the VES figures are too noisy to trust; use more iterations or a quieter machine"
+        )
     return out
 
 

@@ -147,9 +147,9 @@ def bird(
     unordered = official_table(report, metric="Soft-F1 unordered", key="soft_f1_unordered")
     echo(unordered.splitlines()[-1] + "  (ours: rows paired by content)\n", nl=False)
     metrics = report.summary.execution_metrics or {}
-    if "ves_dev" in metrics:
+    if metrics.get("ves") is not None:
         echo(
-            f"VES (BIRD dev) {metrics['ves_dev']:.2f}   R-VES (mini-dev) {metrics['rves_mini_dev']:.2f}   "
+            f"VES (BIRD dev) {metrics['ves']:.2f}   R-VES (mini-dev) {metrics['r_ves']:.2f}   "
             f"({metrics['ves_iterations']} iterations; median ratio CV {metrics['ves_ratio_cv_median']})"
         )
         if metrics.get("ves_warning"):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from evaluators.cli import options
+from evaluators.cli.databases import check_databases
 from evaluators.cli.options import check_writable_outside, echo, echo_json, handle_errors, write_reports
 from evaluators.errors import Failed, MissingExtra
 from evaluators.matching.semantics import PRESETS
@@ -110,6 +112,7 @@ def grade(
     from evaluators.grading.run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
+    setup_problems = check_databases(loaded, executor, "--db-dir" if execution["db_dir"] else "GOLD/databases")
     check_writable_outside(
         {"--output": output, "--work-dir": executor.config.output_dir}, {"submission": result_dir, "gold": gold_dir}
     )
@@ -129,6 +132,10 @@ def grade(
         ray_address=ray_address,
         loaded=loaded,
     )
+    if setup_problems:
+        report = replace(report, summary=replace(report.summary, problems=(*setup_problems, *report.summary.problems)))
+        for problem in setup_problems:
+            echo(f"warning: {problem}", err=True)
     if output_format == "json":
         echo_json(report.to_json())
     else:

@@ -98,9 +98,34 @@ def livesql(
         disk_limit_mb=disk_limit_mb,
     )
     report = grade_livesql(jsonl_file, gold, run_options)
+    if engine == "sqlite":
+        report = _check_db_root(report, db_root)
     options.warn_about_pairing(report)
     echo(report.to_text(), nl=False)
     echo("\nPass rate per category (official, and strict beside it):\n" + official_table(report), nl=False)
     if output:
         echo("wrote " + ", ".join(map(str, write_reports(report, output, with_html))), err=True)
     options.raise_on_gold_errors(report, allow_gold_errors)
+
+
+def _check_db_root(report, db_root: Path):
+    """A --db_root holding none of the instances' databases is exit 2 (`database_folder`), not "0 %"; some
+    missing, a problem said at the top.  Checked on the report: every such instance is `no_database` at once,
+    before anything of it runs, so nothing was spent grading."""
+    from dataclasses import replace
+
+    from evaluators.errors import InstanceError
+    from evaluators.livesql.native import sqlite_template
+    from evaluators.loading.database_folder import check_database_folder
+
+    def found(db: str) -> bool:
+        try:
+            return sqlite_template(db_root, db) is not None
+        except InstanceError:  # an unsafe name is that instance's verdict already, not a missing database
+            return True
+
+    needed = [i.metadata.get("database") for i in report.instances if i.metadata.get("database") not in (None, "?")]
+    problem = check_database_folder("--db_root", db_root, needed, found, "{db}/{db}_template.sqlite")
+    if problem is None:
+        return report
+    return replace(report, summary=replace(report.summary, problems=(problem, *report.summary.problems)))

@@ -218,7 +218,7 @@ def _stop_workers() -> None:
 execution_options = option_stack(
     click.option(
         "--db-dir",
-        type=AbsolutePath(file_okay=False, path_type=Path),
+        type=AbsolutePath(exists=True, file_okay=False, path_type=Path),
         help="Folder of DuckDB/SQLite files named by the gold's `db` (default: GOLD/databases).",
     ),
     click.option(
@@ -307,11 +307,12 @@ def _check_writable(output: Path) -> None:
 
 
 def warn_about_pairing(report) -> None:
-    """Predictions that may be paired with the wrong gold lines, said on stderr before the figures (they are
-    in the report's problems too): a low score for that reason is not the model's."""
-    from evaluators.loading.pairing import warnings
+    """Predictions that may be paired with the wrong gold lines, and databases missing from the folder given,
+    said on stderr before the figures (they are in the report's problems too): a low score for those reasons
+    is not the model's."""
+    from evaluators.loading import database_folder, pairing
 
-    for text in warnings(report.summary.problems):
+    for text in database_folder.warnings(report.summary.problems) + pairing.warnings(report.summary.problems):
         echo(f"warning: {text}", err=True)
 
 

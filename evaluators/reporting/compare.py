@@ -143,7 +143,7 @@ def _group(members: list[str], base: dict, cand: dict, key: str) -> dict:
 
 def _execution(baseline: dict, candidate: dict) -> dict:
     """EX, VES, R-VES and mean execution times of both runs, when the reports have them."""
-    keys = ("ex_bird", "ex_strict", "ves", "r_ves", "ves_dev", "rves_mini_dev")
+    keys = ("ex_bird", "ex_strict", "ves", "r_ves")
     left = baseline["summary"].get("execution_metrics") or {}
     right = candidate["summary"].get("execution_metrics") or {}
     out = {k: {"baseline": left.get(k), "candidate": right.get(k)} for k in keys if k in left or k in right}

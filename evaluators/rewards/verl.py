@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 
 from evaluators.cwd import absolute
-from evaluators.errors import InstanceError
+from evaluators.errors import InstanceError, UsageError
 from evaluators.execution.executor import resolve_database
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.execution.sqlite_readonly import WRITE_REFUSED
@@ -111,10 +111,22 @@ def with_defaults(extra_info, kwargs: dict):
         _warned.add(name)
         warnings.warn(f"spider-grade's verl reward ignores the keyword argument {name!r}", stacklevel=3)
     defaults = {name: kwargs[name] for name in _INFO_DEFAULTS if kwargs.get(name) is not None}
+    _check_db_root(defaults.get("db_root"))
     if not defaults:
         return extra_info
     info = extra_info if isinstance(extra_info, dict) else {}
     return with_absolute_paths({**defaults, **{k: v for k, v in info.items() if v is not None}})
+
+
+def _check_db_root(db_root) -> None:
+    """The trainer's `reward_kwargs.db_root` is its set-up, not a sample: a folder that does not exist would give
+    every sample 0 (`no_database`) and read as a model that learns nothing, so it stops the run (UsageError)."""
+    if db_root is None or Path(absolute(str(db_root))).is_dir():
+        return
+    raise UsageError(
+        f"reward_kwargs db_root {absolute(str(db_root))}: no such folder; every SQL sample would score 0",
+        hint="point custom_reward_function.reward_kwargs.db_root at the folder of <db_id>/<db_id>.sqlite",
+    )
 
 
 def with_absolute_paths(extra_info):

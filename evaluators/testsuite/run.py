@@ -14,6 +14,7 @@ from itertools import count
 from pathlib import Path
 
 from evaluators.execution.executor import ExecConfig, ExecResult, run_parallel, run_sql
+from evaluators.loading.database_folder import check_database_folder
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report, build_summary
@@ -57,6 +58,7 @@ def grade_test_suite(
     problems: list[Problem] = []
     preds = read_predictions(Path(pred_file))
     pairs = pair(read_gold(Path(gold_file), problems), preds, Path(pred_file), problems)
+    _check_databases(pairs, Path(db_dir), problems)
     config = ExecConfig(output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore")
     runner = _Runner(config)
     plug = plug_value_cap if plug_value else None
@@ -66,6 +68,16 @@ def grade_test_suite(
     )
     submitted = sum(len(session) for session in preds)
     return Report(build_summary(SEMANTICS, instances, submitted, [], problems, NAMES), tuple(instances))
+
+
+def _check_databases(pairs: list, db_dir: Path, problems: list) -> None:
+    """Before any query runs: a --db folder holding none of the gold's databases is exit 2, some missing a problem."""
+    needed = (gold.db_id for gold, _ in pairs if gold is not None)
+    problem = check_database_folder(
+        "--db", db_dir, needed, lambda db: bool(database_variants(db_dir, db)), "{db}/*.sqlite"
+    )
+    if problem is not None:
+        problems.append(problem)
 
 
 def official_accuracy(report: Report) -> tuple[float, int]:
