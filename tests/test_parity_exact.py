@@ -61,3 +61,41 @@ def test_the_printed_tables_equal_the_official_line_for_line(folder, name):
     table = official_tables.scores(sessions, "all")
     text = official_tables.render(table, "all", with_turns=len(sessions) > 1)
     assert text.splitlines() == official["tables"].splitlines()
+
+
+def test_the_command_prints_the_official_tables_and_each_question_its_fields(folder, tmp_path):
+    from helpers_io import run_cli
+
+    root, built = folder
+    out = tmp_path / "ts.json"
+    args = ["--gold", root / "multi_gold.txt", "--pred", root / "multi_pred.txt", "--db", root / "database"]
+    result = run_cli("test-suite", *args, "--table", root / "tables.json", "--etype", "all", "--output", out)
+    assert result.exit_code == 0, result.output
+    official = RECORDED["multi"]
+    printed = result.output[result.output.index("\n" + " " * 21 + "easy") + 1 :].splitlines()
+    assert printed[: len(official["tables"].splitlines())] == official["tables"].splitlines()
+    instances = json.loads(out.read_text())["instances"]
+    assert [i["metadata"]["exact_match"] for i in instances] == [q["exact"] for q in official["questions"]]
+    assert [i["metadata"]["hardness"] for i in instances] == [q["hardness"] for q in official["questions"]]
+    sessions = [all(q["exact"] for q in s) for s in _sessions(official["questions"], built["multi"])]
+    assert [i["metadata"]["interaction_match"] for i in instances] == [
+        int(sessions[i["metadata"]["session"]]) for i in instances
+    ]
+
+
+def _sessions(flat: list, shape: list) -> list[list]:
+    items = iter(flat)
+    return [[next(items) for _ in session] for session in shape]
+
+
+def test_exact_match_needs_a_tables_json_that_describes_every_gold_database(folder, tmp_path):
+    from helpers_io import run_cli
+
+    root, _ = folder
+    args = ["--gold", root / "single_gold.txt", "--pred", root / "single_pred.txt", "--db", root / "database"]
+    result = run_cli("test-suite", *args, "--etype", "match")
+    assert result.exit_code == 2 and "--etype match needs --table" in result.output
+    other = tmp_path / "tables.json"
+    other.write_text(json.dumps([{**parity_exact.tables_json()[0], "db_id": "other_db"}]))
+    result = run_cli("test-suite", *args, "--etype", "all", "--table", other)
+    assert result.exit_code == 2 and "not described in" in result.output and "concert_1" in result.output
