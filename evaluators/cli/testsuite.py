@@ -119,6 +119,13 @@ def test_suite(
     echo(f"\nexecution (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}")
     echo(f"score over all {s.gold_instances} gold lines: test-suite {s.score:.3f}, strict {s.strict_score:.3f}")
     echo("\ntest-suite-sql-eval's tables (evaluation.py --etype " + etype + "):\n" + official_tables(report, etype))
+    unjudged = [i.instance_id for i in report.instances if (i.metadata or {}).get("exact_match_error")]
+    if unjudged:
+        echo(
+            f"warning: {len(unjudged)} question(s) left out of the tables ({', '.join(unjudged[:10])}): the "
+            "scorer's parser cannot read their gold (the scorer stops there); see exact_match_error",
+            err=True,
+        )
     capped = [i for i in report.instances if (i.execution or {}).get("plug_value", {}).get("cap_hit")]
     if capped:
         echo(
