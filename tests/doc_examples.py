@@ -154,6 +154,9 @@ def _test_suite_files(work: Path) -> None:
     (work / "pred.txt").write_text("".join(f"{p}\n" for _, p in QUESTIONS))
     for folder in ("database", "test_suite_database"):
         pets(work / folder / "pets" / "pets.sqlite")
+    columns = [[-1, "*"], [0, "name"], [0, "kind"], [0, "age"]]  # Spider's tables.json for `pets`
+    entry = {"db_id": "pets", "table_names_original": ["pets"], "column_names_original": columns, "foreign_keys": []}
+    (work / "tables.json").write_text(json.dumps([entry]))
 
 
 def _cypher_files(work: Path) -> None:

@@ -61,17 +61,41 @@ Examples:
     help="At most this many plugged variants per question (the scorer's own search is unbounded); "
     "a question that hits the cap says so.",
 )
+@click.option(
+    "--etype",
+    type=click.Choice(["exec", "match", "all"]),
+    default="exec",
+    show_default=True,
+    help="As the scorer's --etype: exec (test-suite execution), match (exact set match, components), or all.",
+)
+@click.option(
+    "--table",
+    "table",
+    type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
+    help="Spider's tables.json (the scorer's foreign keys); needed by --etype match and all.",
+)
 @options.timeout_option("Seconds per query (the scorer's own limit).")
 @options.output_option("Write the JSON report here, with a CSV beside it.")
 @options.work_dir_option("Where query results go (default: beside --output, else .grade-work).")
 @options.jobs_option("Run")
 @handle_errors
 def test_suite(
-    gold_file, pred_file, db_dir, keep_distinct, plug_value, plug_value_cap, timeout, output, work_dir, jobs
+    gold_file,
+    pred_file,
+    db_dir,
+    keep_distinct,
+    plug_value,
+    plug_value_cap,
+    etype,
+    table,
+    timeout,
+    output,
+    work_dir,
+    jobs,
 ):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
     from evaluators.grading.jobs import resolve_jobs
-    from evaluators.testsuite.run import grade_test_suite, official_accuracy
+    from evaluators.testsuite.run import grade_test_suite, official_accuracy, official_tables
 
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
@@ -85,6 +109,8 @@ def test_suite(
         jobs=resolve_jobs(jobs, 10**6),
         plug_value=plug_value,
         plug_value_cap=plug_value_cap,
+        etype=etype,
+        table=table,
     )
     warn_about_pairing(report)
     echo(report.to_text(), nl=False)
@@ -92,6 +118,14 @@ def test_suite(
     accuracy, compared = official_accuracy(report)
     echo(f"\nexecution (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}")
     echo(f"score over all {s.gold_instances} gold lines: test-suite {s.score:.3f}, strict {s.strict_score:.3f}")
+    echo("\ntest-suite-sql-eval's tables (evaluation.py --etype " + etype + "):\n" + official_tables(report, etype))
+    unjudged = [i.instance_id for i in report.instances if (i.metadata or {}).get("exact_match_error")]
+    if unjudged:
+        echo(
+            f"warning: {len(unjudged)} question(s) left out of the tables ({', '.join(unjudged[:10])}): the "
+            "scorer's parser cannot read their gold (the scorer stops there); see exact_match_error",
+            err=True,
+        )
     capped = [i for i in report.instances if (i.execution or {}).get("plug_value", {}).get("cap_hit")]
     if capped:
         echo(

@@ -19,7 +19,7 @@ from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 from evaluators.specs import Problem
-from evaluators.testsuite import rules
+from evaluators.testsuite import exact_run, rules
 from evaluators.testsuite.native import GoldLine, Prediction, database_variants, pair, read_gold, read_predictions
 
 SEMANTICS = "test-suite"
@@ -52,13 +52,17 @@ def grade_test_suite(
     jobs: int = 1,
     plug_value: bool = False,
     plug_value_cap: int = PLUG_VALUE_CAP,
+    etype: str = "exec",
+    table: Path | None = None,
 ) -> Report:
     if plug_value or not keep_distinct:
         rules.sqlparse_module()  # fails early, with the extra to install, rather than on every question
     problems: list[Problem] = []
     preds = read_predictions(Path(pred_file))
-    pairs = pair(read_gold(Path(gold_file), problems), preds, Path(pred_file), problems)
-    _check_databases(pairs, Path(db_dir), problems)
+    golds = read_gold(Path(gold_file), problems)
+    pairs = pair(golds, preds, Path(pred_file), problems)
+    _check_databases(pairs, Path(db_dir), problems)  # a wrong --db is said before tables.json is read against it
+    exact = exact_run.prepare(etype, table, Path(db_dir), golds)  # --etype match|all
     config = ExecConfig(output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore")
     runner = _Runner(config)
     plug = plug_value_cap if plug_value else None
@@ -66,6 +70,7 @@ def grade_test_suite(
     instances = run_parallel(
         lambda item: _grade(item[0], item[1], item[2], Path(db_dir), runner, keep_distinct, plug), items, jobs
     )
+    instances = exact_run.add_fields(instances, pairs, exact_run.turns(golds, preds), exact)
     submitted = sum(len(session) for session in preds)
     return Report(build_summary(SEMANTICS, instances, submitted, [], problems, NAMES), tuple(instances))
 
@@ -84,6 +89,11 @@ def official_accuracy(report: Report) -> tuple[float, int]:
     """The scorer's own figure: correct over the pairs it compared (unpaired gold lines are not counted)."""
     compared = [i for i in report.instances if i.answer_type is not None and i.reason != "invalid_gold"]
     return (sum(i.score for i in compared) / len(compared) if compared else 0.0), len(compared)
+
+
+def official_tables(report: Report, etype: str) -> str:
+    """test-suite-sql-eval's printed tables (hardness, execution, exact match, partial, turns) for this run."""
+    return exact_run.tables(report, etype, SEMANTICS)
 
 
 def _grade(

@@ -1,0 +1,124 @@
+"""Exact set match, hardness and the official tables inside a `test-suite` run (`--etype`, `--table`).
+
+Each graded question gets, in its report metadata, `hardness` (always: the gold is parsed with the
+database's own schema, as the scorer does even for `--etype exec`), and with `--etype match|all`
+`exact_match` (0/1), `components` (the scorer's partial results), `prediction_parsed` and its session's
+`interaction_match` (0/1, the same on every turn), beside `session` and `turn` (0-based).  The tables are
+the scorer's, computed over the questions it compares (paired, with a gold it can parse).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from evaluators.errors import UsageError
+from evaluators.reporting.report import InstanceReport, Report
+from evaluators.testsuite import official_tables
+from evaluators.testsuite.hardness import hardness
+from evaluators.testsuite.native import GoldLine
+from evaluators.testsuite.spider_match import judge
+from evaluators.testsuite.spider_parse import SchemaIds, Unparsable, parse
+from evaluators.testsuite.spider_schema import database_schema, read_tables, require_described
+
+ETYPES = ("exec", "match", "all")
+
+
+@dataclass
+class ExactMatch:
+    etype: str
+    db_dir: Path
+    kmaps: dict = field(default_factory=dict)
+    schemas: dict = field(default_factory=dict)  # db_id -> SchemaIds or the error text
+
+    @property
+    def matching(self) -> bool:
+        return self.etype in ("match", "all")
+
+    def schema(self, db_id: str) -> SchemaIds | str:
+        if db_id not in self.schemas:
+            path = self.db_dir / db_id / f"{db_id}.sqlite"
+            try:
+                self.schemas[db_id] = database_schema(path)
+            except (OSError, sqlite3.Error) as error:  # an unreadable file is this question's note
+                self.schemas[db_id] = f"cannot read the schema of {path}: {error}"
+        return self.schemas[db_id]
+
+    def fields(self, gold: GoldLine, pred_sql: str) -> dict:
+        """The question's exact-match fields (`pred_sql` with `value` already `1`, as the scorer has it)."""
+        schema = self.schema(gold.db_id)
+        if isinstance(schema, str):
+            return {"hardness": None, "exact_match_error": schema}
+        try:
+            if not self.matching:
+                return {"hardness": hardness(parse(gold.sql, schema))}
+            return judge(gold.sql, pred_sql, schema, self.kmaps[gold.db_id])
+        except Unparsable as error:
+            return {"hardness": None, "exact_match_error": f"the scorer's parser cannot read the gold: {error}"}
+
+
+def prepare(etype: str, table: Path | None, db_dir: Path, golds: list) -> ExactMatch:
+    """The run's exact-match context; `--etype match|all` needs `--table` describing every gold database."""
+    context = ExactMatch(etype, Path(db_dir))
+    if context.matching:
+        if table is None:
+            raise UsageError(f"--etype {etype} needs --table tables.json (the scorer's foreign keys)")
+        context.kmaps = read_tables(Path(table))
+        described = {g.db_id: g.location for session in golds for g in session if g is not None}
+        require_described(context.kmaps, described, Path(table))
+    return context
+
+
+def turns(golds: list, preds: list) -> list[tuple[int, int]]:
+    """(session, turn) of every pair, in `native.pair`'s order (one session when the session counts differ)."""
+    if len(golds) != len(preds):
+        return [(0, k) for k in range(sum(len(s) for s in golds))]
+    return [(number, k) for number, session in enumerate(golds) for k in range(len(session))]
+
+
+def _counted(instance: InstanceReport) -> bool:
+    return instance.answer_type is not None and instance.metadata.get("hardness") is not None
+
+
+def add_fields(
+    instances: list[InstanceReport], pairs: list, places: list[tuple[int, int]], exact: ExactMatch
+) -> list[InstanceReport]:
+    """Every compared question with its session, turn and exact-match fields, then its interaction's verdict."""
+    out = []
+    for instance, (gold, pred), (session, turn) in zip(instances, pairs, places, strict=True):
+        if gold is not None and pred is not None:
+            found = {"session": session, "turn": turn, **exact.fields(gold, pred.sql.replace("value", "1"))}
+            instance = replace(instance, metadata={**instance.metadata, **found})
+        out.append(instance)
+    return with_sessions(out, exact.matching)
+
+
+def with_sessions(instances: list[InstanceReport], matching: bool) -> list[InstanceReport]:
+    """Each instance with its session's `interaction_match` (every compared turn an exact match)."""
+    if not matching:
+        return instances
+    joint: dict[int, bool] = {}
+    for i in instances:
+        if _counted(i):
+            session = i.metadata["session"]
+            joint[session] = joint.get(session, True) and i.metadata.get("exact_match") == 1
+    return [
+        replace(i, metadata={**i.metadata, "interaction_match": int(joint[i.metadata["session"]])})
+        if _counted(i)
+        else i
+        for i in instances
+    ]
+
+
+def tables(report: Report, etype: str, official_name: str) -> str:
+    """The scorer's printed tables for this run."""
+    sessions: dict[int, list[dict]] = {}
+    for i in report.instances:
+        if not _counted(i):
+            continue
+        question = {"hardness": i.metadata["hardness"], "exec": int(i.scores.get(official_name, 0) == 1)}
+        question.update(exact=i.metadata.get("exact_match", 0), partial=i.metadata.get("components", {}))
+        sessions.setdefault(i.metadata["session"], []).append(question)
+    ordered = [sessions[k] for k in sorted(sessions)]
+    return official_tables.render(official_tables.scores(ordered, etype), etype, with_turns=len(ordered) > 1)

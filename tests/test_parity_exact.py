@@ -1,0 +1,101 @@
+"""Spider 1's exact set match, components, hardness and multi-turn tables equal test-suite-sql-eval's, per
+question and line for line, on data from tests/parity_exact.py (official results recorded in
+tests/data/parity/exact.json by running the official `evaluation.py --etype all` unmodified)."""
+
+import json
+
+import parity_exact
+import pytest
+
+from evaluators.testsuite import official_tables
+from evaluators.testsuite.spider_match import judge
+from evaluators.testsuite.spider_schema import database_schema, read_tables
+
+RECORDED = json.loads(parity_exact.RECORDED.read_text())
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("parity_exact")
+    return root, parity_exact.build(root)
+
+
+def _ours(root, sessions) -> list[list[dict]]:
+    schema = database_schema(root / "database" / parity_exact.DB / f"{parity_exact.DB}.sqlite")
+    kmap = read_tables(root / "tables.json")[parity_exact.DB]
+    return [
+        [judge(gold, pred.split("\t")[0].strip().replace("value", "1"), schema, kmap) for gold, pred in session]
+        for session in sessions
+    ]
+
+
+def _official_partial(entry: dict) -> dict:
+    return {k: [v["acc"], v["rec"], v["f1"], v["label_total"], v["pred_total"]] for k, v in entry.items()}
+
+
+@pytest.mark.parametrize("name", parity_exact.SETS)
+def test_each_question_equals_the_official(folder, name):
+    root, built = folder
+    ours = [q for session in _ours(root, built[name]) for q in session]
+    official = RECORDED[name]["questions"]
+    assert len(ours) == len(official)
+    differ = [
+        (k, q["hardness"], q["exact_match"], o["hardness"], o["exact"])
+        for k, (q, o) in enumerate(zip(ours, official, strict=True))
+        if (q["hardness"], q["exact_match"], _official_partial(q["components"]))
+        != (o["hardness"], o["exact"], o["partial"])
+    ]
+    assert not differ
+
+
+@pytest.mark.parametrize("name", parity_exact.SETS)
+def test_the_printed_tables_equal_the_official_line_for_line(folder, name):
+    root, built = folder
+    official = RECORDED[name]
+    flat = iter(official["questions"])
+    sessions = [
+        [{"hardness": q["hardness"], "exact": q["exact_match"], "partial": q["components"], "exec": next(flat)["exec"]}
+         for q in session]
+        for session in _ours(root, built[name])
+    ]  # fmt: skip
+    table = official_tables.scores(sessions, "all")
+    text = official_tables.render(table, "all", with_turns=len(sessions) > 1)
+    assert text.splitlines() == official["tables"].splitlines()
+
+
+def test_the_command_prints_the_official_tables_and_each_question_its_fields(folder, tmp_path):
+    from helpers_io import run_cli
+
+    root, built = folder
+    out = tmp_path / "ts.json"
+    args = ["--gold", root / "multi_gold.txt", "--pred", root / "multi_pred.txt", "--db", root / "database"]
+    result = run_cli("test-suite", *args, "--table", root / "tables.json", "--etype", "all", "--output", out)
+    assert result.exit_code == 0, result.output
+    official = RECORDED["multi"]
+    printed = result.output[result.output.index("\n" + " " * 21 + "easy") + 1 :].splitlines()
+    assert printed[: len(official["tables"].splitlines())] == official["tables"].splitlines()
+    instances = json.loads(out.read_text())["instances"]
+    assert [i["metadata"]["exact_match"] for i in instances] == [q["exact"] for q in official["questions"]]
+    assert [i["metadata"]["hardness"] for i in instances] == [q["hardness"] for q in official["questions"]]
+    sessions = [all(q["exact"] for q in s) for s in _sessions(official["questions"], built["multi"])]
+    assert [i["metadata"]["interaction_match"] for i in instances] == [
+        int(sessions[i["metadata"]["session"]]) for i in instances
+    ]
+
+
+def _sessions(flat: list, shape: list) -> list[list]:
+    items = iter(flat)
+    return [[next(items) for _ in session] for session in shape]
+
+
+def test_exact_match_needs_a_tables_json_that_describes_every_gold_database(folder, tmp_path):
+    from helpers_io import run_cli
+
+    root, _ = folder
+    args = ["--gold", root / "single_gold.txt", "--pred", root / "single_pred.txt", "--db", root / "database"]
+    result = run_cli("test-suite", *args, "--etype", "match")
+    assert result.exit_code == 2 and "--etype match needs --table" in result.output
+    other = tmp_path / "tables.json"
+    other.write_text(json.dumps([{**parity_exact.tables_json()[0], "db_id": "other_db"}]))
+    result = run_cli("test-suite", *args, "--etype", "all", "--table", other)
+    assert result.exit_code == 2 and "not described in" in result.output and "concert_1" in result.output
