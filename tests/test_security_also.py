@@ -1,0 +1,79 @@
+"""Round 4, also tried (issue L): attacks round 4 did not reach, each on the real engine through the public entry.
+
+RL rewards on kept read-only connections; Cypher paths under the timeout; `test-suite --plug-value` costs
+before the cap; Soft F1 on huge results; the BIRD doors on MariaDB.  docs/security.md, "Round 4: also tried".
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from evaluators.rewards.verl import compute_score
+
+
+def _names_database(path: Path, names: list[str]) -> None:
+    path.unlink(missing_ok=True)
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t(name TEXT)")
+    con.executemany("INSERT INTO t VALUES (?)", [(n,) for n in names])
+    con.commit()
+    con.close()
+
+
+def _fenced(sql: str) -> str:
+    return f"<think>t has names</think>\n```sql\n{sql}\n```"
+
+
+GOLD_AB = "SELECT name FROM t WHERE name LIKE 'ab%'"
+
+
+def test_no_completion_changes_what_the_next_one_sees_on_a_kept_connection(tmp_path):
+    """Each completion runs on the worker's kept SQLite connection: what reaches the engine and would set a
+    pragma (as a table-valued function, past the text check) is refused there, and LIKE stays case-blind."""
+    db = tmp_path / "names.sqlite"
+    _names_database(db, ["Abc", "abd", "x"])
+    info = {"db_path": str(db)}
+    answer = _fenced("SELECT name FROM t WHERE name LIKE 'AB%'")  # right only while LIKE ignores case
+    assert compute_score("bird", answer, GOLD_AB, info)["score"] == 1.0
+    for attack in (
+        "PRAGMA case_sensitive_like = 1",
+        "SELECT * FROM pragma_case_sensitive_like(1)",
+        "SELECT * FROM pragma_reverse_unordered_selects(1)",
+        "CREATE TEMP VIEW v AS SELECT 1",
+        "SAVEPOINT a",
+    ):
+        assert compute_score("bird", _fenced(attack), GOLD_AB, info)["executed"] is False, attack
+        assert compute_score("bird", answer, GOLD_AB, info)["score"] == 1.0, attack
+
+
+def _swap_keeping_size_and_mtime(db: Path, names: list[str], in_place: bool) -> None:
+    before = os.stat(db)
+    other = db.with_name("other.sqlite")
+    _names_database(other, names)
+    assert os.stat(other).st_size == before.st_size
+    if in_place:  # the same inode, written over
+        db.write_bytes(other.read_bytes())
+        other.unlink()
+    else:  # renamed over it, as `rsync -t` does
+        os.utime(other, ns=(before.st_atime_ns, before.st_mtime_ns))
+        other.replace(db)
+    os.utime(db, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(db)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def test_a_database_swapped_with_the_same_size_and_mtime_is_read_again(tmp_path):
+    """The reward's gold cache and the worker's kept immutable connection knew a file by its size and mtime:
+    a database written over in place, or renamed over, keeping both, was still graded against the old gold
+    on the old pages.  Both now know it by inode and ctime too."""
+    db = tmp_path / "names.sqlite"
+    _names_database(db, ["Abc", "abd", "x"])
+    info = {"db_path": str(db)}
+    assert compute_score("bird", _fenced("SELECT 'Abc' UNION SELECT 'abd'"), GOLD_AB, info)["score"] == 1.0
+    for names, in_place in ((["Abz", "abz", "x"], True), (["Abq", "abq", "x"], False)):
+        _swap_keeping_size_and_mtime(db, names, in_place)
+        new = _fenced(f"SELECT '{names[0]}' UNION SELECT '{names[1]}'")
+        assert compute_score("bird", new, GOLD_AB, info)["score"] == 1.0, names
+        assert compute_score("bird", _fenced("SELECT 'Abc' UNION SELECT 'abd'"), GOLD_AB, info)["score"] == 0.0
