@@ -77,3 +77,55 @@ def test_a_database_swapped_with_the_same_size_and_mtime_is_read_again(tmp_path)
         new = _fenced(f"SELECT '{names[0]}' UNION SELECT '{names[1]}'")
         assert compute_score("bird", new, GOLD_AB, info)["score"] == 1.0, names
         assert compute_score("bird", _fenced("SELECT 'Abc' UNION SELECT 'abd'"), GOLD_AB, info)["score"] == 0.0
+
+
+# ---------------------------------------------------------------- test-suite --plug-value
+
+
+def _suite(tmp_path: Path, gold_sql: str, predictions: list[str], *flags: str) -> tuple[object, list[dict]]:
+    import json
+
+    from helpers_io import run_cli
+
+    folder = tmp_path / "db" / "singer"
+    folder.mkdir(parents=True)
+    con = sqlite3.connect(folder / "singer.sqlite")
+    con.execute("CREATE TABLE singer(id INT, name TEXT, age INT, country TEXT)")
+    con.executemany("INSERT INTO singer VALUES (?, ?, ?, ?)", [(i, f"n{i}", 20 + i, "France") for i in range(9)])
+    con.commit()
+    con.close()
+    (tmp_path / "gold.txt").write_text(f"{gold_sql}\tsinger\n" * len(predictions))
+    (tmp_path / "pred.txt").write_text("\n".join(predictions) + "\n")
+    out = tmp_path / "out" / "ts.json"
+    result = run_cli(
+        "test-suite", "--gold", tmp_path / "gold.txt", "--pred", tmp_path / "pred.txt", "--db", tmp_path / "db",
+        "--plug-value", *flags, "--output", out, "--jobs", "1",
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.output
+    return result, json.loads(out.read_text())["instances"]
+
+
+def test_plug_value_pays_nothing_unbounded_before_its_cap(tmp_path):
+    """A prediction made of one long comment and 7 value slots (3 gold values: 2,187 variants) made one copy of
+    the comment per variant (a 2 MB comment: 206 s, 2 GB); a prediction of 4,500 slots against 10 gold values
+    made a count of 4,501 digits that JSON cannot write, and variants of 1,000 times its size; one of 5,000
+    slots passed sqlparse's token limit, which stopped the whole run under --keep-distinct."""
+    from evaluators.testsuite.plug import MAX_PLUG_BYTES, MAX_PLUG_CHARS, plugged_predictions
+
+    gold = "SELECT name FROM singer WHERE age > 22 AND country = 'France' AND id = 3"
+    slots = " AND ".join(f"id = {k}" for k in range(7))
+    long_comment = f"SELECT name /* {'x' * (MAX_PLUG_CHARS + 1)} */ FROM singer WHERE {slots}"
+    ten_values = "SELECT name FROM singer WHERE " + " OR ".join(f"id = {k}" for k in range(10))
+    many_slots = "SELECT name FROM singer WHERE id IN ( " + " ".join(["1"] * 4_500) + " )"
+    past_sqlparse = "SELECT name FROM singer WHERE id IN ( " + " , ".join(str(k) for k in range(5_000)) + " )"
+    _, found = _suite(tmp_path / "a", gold, [long_comment], "--plug-value-cap", "5")
+    assert found[0]["execution"]["plug_value"]["tried"] == 0
+    assert "not plugged" in found[0]["detail"] and "characters" in found[0]["detail"]
+    _, found = _suite(tmp_path / "b", ten_values, [many_slots], "--plug-value-cap", "3")
+    assert found[0]["execution"]["plug_value"]["variants"] == "10^4500" and "cap_hit" in found[0]["execution"]["plug_value"]
+    plugged = plugged_predictions(ten_values, many_slots, 1000)  # the variants' bytes are bounded too
+    variants = list(plugged.variants)
+    assert 0 < len(variants) < 1000 and sum(map(len, variants)) <= MAX_PLUG_BYTES
+    result, found = _suite(tmp_path / "c", gold, [past_sqlparse, "SELECT name FROM singer WHERE id = 1"], "--keep-distinct")
+    assert "not plugged: sqlparse cannot read it" in found[0]["detail"], result.output
+    assert found[1]["score"] == 1.0  # the next pair still plugged, and matched
