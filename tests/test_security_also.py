@@ -168,3 +168,47 @@ def test_soft_f1_unordered_stays_linear_on_wide_and_unhashable_results():
     same = [([_Cell(i)], {"k": [i]}) for i in range(3000)]
     assert soft_f1_unordered(list(reversed(same)), [([_Cell(i)], {"k": [i]}) for i in range(3000)]) == 1.0
     assert soft_f1_unordered([([1],)], [((1,),)]) == 0.0  # a list never equals a tuple, frozen or not
+
+
+# ---------------------------------------------------------------- BIRD's doors on MariaDB
+
+
+def test_birds_mysql_doors_on_mariadb_stop_at_the_timeout_and_set_nothing(mariadb_server, tmp_path):
+    """What `evaluate.py bird --sql_dialect MySQL` lets through (SET @v, SELECT ... INTO @v), on the real server:
+    a server setting inside a SET list, MariaDB's SET STATEMENT ... FOR and a write inside the SET are refused;
+    a sleep inside them is stopped by the server; BENCHMARK stopped at max_statement_time came back as a result
+    (0, or no rows for a SET) and was graded as one; LOAD_FILE reads nothing for the grader's account."""
+    from evaluators.execution.executor import ExecConfig, run_sql
+
+    con = mariadb_server.admin()
+    try:
+        con.cursor().execute("CREATE DATABASE IF NOT EXISTS doors")
+        con.cursor().execute("GRANT SELECT ON doors.* TO 'grader'@'%'")
+    finally:
+        con.close()
+    config = ExecConfig(output_dir=tmp_path / "out", mysql_dsn=mariadb_server.dsn, timeout_s=2, official_statements=True)
+
+    def run(sql: str):
+        return run_sql("mysql", "doors", sql, config, tmp_path / "r.csv", collect="inline")
+
+    for sql in (
+        "SET @a = 1, max_statement_time = 0",
+        "SET @a = 1, @@session.max_statement_time = 0",
+        "SET @a = 1, PASSWORD = PASSWORD('x')",
+        "SET @@global.max_connections = 1",
+        "SET STATEMENT max_statement_time = 0 FOR SELECT SLEEP(30)",
+        "SET @a = (SELECT 1 INTO OUTFILE '/tmp/doors.txt')",
+    ):
+        refused = run(sql)
+        assert refused.reason == "exec_error" and refused.detail.startswith("not run"), (sql, refused)
+    for sql in (
+        "SET @a = (SELECT SLEEP(30))",
+        "SELECT SLEEP(30) INTO @v",
+        "SELECT BENCHMARK(10000000000, MD5('a'))",
+        "SET @x = BENCHMARK(10000000000, MD5('a'))",
+        "SELECT BENCHMARK(10000000000, MD5('a')) INTO @v",
+    ):
+        assert run(sql).reason == "timeout", sql
+    assert run("SET @a = (SELECT LOAD_FILE('/etc/hostname'))").ok
+    assert run("SELECT LOAD_FILE('/etc/hostname') AS f").rows()[1] == [(None,)]
+    assert run("SELECT @@max_statement_time AS t").rows()[1] == [(2.0,)]  # each query on a fresh session
