@@ -212,3 +212,39 @@ def test_birds_mysql_doors_on_mariadb_stop_at_the_timeout_and_set_nothing(mariad
     assert run("SET @a = (SELECT LOAD_FILE('/etc/hostname'))").ok
     assert run("SELECT LOAD_FILE('/etc/hostname') AS f").rows()[1] == [(None,)]
     assert run("SELECT @@max_statement_time AS t").rows()[1] == [(2.0,)]  # each query on a fresh session
+
+
+# ---------------------------------------------------------------- Cypher paths under the timeout
+
+
+def test_cypher_path_searches_stop_at_the_timeout_and_the_next_query_runs(tmp_path):
+    """A complete graph of 40 nodes (1,560 edges): variable-length patterns and shortestPath over every pair
+    are stopped by the server's own timeout; the path procedures (algo.SPpaths, algo.SSpaths) ignore it, so the
+    worker is killed and the server with it, which is started again, graph rebuilt, for the next query."""
+    from cypher_engine import engine_or_skip
+
+    engine_or_skip()
+    from evaluators.execution.executor import ExecConfig, run_sql
+
+    dbs = tmp_path / "dbs"
+    dbs.mkdir()
+    (dbs / "k.cypher").write_text(
+        "UNWIND range(1, 40) AS i CREATE (:N {id: i});\nMATCH (a:N), (b:N) WHERE a.id <> b.id CREATE (a)-[:E]->(b);\n"
+    )
+    config = ExecConfig(output_dir=tmp_path / "work", db_dir=dbs, memory_limit_mb=256, timeout_s=2)
+
+    def run(query: str):
+        return run_sql("cypher", "k", query, config, tmp_path / "r.csv", collect="inline")
+
+    assert run("MATCH (n:N) RETURN count(n)").rows()[1] == [(40,)]
+    for query in (
+        "MATCH p=(a:N {id: 1})-[*]->(b:N {id: 2}) RETURN count(p)",
+        "MATCH (a:N)-[*0..]-(b:N) RETURN count(b)",
+        "MATCH (a:N), (b:N), (c:N) RETURN count(shortestPath((a)-[*]->(b)))",
+        "MATCH (a:N), (b:N) WHERE (a)-[*]->(b) RETURN count(a)",
+        "MATCH (a:N {id: 1}) CALL algo.SSpaths({sourceNode: a, relTypes: ['E'], maxLen: 40, pathCount: 1000000000})"
+        " YIELD path RETURN count(path)",
+    ):
+        stopped = run(query)
+        assert stopped.reason == "timeout", (query, stopped)
+        assert run("MATCH (n:N) RETURN count(n)").rows()[1] == [(40,)], query
