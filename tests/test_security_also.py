@@ -122,11 +122,16 @@ def test_plug_value_pays_nothing_unbounded_before_its_cap(tmp_path):
     assert found[0]["execution"]["plug_value"]["tried"] == 0
     assert "not plugged" in found[0]["detail"] and "characters" in found[0]["detail"]
     _, found = _suite(tmp_path / "b", ten_values, [many_slots], "--plug-value-cap", "3")
-    assert found[0]["execution"]["plug_value"]["variants"] == "10^4500" and "cap_hit" in found[0]["execution"]["plug_value"]
+    assert (
+        found[0]["execution"]["plug_value"]["variants"] == "10^4500"
+        and "cap_hit" in found[0]["execution"]["plug_value"]
+    )
     plugged = plugged_predictions(ten_values, many_slots, 1000)  # the variants' bytes are bounded too
     variants = list(plugged.variants)
     assert 0 < len(variants) < 1000 and sum(map(len, variants)) <= MAX_PLUG_BYTES
-    result, found = _suite(tmp_path / "c", gold, [past_sqlparse, "SELECT name FROM singer WHERE id = 1"], "--keep-distinct")
+    result, found = _suite(
+        tmp_path / "c", gold, [past_sqlparse, "SELECT name FROM singer WHERE id = 1"], "--keep-distinct"
+    )
     assert "not plugged: sqlparse cannot read it" in found[0]["detail"], result.output
     assert found[1]["score"] == 1.0  # the next pair still plugged, and matched
 
@@ -186,7 +191,9 @@ def test_birds_mysql_doors_on_mariadb_stop_at_the_timeout_and_set_nothing(mariad
         con.cursor().execute("GRANT SELECT ON doors.* TO 'grader'@'%'")
     finally:
         con.close()
-    config = ExecConfig(output_dir=tmp_path / "out", mysql_dsn=mariadb_server.dsn, timeout_s=2, official_statements=True)
+    config = ExecConfig(
+        output_dir=tmp_path / "out", mysql_dsn=mariadb_server.dsn, timeout_s=2, official_statements=True
+    )
 
     def run(sql: str):
         return run_sql("mysql", "doors", sql, config, tmp_path / "r.csv", collect="inline")
