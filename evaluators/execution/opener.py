@@ -44,6 +44,7 @@ SQLite, BIRD's private copy (`sqlite_private_copy`, writable: the official score
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -86,6 +87,14 @@ def open_sqlite(path: str, memory_limit_mb: int | None = None, decode_errors: st
     if decode_errors == "ignore":  # test-suite-sql-eval's reading of undecodable text
         con.text_factory = lambda raw: raw.decode(errors="ignore")
     return con
+
+
+def file_identity(stat: os.stat_result) -> tuple:
+    """What tells a database file from the one seen before, for what is kept between queries (a kept immutable
+    connection, a cached gold result): size and mtime alone are kept by a file swapped in place or renamed over
+    it (`cp -p`, `rsync -t`, `os.utime`); the inode changes with a rename, and the kernel sets ctime on every
+    write and every `utime`, and nothing sets it back."""
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def set_heap_limit(con: sqlite3.Connection, memory_limit_mb: int | None) -> None:

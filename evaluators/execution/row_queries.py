@@ -8,8 +8,10 @@ Every query goes through `execution.run_sql`, so it runs in a worker process on 
 opener (read-only, writes refused) with a timeout that stops it (the worker is killed when the
 engine does not stop in time).  Rows come back typed over the pipe; the private work folder
 (engine spills) is removed when the runner closes.
-The gold cache lives as long as the runner; a database file that changes (size or mtime)
-is a new key, so a stale gold is never served.
+The gold cache lives as long as the runner; a database file that changes is a new key, so a stale
+gold is never served: the key is the file's identity (device, inode) and its size, mtime and ctime,
+since a file swapped in place or renamed over the old one may keep its size and mtime (`cp -p`,
+`rsync -t`, `os.utime`), but the kernel sets ctime on every change and no call sets it back.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evaluators.execution.executor import ExecConfig, run_sql
+from evaluators.execution.opener import file_identity
 
 
 @dataclass(frozen=True)
@@ -104,8 +107,9 @@ class RowRunner:
 
 
 def _file_state(database: str | None) -> tuple:
+    """Taken before the gold runs: a file changed meanwhile is a new key at the next call."""
     try:
         stat = os.stat(database) if database else None
     except OSError:
         return ()
-    return (stat.st_size, stat.st_mtime_ns) if stat else ()
+    return file_identity(stat) if stat else ()

@@ -141,6 +141,9 @@ def _official(
 
     plugged = plugged_predictions(gold_sql, pred_sql, plug)
     info["plug_value"] = {"variants": plugged.total, "tried": len(plugged.variants), "slots": plugged.slots}
+    if plugged.skipped:
+        info["plug_value"]["skipped"] = plugged.skipped
+        return Verdict(0.0, verdict.reason, f"{verdict.detail}; {plugged.skipped}"), info
     for number, variant in enumerate(plugged.variants, 1):
         attempt = _official_one(gold_sql, variant, ordered, variants, runner)
         if attempt.passed:

@@ -4,10 +4,13 @@ Read-only and stoppable: every query runs in `START TRANSACTION READ ONLY` and i
 to tables fail on the server; the server stops a query itself at the timeout (`max_statement_time` on
 MariaDB, `max_execution_time` on MySQL, whichever the server knows); the connection id goes to the
 parent first, so a worker that is killed has its query stopped from a fresh connection (`KILL QUERY`).
+A statement that ran past the timeout is a timeout whatever the server answered: MariaDB stops
+`BENCHMARK(10000000000, ...)` at `max_statement_time` and returns 0 as a result, without an error.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
@@ -41,10 +44,14 @@ class MySQLBackend(ServerBackend):
     def last_rows(self, pymysql, con, request: Request, statement: str, limit_mb: int) -> tuple[list | None, list]:
         """Through an unbuffered cursor, in batches under the fetch budget: the default cursor would read the
         whole result into memory first."""
+        started = time.monotonic()
         unbuffered = con.cursor(pymysql.cursors.SSCursor)
         unbuffered.execute(statement)
         columns = [d[0] for d in unbuffered.description] if unbuffered.description else None
-        return columns, ([tuple(r) for r in fetch_rows(unbuffered, limit_mb)] if columns is not None else [])
+        rows = [tuple(r) for r in fetch_rows(unbuffered, limit_mb)] if columns is not None else []
+        if time.monotonic() - started > request.timeout_s:  # stopped and answered as if it had finished
+            raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s")
+        return columns, rows
 
     def driver_error(self, pymysql) -> type[Exception]:
         return pymysql.MySQLError

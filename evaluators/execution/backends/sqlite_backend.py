@@ -16,7 +16,7 @@ from pathlib import Path
 from evaluators.execution.backends import base
 from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 from evaluators.execution.memory import fetch_rows, limit_of
-from evaluators.execution.opener import open_sqlite, set_heap_limit
+from evaluators.execution.opener import file_identity, open_sqlite, set_heap_limit
 from evaluators.execution.sqlite_readonly import WRITE_REFUSED, read_only_authorizer
 
 _PROGRESS_EVERY = 10_000  # virtual-machine instructions between deadline checks (well under a millisecond)
@@ -29,35 +29,37 @@ class SQLiteBackend(Backend):
     def run(self, request: Request, notify) -> Outcome:
         if request.db_ref is None:
             raise QueryFailed("no_database", "a SQLite instance needs a database file (--db-dir)")
-        con = _connections.take(request)
+        key = _key(request)  # taken before the file is opened: a file changed after it is a new key next time
+        con = _connections.take(key, request)
         try:
             outcome = _execute(con, request, notify)
         except QueryFailed:
-            _connections.give_back(request, con)  # the statement failed or was interrupted; the connection is sound
+            _connections.give_back(key, con)  # the statement failed or was interrupted; the connection is sound
             raise
         except BaseException:  # MemoryError or a driver bug: the connection's state is not known
             con.close()
             raise
-        _connections.give_back(request, con)
+        _connections.give_back(key, con)
         return outcome
 
 
 class _OpenConnections:
-    """The worker's last `KEPT` read-only connections, one per (file, its size and mtime, memory cap, decoding).
+    """The worker's last `KEPT` read-only connections, one per (file, its identity, memory cap, decoding).
 
     A connection is handed to one request at a time (a worker serves one query at once) and given back
     only with no transaction open.  Each request sets its own progress handler (the timeout) and authorizer
     (read-only) on it, and the heap cap is set again, as it is the process's, so nothing of one query carries
     to the next: the SQL can change no setting (PRAGMA assignments, ATTACH and temporary objects are refused).
-    A file that changes is a new key (an immutable connection would not see the change)."""
+    A file that changes is a new key (an immutable connection would not see the change): its identity is
+    `opener.file_identity` (inode and ctime too: a file swapped in place keeping its size and mtime)."""
 
     KEPT = 4
 
     def __init__(self) -> None:
         self._open: OrderedDict[tuple, sqlite3.Connection] = OrderedDict()
 
-    def take(self, request: Request) -> sqlite3.Connection:
-        con = self._open.pop(_key(request), None)
+    def take(self, key: tuple, request: Request) -> sqlite3.Connection:
+        con = self._open.pop(key, None) if key else None
         if con is None:
             return connect(request)
         try:
@@ -67,8 +69,7 @@ class _OpenConnections:
             return connect(request)
         return con
 
-    def give_back(self, request: Request, con: sqlite3.Connection) -> None:
-        key = _key(request)
+    def give_back(self, key: tuple, con: sqlite3.Connection) -> None:
         if con.in_transaction or not key or key in self._open:
             con.close()
             return
@@ -84,7 +85,7 @@ def _key(request: Request) -> tuple:
     except OSError:
         return ()
     settings = (request.setting("memory_limit_mb"), request.setting("sqlite_decode_errors", "strict"))
-    return (path, stat.st_ino, stat.st_size, stat.st_mtime_ns, *settings)
+    return (path, *file_identity(stat), *settings)
 
 
 _connections = _OpenConnections()
