@@ -5,13 +5,17 @@ names are run) and read 1 MB in one linear pass (bench/loaders_scaling.py measur
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from test_livesql import _grade, _one, generated  # noqa: F401  (the module's generated databases)
 
+from evaluators.livesql.helpers import remove_comments
 from evaluators.livesql.security import refused
 
 OK_TEST = "def test_case(pred_sqls, sol_sqls, db_path, conn):\n    pass\n"
@@ -151,3 +155,24 @@ def test_the_text_rules_read_a_megabyte(sql):
     assert (
         refused([sql], "postgres") is None
     )  # completes (bench/loaders_scaling.py: 4 times the text, 4 times the time)
+
+
+def _harness_remove_comments(sql: str) -> str:
+    """The harness's own substitutions, the definition the one-pass version must equal."""
+    text = re.sub(r"/\*.*?\*/", "", sql, flags=re.DOTALL)
+    text = re.sub(r"--.*?(\r\n|\r|\n)", r"\1", text)
+    return re.sub(r"\n\s*\n+", "\n", text).strip()
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet=["-", "/", "*", "\n", "\r", " ", "\t", "a", "\x0b", "\u2028"], max_size=40))
+@example("/*/ a */ b -- c\r\n\r\n  \n x --")
+@example("\n \r\n\t\n--\r-\n")
+def test_remove_comments_equals_the_harness_patterns(sql):
+    assert remove_comments([sql]) == [_harness_remove_comments(sql)]
+
+
+@pytest.mark.parametrize("unit", ["-", "/*", "\n ", "--\r"], ids=["dashes", "open-comments", "blank-runs", "cr"])
+def test_remove_comments_reads_a_megabyte(unit):
+    """The default test case calls it on the prediction: 16 KB of dashes took 24 s with the patterns."""
+    assert len(remove_comments([_megabyte(unit, "SELECT 1 ")])[0]) > 0  # completes
