@@ -360,7 +360,8 @@ def test_float_text_parsing_agrees_with_python():
         "e1",
     ]
     tokens = TokenTable()
-    typed = strict_columns(pd.DataFrame({"t": pd.array(texts, dtype=object)}), tokens, lambda c: None)[0]
+    frame = pd.DataFrame({"t": pd.array(texts, dtype=object)})
+    typed = strict_columns(frame, tokens, lambda positions: frame.iloc[:, positions])[0]  # the text is the frame
     for i, text in enumerate(texts):
         want = _python_type(text)
         got = (

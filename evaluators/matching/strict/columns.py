@@ -94,11 +94,6 @@ def _long_and_short(values: pa.Array) -> bool:
     return bool(lengths.max() >= _LONG and lengths.min() <= _NA_LONGEST)
 
 
-def _later(need_text: list, position: int) -> None:
-    need_text.append(position)
-    return None
-
-
 def _ints(name: str, values: np.ndarray) -> StrictColumn | None:
     try:
         return from_numbers(name, values)
