@@ -52,6 +52,7 @@ def install() -> None:
         signal.signal(signum, _on_signal)
     os.register_at_fork(after_in_child=child_defaults)
     sys.unraisablehook = _quiet_when_interrupted(sys.unraisablehook)
+    threading.excepthook = _quiet_thread_when_interrupted(threading.excepthook)
 
 
 def _quiet_when_interrupted(previous):
@@ -62,6 +63,18 @@ def _quiet_when_interrupted(previous):
     def hook(unraisable) -> None:
         if not isinstance(unraisable.exc_value, Interrupted):
             previous(unraisable)
+
+    return hook
+
+
+def _quiet_thread_when_interrupted(previous):
+    """A thread that fails because the run is stopping (the pool's worker handler starting a process as the pool
+    is terminated, or a process forked from that thread and stopped before its own handlers were set) prints
+    "Exception in thread ..." after the one line of a clean stop; the stop already says what happened."""
+
+    def hook(args) -> None:
+        if _received is None and not isinstance(args.exc_value, Interrupted):
+            previous(args)
 
     return hook
 
