@@ -68,9 +68,10 @@ def _quiet_when_interrupted(previous):
 
 
 def _quiet_thread_when_interrupted(previous):
-    """A thread that fails because the run is stopping (the pool's worker handler starting a process as the pool
-    is terminated, or a process forked from that thread and stopped before its own handlers were set) prints
-    "Exception in thread ..." after the one line of a clean stop; the stop already says what happened."""
+    """A thread that fails because the run is stopping prints "Exception in thread ..." after the one line of a
+    clean stop.  Seen in CI: a signal raised inside `Pool()` after its worker-handler thread started, so no
+    `terminate()` could run; at exit the pool's processes were ended and that daemon thread, trying to start
+    new ones, failed.  The stop already says what happened."""
 
     def hook(args) -> None:
         if _received is None and not isinstance(args.exc_value, Interrupted):
