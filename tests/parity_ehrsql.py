@@ -175,3 +175,15 @@ if __name__ == "__main__":
     if args[:1] == ["record"]:
         repo = Path(args[args.index("--repo") + 1])
         print(json.dumps(record(repo, args[args.index("--python") + 1]), indent=1))
+
+
+def project_report(root: Path, work: Path, preset: str):
+    from evaluators.ehrsql.run import EhrsqlBenchmark, EhrsqlOptions
+    from evaluators.grading.benchmark import run_benchmark
+
+    options = EhrsqlOptions(root / "mimic_iv.sqlite", preset, work_dir=work)
+    return run_benchmark(EhrsqlBenchmark(root / "ref", root / "res", options))
+
+
+def project_verdicts(report) -> list[int]:
+    return [i.metadata["reliability"] for i in sorted(report.instances, key=lambda i: i.instance_id)]

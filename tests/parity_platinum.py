@@ -153,3 +153,24 @@ if __name__ == "__main__":
     if args[:1] == ["record"]:
         repo = Path(args[args.index("--repo") + 1])
         print(json.dumps(record(repo, args[args.index("--python") + 1])))
+
+
+def project_report(root: Path, work: Path, grading: str):
+    from evaluators.grading.benchmark import run_benchmark
+    from evaluators.platinum.run import PlatinumBenchmark, PlatinumOptions
+
+    options = PlatinumOptions(root / "db", grading, work_dir=work)
+    return run_benchmark(PlatinumBenchmark(root / "data.json", root / "results" / "preds.json", options))
+
+
+def project_verdicts(report) -> list:
+    """Each question as the recorder holds it: [bird, strict], "error" where grade() raises, None unsubmitted."""
+
+    def one(instance):
+        if instance.reason == "missing_prediction":
+            return None
+        if instance.reason == "official_error":
+            return "error"
+        return [instance.metadata["bird"], instance.score >= 1]
+
+    return [one(i) for i in report.instances]
