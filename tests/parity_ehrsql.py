@@ -71,20 +71,34 @@ CASES = [  # (gold, prediction)
     ("SELECT value FROM nums WHERE value < 100", "SELECT value FROM nums WHERE value <= 100"),
     ("SELECT 'a b'", "SELECT  'a   b'"),
     ("SELECT value FROM nums WHERE value >= 140", "SELECT value FROM nums WHERE value > = 140"),
-    ("SELECT count(*) FROM admissions WHERE admittime <= current_time",
-     "SELECT count(*) FROM admissions WHERE admittime <= '2100-12-31 23:59:00'"),
-    ("SELECT count(*) FROM admissions WHERE admittime <= current_time",
-     "SELECT count(*) FROM admissions WHERE admittime <= NOW()"),
-    ("SELECT count(*) FROM admissions WHERE admittime <= current_time",
-     "SELECT count(*) FROM admissions WHERE admittime <= datetime('now')"),
-    ("SELECT count(*) FROM admissions WHERE admittime <= '2100-12-31'",
-     "SELECT count(*) FROM admissions WHERE admittime <= current_date"),
-    ("SELECT count(*) FROM admissions WHERE admittime >= datetime(current_time, '-1 year')",
-     "SELECT count(*) FROM admissions WHERE admittime >= DATE_SUB(NOW(), INTERVAL 1 YEAR)"),
-    ("SELECT count(*) FROM admissions WHERE admittime >= datetime(current_time, '-2 months')",
-     "SELECT count(*) FROM admissions WHERE admittime >= DATE_SUB(NOW(), INTERVAL 2 MONTH)"),
-    ("SELECT count(*) FROM vitals WHERE heart_rate > 60.0 AND heart_rate < 100.0",
-     "SELECT count(*) FROM vitals WHERE heart_rate > heart_rate_lower AND heart_rate < heart_rate_upper"),
+    (
+        "SELECT count(*) FROM admissions WHERE admittime <= current_time",
+        "SELECT count(*) FROM admissions WHERE admittime <= '2100-12-31 23:59:00'",
+    ),
+    (
+        "SELECT count(*) FROM admissions WHERE admittime <= current_time",
+        "SELECT count(*) FROM admissions WHERE admittime <= NOW()",
+    ),
+    (
+        "SELECT count(*) FROM admissions WHERE admittime <= current_time",
+        "SELECT count(*) FROM admissions WHERE admittime <= datetime('now')",
+    ),
+    (
+        "SELECT count(*) FROM admissions WHERE admittime <= '2100-12-31'",
+        "SELECT count(*) FROM admissions WHERE admittime <= current_date",
+    ),
+    (
+        "SELECT count(*) FROM admissions WHERE admittime >= datetime(current_time, '-1 year')",
+        "SELECT count(*) FROM admissions WHERE admittime >= DATE_SUB(NOW(), INTERVAL 1 YEAR)",
+    ),
+    (
+        "SELECT count(*) FROM admissions WHERE admittime >= datetime(current_time, '-2 months')",
+        "SELECT count(*) FROM admissions WHERE admittime >= DATE_SUB(NOW(), INTERVAL 2 MONTH)",
+    ),
+    (
+        "SELECT count(*) FROM vitals WHERE heart_rate > 60.0 AND heart_rate < 100.0",
+        "SELECT count(*) FROM vitals WHERE heart_rate > heart_rate_lower AND heart_rate < heart_rate_upper",
+    ),
     ("SELECT strftime('%Y', admittime) FROM admissions", "SELECT strftime('%y', admittime) FROM admissions"),
     ("SELECT 1", "SELECT 1; SELECT 2"),
     ("SELECT 1", "SELECT 1;"),
@@ -186,4 +200,4 @@ def project_report(root: Path, work: Path, preset: str):
 
 
 def project_verdicts(report) -> list[int]:
-    return [i.metadata["reliability"] for i in sorted(report.instances, key=lambda i: i.instance_id)]
+    return [i.execution["reliability"] for i in sorted(report.instances, key=lambda i: i.instance_id)]

@@ -127,17 +127,27 @@ def record(repo: Path, python: str) -> dict:
         root, program = Path(tmp), Path(tmp) / "program"
         build(root)
         program.mkdir()
-        source = subprocess.run(["git", "-C", str(repo), "show", f"{COMMIT}:evaluation/grade.py"], check=True,
-                                capture_output=True).stdout
+        source = subprocess.run(
+            ["git", "-C", str(repo), "show", f"{COMMIT}:evaluation/grade.py"], check=True, capture_output=True
+        ).stdout
         (program / "grade.py").write_bytes(source)
         (root / "reports").mkdir()
-        command = [python, str(program / "grade.py"), "--db_base_path", "db", "--infer_results", "results/preds.json",
-                   "--data_path", "data.json"]
+        command = [
+            python,
+            str(program / "grade.py"),
+            "--db_base_path",
+            "db",
+            "--infer_results",
+            "results/preds.json",
+            "--data_path",
+            "data.json",
+        ]
         subprocess.run(command, check=True, cwd=root, capture_output=True)
         report = json.loads((root / "reports" / "preds_evaluation.json").read_text())
         by_id = {int(r["question_id"]): [r["bird_grading"], r["strict_grading"]] for r in report["detailed_results"]}
-        done = subprocess.run([python, "-c", DRIVER, str(program), str(root)], check=True, capture_output=True,
-                              text=True, cwd=root)
+        done = subprocess.run(
+            [python, "-c", DRIVER, str(program), str(root)], check=True, capture_output=True, text=True, cwd=root
+        )
         recorded = {
             "commit": COMMIT,
             "official": [by_id.get(i) for i in range(len(CASES))],

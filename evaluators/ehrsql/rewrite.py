@@ -25,7 +25,7 @@ VITAL_RANGES = {
 }
 MYSQL_DATE_SHIFT = re.compile(r"(DATE_SUB|DATE_ADD)\((\w+\(\)|'[^']+')[, ]+ INTERVAL (\d+) (MONTH|YEAR|DAY)\)")
 # (text, replacement) in the scorer's order; the 2024-03 version has only the first
-CLOCK_WORDS = (
+CLOCK_WORDS: tuple[tuple[str, str], ...] = (
     ("current_time", f"'{NOW}'"),
     ("current_date", f"'{CURRENT_DATE}'"),
     ("'now'", f"'{NOW}'"),

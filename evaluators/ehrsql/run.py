@@ -54,6 +54,10 @@ class Side:
     result: RowResult | None = None
 
     @property
+    def rows(self) -> tuple:
+        return self.result.rows if self.result is not None else ()
+
+    @property
     def failed(self) -> bool:
         return not self.abstains and (self.result is None or not self.result.ok)
 
@@ -82,17 +86,18 @@ class EhrsqlBenchmark(Benchmark):
         if not Path(self.options.database).is_file():
             raise UsageError(f"{self.options.database}: no such database file", hint="the scorer's mimic_iv.sqlite")
         problems: list[Problem] = []
+        pred_file = _resolve(self.pred_file, PRED_NAME)
         gold = {p.key: p for p in read_predictions(_resolve(self.gold_file, GOLD_NAME))}
-        preds = {p.key: p for p in read_predictions(_resolve(self.pred_file, PRED_NAME))}
+        preds = {p.key: p for p in read_predictions(pred_file)}
         items = [self._item(key, g, preds.get(key), problems) for key, g in gold.items()]
         unknown = tuple(k for k in preds if k not in gold)
         missing = [k for k in gold if k not in preds]
         if missing or unknown:
             problems.append(
                 Problem(
-                    Location(str(self.pred_file)),
-                    f"ids differ from the gold's ({len(missing)} missing, {len(unknown)} unknown): the official "
-                    "scorer stops here (`IDs do not match`); a missing id is graded as a failed query",
+                    Location(str(pred_file)),
+                    f"IDs do not match ({len(missing)} missing, {len(unknown)} unknown): the official scorer "
+                    "stops here; a missing id is graded as a failed query",
                 )
             )
         return Inputs(items, len(preds), tuple(problems), unknown, (self.gold_file, self.options.database))
@@ -113,12 +118,7 @@ class EhrsqlBenchmark(Benchmark):
         pred = self._side(item.pred, gold=False) if item.pred is not None else Side(False, None)
         official = self._official(gold, pred)
         strict = self._strict(gold, pred)
-        metadata = {
-            "answerable": not gold.abstains,
-            "abstained": pred.abstains,
-            "reliability": official[0],
-            "reliability_strict": strict[0],
-        }
+        metadata = {"answerable": not gold.abstains, "abstained": pred.abstains}
         return InstanceReport.from_verdicts(
             item.key,
             official[1],
@@ -128,7 +128,12 @@ class EhrsqlBenchmark(Benchmark):
             answer_type="sql" if item.pred is not None else None,
             location=str(item.location) if item.location else None,
             metadata=metadata,
-            execution={"gold": _said(gold), "prediction": _said(pred)},
+            execution={
+                "reliability": official[0],
+                "reliability_strict": strict[0],
+                "gold": _said(gold),
+                "prediction": _said(pred),
+            },
         )
 
     def _side(self, text: str, gold: bool) -> Side:
@@ -144,13 +149,15 @@ class EhrsqlBenchmark(Benchmark):
         gold_text = _text(gold, "error_real", self.preset.digits)
         pred_text = _text(pred, "error_pred", self.preset.digits)
         score = reliability(gold.abstains, pred.abstains, gold_text == pred_text)
-        return score, _verdict(score, gold, pred, f"gold {_short(gold_text)}, prediction {_short(pred_text)}")
+        detail = f"gold {_short(gold_text)}, prediction {_short(pred_text)}"
+        failed = next((s.result for s in (gold, pred) if s.failed and s.result is not None), None)
+        return score, _verdict(score, gold, pred, detail + (f" ({failed.detail})" if failed else ""))
 
     def _strict(self, gold: Side, pred: Side) -> tuple[int, Verdict]:
         correct = False
         detail = "strict: typed rows compared as multisets, every row"
         if not (gold.abstains or pred.abstains or gold.failed or pred.failed):
-            rows = strict_rows(list(gold.result.rows), list(pred.result.rows), ordered=False)
+            rows = strict_rows(list(gold.rows), list(pred.rows), ordered=False)
             correct, detail = rows.passed, rows.detail
         score = reliability(gold.abstains, pred.abstains, correct)
         return score, _verdict(score, gold, pred, detail)
@@ -163,7 +170,7 @@ class EhrsqlBenchmark(Benchmark):
 
     def figures(self, instances: list[InstanceReport]) -> dict:
         def scores(key: str) -> list[int]:
-            return [i.metadata.get(key, -1) for i in instances]
+            return [(i.execution or {}).get(key, -1) for i in instances]
 
         return {
             "ehrsql_preset": self.preset.name,
@@ -195,7 +202,7 @@ def _text(side: Side, error: str, digits: int) -> str:
         return "null"
     if side.failed:
         return error
-    return result_text(side.result.rows, digits)
+    return result_text(side.rows, digits)
 
 
 def _verdict(score: int, gold: Side, pred: Side, detail: str) -> Verdict:
