@@ -95,6 +95,8 @@ def test_ehrsql_command_from_the_scorers_folders(tmp_path, monkeypatch):
     parity_ehrsql.build(tmp_path / "input")
     monkeypatch.chdir(tmp_path)
     args = ["ehrsql", "--gold", "input/ref", "--pred", "input/res/prediction.json", "--db", "input/mimic_iv.sqlite"]
+    assert run_cli(*args).exit_code == 2  # four golds fail: gold errors, as on every command
+    args = [*args, "--allow-gold-errors"]
     result = run_cli(*args, "--preset", "official-round1", "--output", "out/e.json")
     assert result.exit_code == 0, result.output
     recorded = parity_ehrsql.RECORDED.read_text()
@@ -112,6 +114,7 @@ def test_ehrsql_command_says_when_ids_differ_and_stops_on_an_unknown_preset(tmp_
     preds.pop("q000")
     (tmp_path / "res" / "prediction.json").write_text(json.dumps(preds))
     args = ["ehrsql", "--gold", tmp_path / "ref", "--pred", tmp_path / "res", "--db", tmp_path / "mimic_iv.sqlite"]
+    args.append("--allow-gold-errors")
     result = run_cli(*args, "--output", tmp_path / "e.json")
     assert result.exit_code == 0, result.output
     problems = json.loads((tmp_path / "e.json").read_text())["summary"]["problems"]
@@ -125,9 +128,24 @@ def test_platinum_command_prints_grade_py_lines_for_each_grading(tmp_path, monke
     parity_platinum.build(tmp_path)
     monkeypatch.chdir(tmp_path)
     args = ["platinum", "--db_base_path", "db", "--infer_results", "results/preds.json", "--data_path", "data.json"]
+    args.append("--allow-gold-errors")
     result = run_cli(*args)
     assert result.exit_code == 0, result.output
     assert "Bird Accuracy: 0.4524 (19/42)\nStrict Accuracy: 0.3810 (16/42)" in result.output
     tie_aware = run_cli(*args, "--grading", "official-tie-aware")
     assert "Strict Accuracy: 0.3333 (14/42)" in tie_aware.output
     assert "grade() raises on 10 question(s)" in tie_aware.output
+
+
+def test_every_reason_the_two_commands_give_is_explained(tmp_path):
+    import parity_ehrsql
+    import parity_platinum
+
+    from evaluators.reporting.report import REASONS
+
+    parity_ehrsql.build(tmp_path / "e")
+    parity_platinum.build(tmp_path / "p")
+    reports = [parity_ehrsql.project_report(tmp_path / "e", tmp_path / "w", "official")]
+    reports.append(parity_platinum.project_report(tmp_path / "p", tmp_path / "w", "official-tie-aware"))
+    reasons = {r for report in reports for i in report.instances for r in (i.reason, i.strict_reason)}
+    assert reasons <= set(REASONS) and "internal_error" not in reasons

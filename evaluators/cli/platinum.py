@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
-from evaluators.cli.ehrsql import _work_dir, run_and_tell
-from evaluators.cli.options import AbsolutePath, echo, handle_errors
+from evaluators.cli.options import AbsolutePath, handle_errors
 from evaluators.platinum.rules import COMMIT, GRADINGS, REPOSITORY
 
 EPILOG = f"""\b
@@ -47,18 +46,16 @@ def _path(*names, **kwargs):
     help="official: grade.py's command line (every question multiset); official-tie-aware: its grade().",
 )
 @options.timeout_option("Seconds per query (grade.py has no timeout: a query past it fails here).")
-@options.jobs_option("Run queries", default="1", auto=False)
-@click.option("--fail-under", type=click.FloatRange(0, 1), help="Exit 1 when the strict accuracy is below this.")
-@options.output_option("Write the JSON report here, with a CSV beside it.")
-@options.work_dir_option("Where scratch files go (default: beside --output, else .grade-work).")
 @options.memory_limit_option("Memory one query may use (docs/security.md).")
+@options.report_options()
+@options.work_dir_option("Where scratch files go (default: beside --output, else ./.grade-work).")
+@options.jobs_option("Run")
 @handle_errors
-def platinum(db_root, infer_results, data_path, grading, timeout, jobs, fail_under, output, work_dir, memory_limit_mb):
+def platinum(db_root, infer_results, data_path, grading, timeout, memory_limit_mb, work_dir, jobs, **tail):
     """BIRD-Platinum: Bird and Strict accuracy as grade.py gives them, and the project's strict."""
     from evaluators.platinum.run import PlatinumBenchmark, PlatinumOptions
 
-    work_dir = _work_dir(output, work_dir)
-    options.check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    work_dir = options.work_dir_for(work_dir, tail["output"])
     settings = PlatinumOptions(db_root, grading, timeout, work_dir, memory_limit_mb)
-    report = run_and_tell(PlatinumBenchmark(data_path, infer_results, settings), int(jobs), output, fail_under)
-    echo(f"Strict (ours, typed cells): {report.summary.strict_score:.4f}")
+    benchmark = PlatinumBenchmark(data_path, infer_results, settings)
+    options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_root})

@@ -79,6 +79,7 @@ class EhrsqlBenchmark(Benchmark):
             output_dir=self.options.work_dir,
             timeout_s=self.options.timeout_s,
             memory_limit_mb=self.options.memory_limit_mb,
+            sqlite_decode_errors="ignore",  # the scorer's text_factory: bytes.decode(errors="ignore")
         )
         self.runner = RowRunner(jobs=1, config=config)
 
@@ -181,12 +182,12 @@ class EhrsqlBenchmark(Benchmark):
         }
 
     def official_lines(self, report: Report) -> str:
-        figures = (report.summary.execution_metrics or {}).get("reliability", {})
-        return "Scores:\n" + str({k: v for k, v in figures.items()}) + "\n"
-
-    def warnings(self, report: Report) -> list[str]:
-        failing = [i.instance_id for i in report.instances if i.reason == "gold_error"]
-        return [f"{len(failing)} gold query(ies) fail: {', '.join(failing[:10])}"] if failing else []
+        figures = report.summary.execution_metrics or {}
+        return (
+            f"As {self.preset.provenance} prints it (RS(0), RS(5), RS(10), RS(N), x100):\n"
+            f"Scores:\n{figures.get('reliability')}\n"
+            f"strict (ours: typed rows, every row): {figures.get('reliability_strict')}\n"
+        )
 
     def close(self) -> None:
         self.runner.close()
@@ -207,7 +208,7 @@ def _text(side: Side, error: str, digits: int) -> str:
 
 def _verdict(score: int, gold: Side, pred: Side, detail: str) -> Verdict:
     if gold.failed:
-        reason = "gold_error"
+        reason = "invalid_gold"
     elif gold.abstains:
         reason = "correct_abstention" if pred.abstains else "answered_unanswerable"
     elif pred.abstains:

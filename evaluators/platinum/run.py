@@ -113,7 +113,7 @@ class PlatinumBenchmark(Benchmark):
             return self._report(item, False, missing, missing, None)
         gold = self._run(item.gold, item.db_id, gold=True)
         if not gold.ok:
-            failed = Verdict(0.0, "gold_error", f"the gold fails ({gold.reason}): {gold.detail}")
+            failed = Verdict(0.0, "invalid_gold", f"the gold fails ({gold.reason}): {gold.detail}")
             return self._report(item, False, failed, failed, "sql")
         pred = self._run(item.pred, item.db_id, gold=False) if isinstance(item.pred, str) else None
         if pred is None or not pred.ok:
@@ -162,10 +162,14 @@ class PlatinumBenchmark(Benchmark):
     def official_lines(self, report: Report) -> str:
         figures = report.summary.execution_metrics or {}
         total = figures.get("total", 0)
-        lines = [f"Evaluation results of {Path(self.pred_file).stem}:"]
+        lines = [
+            f"As grade.py ({self.options.grading}) prints it:",
+            f"Evaluation results of {Path(self.pred_file).stem}:",
+        ]
         for label, key in (("Bird", "bird_correct"), ("Strict", "strict_correct")):
             count = figures.get(key, 0)
             lines.append(f"{label} Accuracy: {count / total if total else 0.0:.4f} ({count}/{total})")
+        lines.append(f"Strict (ours, typed cells): {report.summary.strict_score:.4f}")
         return "\n".join(lines) + "\n"
 
     def warnings(self, report: Report) -> list[str]:
