@@ -109,15 +109,16 @@ CASES = [  # (gold, prediction)
 ]
 
 
-def build(root: Path) -> list[tuple]:
+def build(root: Path, cases: list | None = None) -> list[tuple]:
+    cases = CASES if cases is None else cases
     root.mkdir(parents=True, exist_ok=True)
     _make_db(root / "mimic_iv.sqlite")
-    ids = [f"q{i:03d}" for i in range(len(CASES))]
+    ids = [f"q{i:03d}" for i in range(len(cases))]
     for folder, side in (("ref", 0), ("res", 1)):
         (root / folder).mkdir(exist_ok=True)
         name = "label.json" if folder == "ref" else "prediction.json"
-        (root / folder / name).write_text(json.dumps({k: c[side] for k, c in zip(ids, CASES, strict=True)}, indent=1))
-    return CASES
+        (root / folder / name).write_text(json.dumps({k: c[side] for k, c in zip(ids, cases, strict=True)}, indent=1))
+    return cases
 
 
 def _make_db(path: Path) -> None:

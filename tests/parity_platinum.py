@@ -75,12 +75,13 @@ CASES = [  # (gold, grading method or None, prediction: SQL, [SQL, ...] or None 
 ]
 
 
-def build(root: Path) -> list[tuple]:
+def build(root: Path, cases: list | None = None) -> list[tuple]:
+    cases = CASES if cases is None else cases
     (root / "db" / "shop").mkdir(parents=True, exist_ok=True)
     (root / "results").mkdir(exist_ok=True)
     _make_db(root / "db" / "shop" / "shop.sqlite")
     data, preds = [], {}
-    for qid, (gold, method, pred) in enumerate(CASES):
+    for qid, (gold, method, pred) in enumerate(cases):
         item = {"question_id": qid, "db_id": "shop", "question": f"question {qid}", "SQL": gold}
         if method is not None:
             item["grading_method"] = method
@@ -89,7 +90,7 @@ def build(root: Path) -> list[tuple]:
             preds[str(qid)] = pred
     (root / "data.json").write_text(json.dumps(data, indent=1))
     (root / "results" / "preds.json").write_text(json.dumps(preds, indent=1))
-    return CASES
+    return cases
 
 
 def _make_db(path: Path) -> None:

@@ -14,7 +14,8 @@ EPILOG = f"""\b
 Examples (grade.py's own arguments):
   python evaluate.py platinum --db_base_path dev_databases --infer_results results/model.json \\
       --data_path bird_platinum.json
-  python evaluate.py platinum ... --grading official-tie-aware --output out/platinum.json
+  python evaluate.py platinum --db_base_path dev_databases --infer_results results/model.json \\
+      --data_path bird_platinum.json --grading official-tie-aware --output out/platinum.json
 \b
 Gradings ({REPOSITORY} evaluation/grade.py at {COMMIT}):
 """ + "\n".join(f"  {name}: {what}" for name, what in GRADINGS.items())
