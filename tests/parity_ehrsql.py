@@ -106,6 +106,8 @@ CASES = [  # (gold, prediction)
     ("SELECT gender, COUNT(*) FROM patients GROUP BY gender", "SELECT COUNT(*), gender FROM patients GROUP BY gender"),
     ("SELECT 0.1 + 0.2", "SELECT 0.3"),
     ("SELECT -0.0001", "SELECT 0"),
+    ("SELECT 'a'", "SELECT CAST(x'ff61' AS TEXT)"),
+    ("SELECT value FROM nums WHERE value < 3", "SELECT value FROM nums WHERE value < 3 UNION ALL SELECT NULL"),
 ]
 
 

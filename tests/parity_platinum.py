@@ -72,6 +72,8 @@ CASES = [  # (gold, grading method or None, prediction: SQL, [SQL, ...] or None 
     ("SELECT name, kind FROM items WHERE kind = 'a'", "subset,=,1", "SELECT kind, name FROM items WHERE id = 1"),
     ("SELECT name, kind FROM items WHERE kind = 'a'", "subset,>=,1", "SELECT name, kind FROM items WHERE id < 4"),
     ("SELECT name, kind FROM items WHERE kind = 'a'", "subset,>=,1", "SELECT name, kind FROM items"),
+    ("SELECT 'a'", None, "SELECT CAST(x'ff61' AS TEXT)"),
+    ("SELECT name FROM items WHERE id = 1", None, "SELECT name FROM items WHERE id = 1; SELECT 1"),
 ]
 
 
