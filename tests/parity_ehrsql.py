@@ -111,8 +111,39 @@ CASES = [  # (gold, prediction)
 ]
 
 
+def random_cases(count: int = 40, seed: int = 7) -> list[tuple]:
+    """Seeded results near the rounding edges: a few cells each, the prediction's nudged (by 1e-4, 0.04, 0.5e-3),
+    written as text, as an integer, or left as they are."""
+    import random
+
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(count):
+        cells = [
+            round(rng.uniform(-50, 50), rng.choice([0, 1, 2, 3, 4])) + rng.choice([0, 0.05, 0.0005])
+            for _ in range(rng.randint(1, 3))
+        ]
+        nudged = [_nudge(rng, c) for c in cells]
+        cases.append((_select(cells), _select(nudged)))
+    return cases
+
+
+def _nudge(rng, cell: float) -> str:
+    kind = rng.choice(["same", "tiny", "tenth", "half_milli", "text", "int"])
+    value = {"tiny": cell + 1e-4, "tenth": cell + 0.04, "half_milli": cell + 0.0005}.get(kind, cell)
+    if kind == "text":
+        return f"'{cell!r}'"
+    if kind == "int":
+        return str(int(cell))
+    return repr(value)
+
+
+def _select(cells) -> str:
+    return " UNION ALL ".join(f"SELECT {c}" for c in cells)
+
+
 def build(root: Path, cases: list | None = None) -> list[tuple]:
-    cases = CASES if cases is None else cases
+    cases = CASES + random_cases() if cases is None else cases
     root.mkdir(parents=True, exist_ok=True)
     _make_db(root / "mimic_iv.sqlite")
     ids = [f"q{i:03d}" for i in range(len(cases))]

@@ -162,7 +162,8 @@ def ehrsql_folder(tmp_path_factory):
 def test_ehrsql_reliability_equals_the_official_scorer_of_each_version(ehrsql_folder, tmp_path, preset):
     report = parity_ehrsql.project_report(ehrsql_folder, tmp_path, preset)
     ours, official = parity_ehrsql.project_verdicts(report), EHRSQL[preset]["verdicts"]
-    differ = [(k, parity_ehrsql.CASES[k], ours[k], official[k]) for k in range(len(official)) if ours[k] != official[k]]
+    cases = parity_ehrsql.CASES + parity_ehrsql.random_cases()
+    differ = [(k, cases[k], ours[k], official[k]) for k in range(len(official)) if ours[k] != official[k]]
     assert len(ours) == len(official) and not differ
     assert report.summary.execution_metrics["reliability"] == EHRSQL[preset]["scores"]
 
