@@ -17,7 +17,7 @@ from evaluators.errors import Location, UsageError
 from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
-from evaluators.grading.benchmark import Benchmark, Inputs, run_benchmark
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
 from evaluators.loading import pairing
 from evaluators.loading.database_folder import SERVER_FAILURES, SERVER_OPTIONS, check_database_folder, server_hint
 from evaluators.matching.typed_rows import strict_rows
@@ -135,7 +135,7 @@ class BirdBenchmark(Benchmark):
     def broken(self, item, words: str) -> InstanceReport:
         name, gold, pred, question = item
         meta = {k: v for k, v in question.items() if k in ("question_id", "db_id", "difficulty")}
-        return _instance(name, gold, pred, meta, _both(Verdict(0.0, "internal_error", words)), {})
+        return _instance(name, gold, pred, meta, every(NAMES, Verdict(0.0, "internal_error", words)), {})
 
     def figures(self, instances: list) -> dict:
         return {**soft_f1_summary(instances), **efficiency_summary(instances, self.options)}
@@ -226,13 +226,18 @@ def _grade(
             None,
             pred,
             meta,
-            _both(Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)")),
+            every(NAMES, Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)")),
             {},
         )
     meta.setdefault("db_id", gold.db_id)
     if pred is None:
         return _instance(
-            name, gold, None, meta, _both(Verdict(0.0, "missing_prediction", "no prediction at this position")), {}
+            name,
+            gold,
+            None,
+            meta,
+            every(NAMES, Verdict(0.0, "missing_prediction", "no prediction at this position")),
+            {},
         )
     sql, named_db = official.split_prediction(pred.value)
     db_id = gold.db_id
@@ -243,7 +248,7 @@ def _grade(
     if runner.options.backend == "sqlite" and (db is None or not Path(db).is_file()):
         words = official.DEV_EMPTY_DB if db_id == "" else f"no database {db_id}/{db_id}.sqlite"
         verdict = Verdict(0.0, "no_database", f"{words} under {runner.options.db_root}")
-        return _instance(name, gold, pred, meta, _both(verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
+        return _instance(name, gold, pred, meta, every(NAMES, verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
     verdicts, info = _execute(sql, gold, db, runner, db_id != gold.db_id)
     info["db_named_in_prediction"] = named_db
     if db_id != gold.db_id:
@@ -251,12 +256,14 @@ def _grade(
     return _instance(name, gold, pred, meta, verdicts, info)
 
 
-def _both(verdict: Verdict) -> dict:
-    return {name: verdict for name in NAMES}
-
-
 def _failed(verdict: Verdict, info: dict) -> tuple[dict, dict]:
-    return _both(verdict), {**info, "ex_bird": False, "ex_strict": False, "soft_f1": 0.0, "soft_f1_unordered": 0.0}
+    return every(NAMES, verdict), {
+        **info,
+        "ex_bird": False,
+        "ex_strict": False,
+        "soft_f1": 0.0,
+        "soft_f1_unordered": 0.0,
+    }
 
 
 def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, elsewhere: bool) -> tuple[dict, dict]:
@@ -479,13 +486,11 @@ def _instance(
     verdicts: dict,
     info: dict,
 ) -> InstanceReport:
-    bird, strict = verdicts["bird"], verdicts["strict"]
     location = str(pred.location) if pred else (str(gold.location) if gold else None)
-    return InstanceReport.from_verdicts(
+    return item_report(
+        NAMES,
         name,
-        bird,
-        strict,
-        {"bird": bird.score, "strict": strict.score},
+        verdicts,
         funcs=("execution_match",),
         answer_type="sql" if pred else None,
         location=location,
