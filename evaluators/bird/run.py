@@ -17,7 +17,7 @@ from evaluators.errors import Location, UsageError
 from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
-from evaluators.grading.benchmark import Benchmark, Inputs, run_benchmark
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
 from evaluators.loading import pairing
 from evaluators.loading.database_folder import SERVER_FAILURES, SERVER_OPTIONS, check_database_folder, server_hint
 from evaluators.matching.typed_rows import strict_rows
@@ -120,21 +120,22 @@ class BirdBenchmark(Benchmark):
         self.runner = _Runner(options, config)
         if options.backend != "sqlite":
             _check_server(self.runner)
+        names = question_names(metadata, len(golds))
         items = [
-            (i, g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
+            (names[i], g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
             for i, g in enumerate(golds)
         ]
         gold_files = (gold_file, *([self.questions] if self.questions else []))
         return Inputs(items, len(preds), tuple(problems), tuple(_unpaired(preds, golds)), gold_files)
 
     def grade(self, item) -> InstanceReport:
-        index, gold, pred, question = item
-        return _grade(index, gold, pred, question, self.runner)
+        name, gold, pred, question = item
+        return _grade(name, gold, pred, question, self.runner)
 
     def broken(self, item, words: str) -> InstanceReport:
-        index, gold, pred, question = item
+        name, gold, pred, question = item
         meta = {k: v for k, v in question.items() if k in ("question_id", "db_id", "difficulty")}
-        return _instance(index, gold, pred, meta, _both(Verdict(0.0, "internal_error", words)), {})
+        return _instance(name, gold, pred, meta, every(NAMES, Verdict(0.0, "internal_error", words)), {})
 
     def figures(self, instances: list) -> dict:
         return {**soft_f1_summary(instances), **efficiency_summary(instances, self.options)}
@@ -148,6 +149,15 @@ class BirdBenchmark(Benchmark):
 
     def close(self) -> None:  # after `read` made the runner (run_benchmark's order)
         self.runner.rows.close()
+
+
+def question_names(questions: list[dict], count: int) -> list[str]:
+    """Each gold line's instance id: its question's `question_id` when every question has one, each its own
+    (BIRD's files do), else its position (0, 1, ...), as the official scripts count."""
+    ids = [str(q.get("question_id", "")) for q in questions[:count]]
+    if len(ids) == count and all(ids) and len(set(ids)) == count:
+        return ids
+    return [str(i) for i in range(count)]
 
 
 def _check_lengths(preds, golds, metadata, pred_file: Path, questions: Path | None, problems: list) -> None:
@@ -207,22 +217,27 @@ def _unpaired(preds, golds) -> list[str]:
 
 
 def _grade(
-    index: int, gold: native.GoldLine | None, pred: native.PredictionValue | None, question: dict, runner: _Runner
+    name: str, gold: native.GoldLine | None, pred: native.PredictionValue | None, question: dict, runner: _Runner
 ) -> InstanceReport:
     meta = {k: v for k, v in question.items() if k in ("question_id", "db_id", "difficulty")}
     if gold is None:
         return _instance(
-            index,
+            name,
             None,
             pred,
             meta,
-            _both(Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)")),
+            every(NAMES, Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)")),
             {},
         )
     meta.setdefault("db_id", gold.db_id)
     if pred is None:
         return _instance(
-            index, gold, None, meta, _both(Verdict(0.0, "missing_prediction", "no prediction at this position")), {}
+            name,
+            gold,
+            None,
+            meta,
+            every(NAMES, Verdict(0.0, "missing_prediction", "no prediction at this position")),
+            {},
         )
     sql, named_db = official.split_prediction(pred.value)
     db_id = gold.db_id
@@ -233,20 +248,22 @@ def _grade(
     if runner.options.backend == "sqlite" and (db is None or not Path(db).is_file()):
         words = official.DEV_EMPTY_DB if db_id == "" else f"no database {db_id}/{db_id}.sqlite"
         verdict = Verdict(0.0, "no_database", f"{words} under {runner.options.db_root}")
-        return _instance(index, gold, pred, meta, _both(verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
+        return _instance(name, gold, pred, meta, every(NAMES, verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
     verdicts, info = _execute(sql, gold, db, runner, db_id != gold.db_id)
     info["db_named_in_prediction"] = named_db
     if db_id != gold.db_id:
         info["ran_on"] = f"{db_id} (BIRD dev runs the prediction and the gold on the prediction's db_id)"
-    return _instance(index, gold, pred, meta, verdicts, info)
-
-
-def _both(verdict: Verdict) -> dict:
-    return {name: verdict for name in NAMES}
+    return _instance(name, gold, pred, meta, verdicts, info)
 
 
 def _failed(verdict: Verdict, info: dict) -> tuple[dict, dict]:
-    return _both(verdict), {**info, "ex_bird": False, "ex_strict": False, "soft_f1": 0.0, "soft_f1_unordered": 0.0}
+    return every(NAMES, verdict), {
+        **info,
+        "ex_bird": False,
+        "ex_strict": False,
+        "soft_f1": 0.0,
+        "soft_f1_unordered": 0.0,
+    }
 
 
 def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, elsewhere: bool) -> tuple[dict, dict]:
@@ -290,9 +307,26 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, e
         info["ex_bird_note"] = unhashable
         words, reason = unhashable, "unhashable_result"
     else:
-        words = "BIRD EX: " + ("equal as sets of rows" if bird else "different sets of rows")
+        words = "BIRD EX: " + ("equal as sets of rows" if bird else _difference(pred_rows, gold_rows))
         reason = "match" if bird else "value_mismatch"
     return {"bird": Verdict(float(bird), reason, words), "strict": strict}, info
+
+
+def _difference(pred_rows: list, gold_rows: list) -> str:
+    """Why the sets differ, as `grade` says it: the row counts and a gold row the prediction lacks (or the
+    other way round), cut short."""
+    words = f"different sets of rows ({len(gold_rows)} gold, {len(pred_rows)} predicted"
+    predicted, gold = set(pred_rows), set(gold_rows)  # hashable: BIRD EX compared them as sets
+    missing = next((row for row in gold_rows if row not in predicted), None)
+    if missing is not None:
+        return f"{words}; gold row {_row_text(missing)} not predicted)"
+    extra = next((row for row in pred_rows if row not in gold), None)
+    return f"{words}; predicted row {_row_text(extra)} not in the gold)" if extra is not None else words + ")"
+
+
+def _row_text(row: tuple) -> str:
+    text = "(" + ", ".join(map(str, row)) + ")"
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _soft_f1(pred_rows: list, gold_rows: list) -> dict:
@@ -445,20 +479,18 @@ def _official_pair(sql: str, gold_sql: str, db: str | None, runner: _Runner):
 
 
 def _instance(
-    index: int,
+    name: str,
     gold: native.GoldLine | None,
     pred: native.PredictionValue | None,
     meta: dict,
     verdicts: dict,
     info: dict,
 ) -> InstanceReport:
-    bird, strict = verdicts["bird"], verdicts["strict"]
     location = str(pred.location) if pred else (str(gold.location) if gold else None)
-    return InstanceReport.from_verdicts(
-        str(index),
-        bird,
-        strict,
-        {"bird": bird.score, "strict": strict.score},
+    return item_report(
+        NAMES,
+        name,
+        verdicts,
         funcs=("execution_match",),
         answer_type="sql" if pred else None,
         location=location,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from evaluators.cwd import absolute_or_none
 from evaluators.errors import InstanceError
-from evaluators.grading.benchmark import Benchmark, Inputs, run_benchmark
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
 from evaluators.livesql import native
 from evaluators.livesql.profiles import Profile, profile_for
 from evaluators.matching.verdicts import Verdict
@@ -80,7 +80,7 @@ class LiveSQLBenchmark(Benchmark):
     def broken(self, item: native.Line, words: str) -> InstanceReport:
         meta = {"category": str(item.data.get("category", "Query")), "database": native.database_of(item.data) or "?"}
         return _report(
-            item, meta, "sql", _same(Verdict(0.0, "internal_error", f"{words} (instance at {item.location})"))
+            item, meta, "sql", every(NAMES, Verdict(0.0, "internal_error", f"{words} (instance at {item.location})"))
         )
 
     def figures(self, instances: list) -> dict:
@@ -114,17 +114,19 @@ def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
     meta = {"category": data.get("category", "Query"), "database": db or "?"}
     missing = [f for f in profile.required if f not in data]
     if "pred_sqls" in missing:
-        return _report(line, meta, None, _same(Verdict(0.0, "missing_prediction", "no pred_sqls for this instance")))
+        return _report(
+            line, meta, None, every(NAMES, Verdict(0.0, "missing_prediction", "no pred_sqls for this instance"))
+        )
     if missing or db is None:
         words = f"missing fields: {', '.join(missing) or 'selected_database'} (the official harness fails it)"
-        return _report(line, meta, "sql", _same(Verdict(0.0, "invalid_gold", words)))
+        return _report(line, meta, "sql", every(NAMES, Verdict(0.0, "invalid_gold", words)))
     try:
         db_ref = _database(db, options)
     except InstanceError as exc:  # a name that is a path, or leads out of --db_root
-        return _report(line, meta, "sql", _same(Verdict(0.0, exc.reason, exc.detail)))
+        return _report(line, meta, "sql", every(NAMES, Verdict(0.0, exc.reason, exc.detail)))
     if db_ref is None:
         where = f"{db}/{db}_template.sqlite under {options.db_root}"
-        return _report(line, meta, "sql", _same(Verdict(0.0, "no_database", f"no database {where}")))
+        return _report(line, meta, "sql", every(NAMES, Verdict(0.0, "no_database", f"no database {where}")))
     event = _run(data, db_ref, options)
     verdicts, info = verdicts_of(event)
     return _report(line, meta, "sql", verdicts, info)
@@ -188,7 +190,7 @@ def verdicts_of(event: dict) -> tuple[dict, dict]:
     """The official and strict verdicts from the worker's answer, and what the report keeps of it."""
     if event.get("reason") != "ok":
         failed = Verdict(0.0, event.get("reason", "exec_error"), event.get("detail", ""))
-        return _same(failed), {"stage": "worker"}
+        return every(NAMES, failed), {"stage": "worker"}
     official = _phase_verdict(event["official"])
     strict = _phase_verdict(event["strict"]) if event.get("strict") else official
     info = {"official": event["official"], **({"strict": event["strict"]} if event.get("strict") else {})}
@@ -213,17 +215,11 @@ def _phase_verdict(phase: dict) -> Verdict:
     return Verdict(0.0, "test_failed", f"{first} of {phase['total']} failed: {message}")
 
 
-def _same(verdict: Verdict) -> dict:
-    return {name: verdict for name in NAMES}
-
-
 def _report(line: native.Line, meta: dict, answer_type, verdicts: dict, info: dict | None = None) -> InstanceReport:
-    official, strict = verdicts["official"], verdicts["strict"]
-    return InstanceReport.from_verdicts(
+    return item_report(
+        NAMES,
         line.instance_id,
-        official,
-        strict,
-        {"official": official.score, "strict": strict.score},
+        verdicts,
         funcs=("test_cases",),
         answer_type=answer_type,
         location=str(line.location),

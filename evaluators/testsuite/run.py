@@ -15,7 +15,7 @@ from pathlib import Path
 
 from evaluators.execution.executor import ExecConfig, ExecResult, run_sql
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
-from evaluators.grading.benchmark import Benchmark, Inputs, run_benchmark
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
 from evaluators.loading.database_folder import check_database_folder
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
@@ -111,7 +111,7 @@ class TestSuiteBenchmark(Benchmark):
 
     def broken(self, item, words: str) -> InstanceReport:
         index, gold, pred, _place = item
-        return _instance(index, gold, pred, _both(Verdict(0.0, "internal_error", words)), {})
+        return _instance(index, gold, pred, every(NAMES, Verdict(0.0, "internal_error", words)), {})
 
     def complete(self, instances: list[InstanceReport]) -> list[InstanceReport]:
         return exact_run.with_sessions(instances, self.exact.matching)
@@ -174,22 +174,18 @@ def _grade(
     plug: int | None,
 ) -> InstanceReport:
     if gold is None:
-        both = _both(Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)"))
+        both = every(NAMES, Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)"))
         return _instance(index, None, pred, both, {})
     if pred is None:
-        return _instance(index, gold, None, _both(Verdict(0.0, "missing_prediction", "no prediction line")), {})
+        return _instance(index, gold, None, every(NAMES, Verdict(0.0, "missing_prediction", "no prediction line")), {})
     variants = database_variants(db_dir, gold.db_id)
     if not variants:
         verdict = Verdict(0.0, "no_database", f"no {gold.db_id}/*.sqlite under {db_dir}")
-        return _instance(index, gold, pred, _both(verdict), {})
+        return _instance(index, gold, pred, every(NAMES, verdict), {})
     official, info = _official(gold, pred, variants, runner, keep_distinct, plug)
     strict = _strict(gold, pred, variants, runner)
     info["databases"] = len(variants)
     return _instance(index, gold, pred, {SEMANTICS: official, "strict": strict}, info)
-
-
-def _both(verdict: Verdict) -> dict:
-    return {name: verdict for name in NAMES}
 
 
 def _official(
@@ -267,14 +263,12 @@ def _strict(gold: GoldLine, pred: Prediction, variants: list[Path], runner: _Run
 
 
 def _instance(index: int, gold: GoldLine | None, pred: Prediction | None, verdicts: dict, info: dict) -> InstanceReport:
-    official, strict = verdicts[SEMANTICS], verdicts["strict"]
     metadata = {"db_id": gold.db_id} if gold else {}
     location = str(pred.location) if pred else (str(gold.location) if gold else None)
-    return InstanceReport.from_verdicts(
+    return item_report(
+        NAMES,
         str(index),
-        official,
-        strict,
-        {SEMANTICS: official.score, "strict": strict.score},
+        verdicts,
         funcs=("test_suite",),
         answer_type="sql" if pred else None,
         location=location,
