@@ -19,7 +19,7 @@ from evaluators.errors import Location, UsageError
 from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
-from evaluators.grading.benchmark import Benchmark, Inputs
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
 from evaluators.metrics.ehrsql import reliability, reliability_scores
@@ -120,11 +120,10 @@ class EhrsqlBenchmark(Benchmark):
         official = self._official(gold, pred)
         strict = self._strict(gold, pred)
         metadata = {"answerable": not gold.abstains, "abstained": pred.abstains}
-        return InstanceReport.from_verdicts(
+        return item_report(
+            self.names,
             item.key,
-            official[1],
-            strict[1],
-            {self.preset.name: official[1].score, "strict": strict[1].score},
+            {self.preset.name: official[1], "strict": strict[1]},
             funcs=("ehrsql",),
             answer_type="sql" if item.pred is not None else None,
             location=str(item.location) if item.location else None,
@@ -165,9 +164,7 @@ class EhrsqlBenchmark(Benchmark):
 
     def broken(self, item: Item, words: str) -> InstanceReport:
         verdict = Verdict(0.0, "internal_error" if item.gold is not None else "invalid_gold", words)
-        return InstanceReport.from_verdicts(
-            item.key, verdict, verdict, {self.preset.name: 0.0, "strict": 0.0}, funcs=("ehrsql",), answer_type=None
-        )
+        return item_report(self.names, item.key, every(self.names, verdict), funcs=("ehrsql",), answer_type=None)
 
     def figures(self, instances: list[InstanceReport]) -> dict:
         def scores(key: str) -> list[int]:

@@ -19,7 +19,7 @@ from evaluators.errors import Location, SpecError, UsageError
 from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
-from evaluators.grading.benchmark import Benchmark, Inputs
+from evaluators.grading.benchmark import Benchmark, Inputs, item_report
 from evaluators.matching.verdicts import Verdict
 from evaluators.platinum.rules import COMMIT, GRADINGS, REPOSITORY, OfficialError, bird_verdict, official_strict, ours
 from evaluators.reporting.report import InstanceReport, Report
@@ -56,7 +56,7 @@ class PlatinumBenchmark(Benchmark):
         if self.options.grading not in GRADINGS:
             raise UsageError(f"unknown grading {self.options.grading!r}", hint="one of " + ", ".join(GRADINGS))
         self.semantics = self.options.grading
-        self.names = ("bird", self.options.grading, "strict")
+        self.names = (self.options.grading, "bird", "strict")  # the first is the report's score
         config = ExecConfig(
             output_dir=self.options.work_dir,
             timeout_s=self.options.timeout_s,
@@ -131,12 +131,16 @@ class PlatinumBenchmark(Benchmark):
         )
 
     def _report(self, item: Item, bird: bool, official: Verdict, strict: Verdict, answer_type) -> InstanceReport:
-        scores = {"bird": 1.0 if bird else 0.0, self.options.grading: official.score, "strict": strict.score}
-        return InstanceReport.from_verdicts(
+        said = "rows equal as sets" if bird else "rows differ as sets (or no rows to compare)"
+        verdicts = {
+            self.options.grading: official,
+            "bird": Verdict(1.0 if bird else 0.0, "bird", said),
+            "strict": strict,
+        }
+        return item_report(
+            self.names,
             item.key,
-            official,
-            strict,
-            scores,
+            verdicts,
             funcs=("platinum",),
             answer_type=answer_type,
             location=str(item.location) if item.location else None,
