@@ -152,3 +152,26 @@ def test_every_reason_the_two_commands_give_is_explained(tmp_path):
     reports.append(parity_platinum.project_report(tmp_path / "p", tmp_path / "w", "official-tie-aware"))
     reasons = {r for report in reports for i in report.instances for r in (i.reason, i.strict_reason)}
     assert reasons <= set(REASONS) and "internal_error" not in reasons
+
+
+def test_files_that_are_not_the_scorers_formats_stop_with_the_format_named(tmp_path):
+    import parity_ehrsql
+    import parity_platinum
+
+    parity_ehrsql.build(tmp_path / "e", parity_ehrsql.CASES[:2])
+    (tmp_path / "e" / "ref" / "label.json").write_text("[1, 2]")
+    args = [
+        "--gold",
+        tmp_path / "e" / "ref",
+        "--pred",
+        tmp_path / "e" / "res",
+        "--db",
+        tmp_path / "e" / "mimic_iv.sqlite",
+    ]
+    result = run_cli("ehrsql", *args)
+    assert result.exit_code == 2 and 'label.json: the file must be a JSON object {"id": "SQL or null"' in result.output
+    parity_platinum.build(tmp_path / "p", parity_platinum.CASES[:2])
+    (tmp_path / "p" / "data.json").write_text('[{"question_id": 1, "db_id": "shop", "SQL": "SELECT 1"}, {"SQL": "x"}]')
+    data = ["--data_path", tmp_path / "p" / "data.json", "--infer_results", tmp_path / "p" / "results" / "preds.json"]
+    result = run_cli("platinum", "--db_base_path", tmp_path / "p" / "db", *data)
+    assert result.exit_code == 2 and "item 2 lacks question_id, db_id or SQL" in result.output

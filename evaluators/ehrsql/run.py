@@ -15,7 +15,7 @@ from pathlib import Path
 from evaluators.bird.native import read_predictions
 from evaluators.ehrsql.rewrite import rewrite
 from evaluators.ehrsql.rules import PRESETS, Preset, is_abstention, result_text
-from evaluators.errors import Location, UsageError
+from evaluators.errors import Location, SpecError, UsageError
 from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
@@ -88,8 +88,8 @@ class EhrsqlBenchmark(Benchmark):
             raise UsageError(f"{self.options.database}: no such database file", hint="the scorer's mimic_iv.sqlite")
         problems: list[Problem] = []
         pred_file = _resolve(self.pred_file, PRED_NAME)
-        gold = {p.key: p for p in read_predictions(_resolve(self.gold_file, GOLD_NAME))}
-        preds = {p.key: p for p in read_predictions(pred_file)}
+        gold = _read_object(_resolve(self.gold_file, GOLD_NAME))
+        preds = _read_object(pred_file)
         items = [self._item(key, g, preds.get(key), problems) for key, g in gold.items()]
         unknown = tuple(k for k in preds if k not in gold)
         missing = [k for k in gold if k not in preds]
@@ -188,6 +188,16 @@ class EhrsqlBenchmark(Benchmark):
 
     def close(self) -> None:
         self.runner.close()
+
+
+def _read_object(path: Path) -> dict:
+    """The scorer's JSON object, id by id with the line each starts on (read as every submitted file is)."""
+    try:
+        return {p.key: p for p in read_predictions(path)}
+    except SpecError as error:
+        if "must be a JSON object" not in error.message:
+            raise
+        raise SpecError('the file must be a JSON object {"id": "SQL or null", ...}', error.location) from None
 
 
 def _resolve(path: Path, name: str) -> Path:

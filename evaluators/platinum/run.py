@@ -209,5 +209,5 @@ def _read_questions(path: Path) -> list[dict]:
         raise SpecError("the questions must be a JSON array", Location(str(path)))
     for index, question in enumerate(data):
         if not isinstance(question, dict) or not all(k in question for k in ("question_id", "db_id", "SQL")):
-            raise SpecError(f"question {index} lacks question_id, db_id or SQL", Location(str(path)))
+            raise SpecError(f"the array's item {index + 1} lacks question_id, db_id or SQL", Location(str(path)))
     return data
