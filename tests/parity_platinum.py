@@ -77,8 +77,39 @@ CASES = [  # (gold, grading method or None, prediction: SQL, [SQL, ...] or None 
 ]
 
 
+def random_cases(count: int = 40, seed: int = 5) -> list[tuple]:
+    """Seeded literal results: cells drawn from integers, their float twins, their text, NULL and words; the
+    prediction a shuffled, cut, duplicated or retyped copy; a tie method on some."""
+    import random
+
+    rng = random.Random(seed)
+    pool = [1, 2, 1.0, 2.5, "1", "a", "b", None]
+    cases = []
+    for _ in range(count):
+        width = rng.randint(1, 2)
+        gold = [tuple(rng.choice(pool) for _ in range(width)) for _ in range(rng.randint(1, 3))]
+        pred = [tuple(rng.sample(row, len(row))) for row in gold]
+        change = rng.choice(["same", "cut", "twice", "retype", "other"])
+        if change == "cut":
+            pred = pred[:1]
+        elif change == "twice":
+            pred = pred + pred[:1]
+        elif change in ("retype", "other"):
+            pred = [tuple(rng.choice(pool) if rng.random() < 0.5 else c for c in row) for row in pred]
+        method = rng.choice([None, None, "subset,=,1", "subset,>=,1", f"subset,=,{len(pred)}"])
+        cases.append((_select(gold), method, _select(pred)))
+    return cases
+
+
+def _select(rows: list[tuple]) -> str:
+    def literal(cell) -> str:
+        return "NULL" if cell is None else f"'{cell}'" if isinstance(cell, str) else repr(cell)
+
+    return " UNION ALL ".join("SELECT " + ", ".join(literal(c) for c in row) for row in rows)
+
+
 def build(root: Path, cases: list | None = None) -> list[tuple]:
-    cases = CASES if cases is None else cases
+    cases = CASES + random_cases() if cases is None else cases
     (root / "db" / "shop").mkdir(parents=True, exist_ok=True)
     (root / "results").mkdir(exist_ok=True)
     _make_db(root / "db" / "shop" / "shop.sqlite")
@@ -153,7 +184,7 @@ def record(repo: Path, python: str) -> dict:
         )
         recorded = {
             "commit": COMMIT,
-            "official": [by_id.get(i) for i in range(len(CASES))],
+            "official": [by_id.get(i) for i in range(len(CASES) + len(random_cases()))],
             "official_accuracy": [report["bird_accuracy"], report["strict_accuracy"]],
             "official-tie-aware": json.loads(done.stdout.strip().splitlines()[-1]),
         }
