@@ -178,3 +178,23 @@ def test_files_that_are_not_the_scorers_formats_stop_with_the_format_named(tmp_p
     data = ["--data_path", tmp_path / "p" / "data.json", "--infer_results", tmp_path / "p" / "results" / "preds.json"]
     result = run_cli("platinum", "--db_base_path", tmp_path / "p" / "db", *data)
     assert result.exit_code == 2 and "item 2 lacks question_id, db_id or SQL" in result.output
+
+
+def test_platinum_a_missing_database_is_no_database_and_a_number_is_no_sql(tmp_path):
+    import parity_platinum
+
+    from evaluators.reporting.report import REASONS
+
+    cases = [("SELECT 1", None, "SELECT 1"), ("SELECT 1", None, 7), ("SELECT 1", None, "SELECT 1")]
+    parity_platinum.build(tmp_path, cases)
+    data = json.loads((tmp_path / "data.json").read_text())
+    data[2]["db_id"] = "gone"
+    (tmp_path / "data.json").write_text(json.dumps(data))
+    files = ["--data_path", tmp_path / "data.json", "--infer_results", tmp_path / "results" / "preds.json"]
+    result = run_cli("platinum", "--db_base_path", tmp_path / "db", *files, "--output", tmp_path / "p.json")
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "p.json").read_text())
+    assert [i["reason"] for i in report["instances"]] == ["match", "invalid_answer", "no_database"]
+    assert all(i["reason"] in REASONS for i in report["instances"])
+    messages = [p["message"] for p in report["summary"]["problems"]]
+    assert any("1 of the 2 database(s) the gold needs are not in this folder" in m for m in messages), messages

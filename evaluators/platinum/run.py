@@ -20,6 +20,7 @@ from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.grading.benchmark import Benchmark, Inputs, item_report
+from evaluators.loading.database_folder import check_database_folder
 from evaluators.matching.verdicts import Verdict
 from evaluators.platinum.rules import COMMIT, GRADINGS, REPOSITORY, OfficialError, bird_verdict, official_strict, ours
 from evaluators.reporting.report import InstanceReport, Report
@@ -79,9 +80,14 @@ class PlatinumBenchmark(Benchmark):
                     "them (KeyError); graded here as not submitted",
                 )
             )
-        missing = [i for i in items if i.db_id and not self._database(i.db_id).is_file()]
-        if items and len(missing) == len(items):
-            raise UsageError(f"--db_base_path {self.options.db_root}: none of the questions' databases is there")
+        found = check_database_folder(
+            "--db_base_path",
+            Path(self.options.db_root),
+            (i.db_id for i in items),
+            lambda db: self._database(db).is_file(),
+            "{db}/{db}.sqlite",
+        )
+        problems.extend([found] if found else [])
         return Inputs(items, len(preds), tuple(problems), unknown, (self.data_file,))
 
     def _item(self, question: dict, pred, problems: list) -> Item:
@@ -113,12 +119,13 @@ class PlatinumBenchmark(Benchmark):
             return self._report(item, False, missing, missing, None)
         gold = self._run(item.gold, item.db_id, gold=True)
         if not gold.ok:
-            failed = Verdict(0.0, "invalid_gold", f"the gold fails ({gold.reason}): {gold.detail}")
+            reason = "no_database" if gold.reason == "no_database" else "invalid_gold"
+            failed = Verdict(0.0, reason, f"the gold fails ({gold.reason}): {gold.detail}")
             return self._report(item, False, failed, failed, "sql")
         pred = self._run(item.pred, item.db_id, gold=False) if isinstance(item.pred, str) else None
         if pred is None or not pred.ok:
             why = "not SQL text" if pred is None else f"{pred.reason}: {pred.detail}"
-            failed = Verdict(0.0, pred.reason if pred else "invalid_prediction", f"the prediction fails ({why})")
+            failed = Verdict(0.0, pred.reason if pred else "invalid_answer", f"the prediction fails ({why})")
             return self._report(item, False, failed, failed, "sql")
         gold_rows, pred_rows = list(gold.rows), list(pred.rows)
         method = item.method if self.options.grading == "official-tie-aware" else "multiset"
