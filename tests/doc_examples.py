@@ -83,6 +83,8 @@ def build_world(root: Path) -> Path:
     _lite_sources(work)
     _server_files(work)
     _livesql_files(root, work)
+    _ehrsql_files(work)
+    _platinum_files(work)
     return work
 
 
@@ -210,3 +212,41 @@ def _livesql_files(root: Path, work: Path) -> None:
     shutil.copy(pg_files["critic_pg"], work / "gt.jsonl")
     for name in ("livesql_gt.jsonl", "livesqlbench_gt.jsonl"):
         shutil.copy(pg_files["livesql_pg"], work / name)
+
+
+def _ehrsql_files(work: Path) -> None:
+    """EHRSQL's layout twice (input/ref, input/res; label.json, prediction.json beside mimic_iv.sqlite):
+    right, wrong, abstaining on an answerable question, abstaining rightly, answering an unanswerable one."""
+    import parity_ehrsql
+
+    count = "SELECT COUNT(*) FROM patients"
+    cases = [
+        (count, "SELECT COUNT(subject_id) FROM patients"),
+        (count, "SELECT COUNT(*) FROM patients WHERE gender = 'F'"),
+        (count, "null"),
+        ("null", "null"),
+        ("null", count),
+    ]
+    parity_ehrsql.build(work / "input", cases)
+    shutil.move(work / "input" / "mimic_iv.sqlite", work / "mimic_iv.sqlite")
+    shutil.copy(work / "input" / "ref" / "label.json", work / "label.json")
+    shutil.copy(work / "input" / "res" / "prediction.json", work / "prediction.json")
+
+
+def _platinum_files(work: Path) -> None:
+    """grade.py's files: right; columns swapped (strict right, bird wrong); duplicates (bird right); one row of
+    a two-row tie (right only where the tie annotation counts)."""
+    import parity_platinum
+
+    kinds = "SELECT name, kind FROM items"
+    cases = [
+        ("SELECT name FROM items", None, "SELECT name FROM items"),
+        (kinds, None, "SELECT kind, name FROM items"),
+        ("SELECT kind FROM items", None, "SELECT DISTINCT kind FROM items"),
+        (kinds + " WHERE kind = 'a'", "subset,=,1", kinds + " WHERE id = 1"),
+    ]
+    parity_platinum.build(work / "platinum", cases)
+    shutil.copytree(work / "platinum" / "db", work / "dev_databases", dirs_exist_ok=True)  # BIRD's may be there
+    shutil.move(work / "platinum" / "data.json", work / "bird_platinum.json")
+    (work / "results").mkdir(exist_ok=True)
+    shutil.move(work / "platinum" / "results" / "preds.json", work / "results" / "model.json")

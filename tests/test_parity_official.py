@@ -142,3 +142,70 @@ def test_duckdb_match_reads_table_names_unquoted_as_the_official_scorer(tmp_path
     ours = parity_dbt.project_verdicts(tmp_path, tmp_path / "w")
     assert {k: v["spider2"] for k, v in ours.items()} == official
     assert ours["spaced"]["strict"] == 1 and ours["reserved"]["strict"] == 1  # strict quotes names
+
+
+# ---------------------------------------------------------------- EHRSQL 2024 (tests/parity_ehrsql.py)
+
+import parity_ehrsql  # noqa: E402
+
+EHRSQL = json.loads(parity_ehrsql.RECORDED.read_text())
+
+
+@pytest.fixture(scope="module")
+def ehrsql_folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("parity_ehrsql")
+    parity_ehrsql.build(root)
+    return root
+
+
+@pytest.mark.parametrize("preset", list(parity_ehrsql.PRESETS))
+def test_ehrsql_reliability_equals_the_official_scorer_of_each_version(ehrsql_folder, tmp_path, preset):
+    report = parity_ehrsql.project_report(ehrsql_folder, tmp_path, preset)
+    ours, official = parity_ehrsql.project_verdicts(report), EHRSQL[preset]["verdicts"]
+    cases = parity_ehrsql.CASES + parity_ehrsql.random_cases()
+    differ = [(k, cases[k], ours[k], official[k]) for k in range(len(official)) if ours[k] != official[k]]
+    assert len(ours) == len(official) and not differ
+    assert report.summary.execution_metrics["reliability"] == EHRSQL[preset]["scores"]
+
+
+def test_the_ehrsql_versions_differ_where_their_scorers_do():
+    """The recorded verdicts themselves: rounding to 1 decimal (2.51 = 2.54) and the 2024-08 rewrite (NOW())."""
+    rounding = parity_ehrsql.CASES.index(("SELECT 2.51", "SELECT 2.54"))
+    now = next(i for i, c in enumerate(parity_ehrsql.CASES) if "<= NOW()" in c[1])
+    assert [EHRSQL[p]["verdicts"][rounding] for p in parity_ehrsql.PRESETS] == [-1, -1, 1]
+    assert [EHRSQL[p]["verdicts"][now] for p in parity_ehrsql.PRESETS] == [1, -1, -1]
+
+
+# ---------------------------------------------------------------- BIRD-Platinum (tests/parity_platinum.py)
+
+import parity_platinum  # noqa: E402
+
+PLATINUM = json.loads(parity_platinum.RECORDED.read_text())
+
+
+@pytest.fixture(scope="module")
+def platinum_folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("parity_platinum")
+    parity_platinum.build(root)
+    return root
+
+
+@pytest.mark.parametrize("grading", ["official", "official-tie-aware"])
+def test_platinum_verdicts_equal_grade_py(platinum_folder, tmp_path, grading):
+    report = parity_platinum.project_report(platinum_folder, tmp_path, grading)
+    ours, official = parity_platinum.project_verdicts(report), PLATINUM[grading]
+    cases = parity_platinum.CASES + parity_platinum.random_cases()
+    differ = [(k, cases[k], ours[k], official[k]) for k in range(len(official)) if ours[k] != official[k]]
+    assert len(ours) == len(official) and not differ
+    if grading == "official":
+        figures = report.summary.execution_metrics
+        accuracy = [figures["bird_correct"] / figures["total"], figures["strict_correct"] / figures["total"]]
+        assert accuracy == PLATINUM["official_accuracy"]
+
+
+def test_platinum_questions_grade_py_cannot_grade_are_graded_by_strict(platinum_folder, tmp_path):
+    report = parity_platinum.project_report(platinum_folder, tmp_path, "official-tie-aware")
+    errors = [i for i in report.instances if i.reason == "official_error"]
+    assert len(errors) == PLATINUM["official-tie-aware"].count("error")
+    assert all("no official verdict" in i.detail and i.strict_reason in ("match", "value_mismatch") for i in errors)
+    assert any(i.strict_score == 1 for i in errors)

@@ -13,10 +13,12 @@ import click
 from evaluators.cli.bird import bird
 from evaluators.cli.compare import compare
 from evaluators.cli.db import db
+from evaluators.cli.ehrsql import ehrsql
 from evaluators.cli.gold import gold
 from evaluators.cli.grade import GRADE_EPILOG, grade
 from evaluators.cli.livesql import livesql
 from evaluators.cli.options import stop_interrupted
+from evaluators.cli.platinum import platinum
 from evaluators.cli.testsuite import test_suite
 from evaluators.cli.validate import validate
 
@@ -56,3 +58,5 @@ main.add_command(db)
 main.add_command(bird)
 main.add_command(livesql)
 main.add_command(compare)
+main.add_command(ehrsql)
+main.add_command(platinum)

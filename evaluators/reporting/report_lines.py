@@ -44,6 +44,10 @@ REASONS = {
     "(--max-result-rows, half of --memory-limit-mb)",
     "memory_limit": "the query's worker passed its memory cap (--memory-limit-mb) and the query was stopped, or a table pair too big for memory could not be compared out of core",
     "disk_limit": "the query wrote more into its private database copy than the run allows",
+    "abstained": "EHRSQL: the answer abstains (null) on a question that has one: 0 in the reliability score",
+    "correct_abstention": "EHRSQL: the answer abstains (null) on a question that has none: +1",
+    "answered_unanswerable": "EHRSQL: an answer to a question that has none: -1 (then the penalty)",
+    "official_error": "the official scorer raises on this question and gives no verdict (strict grades it)",
     "unhashable_result": "BIRD EX: a result holds json or arrays, which the official set() cannot hold: 0",
 }
 
