@@ -13,6 +13,7 @@ import click
 from evaluators.cli.bird import bird
 from evaluators.cli.compare import compare
 from evaluators.cli.db import db
+from evaluators.cli.doctor import doctor
 from evaluators.cli.gold import gold
 from evaluators.cli.grade import GRADE_EPILOG, grade
 from evaluators.cli.livesql import livesql
@@ -56,3 +57,4 @@ main.add_command(db)
 main.add_command(bird)
 main.add_command(livesql)
 main.add_command(compare)
+main.add_command(doctor)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
+from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import AbsolutePath, echo, handle_errors, write_reports
 
 # Queries at once: the official pool has --num_cpus processes whatever the cores, and a query waiting for its
@@ -97,6 +98,7 @@ def _path(*names, exists: bool = False, **kwargs):
 @options.memory_limit_option(
     "Memory one query may use: the engine's, its worker's and its fetched rows' cap (docs/security.md)."
 )
+@fingerprint_option
 @handle_errors
 def bird(
     predicted,
@@ -115,6 +117,7 @@ def bird(
     postgres_dsn,
     mysql_dsn,
     memory_limit_mb,
+    fingerprint,
 ):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     from evaluators.bird.run import BirdOptions, grade_bird, official_table
@@ -123,6 +126,7 @@ def bird(
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
     # The predictions are one file, often beside where people write results; the databases are a folder.
     options.check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    check_fingerprint(fingerprint, db_root, work_dir, postgres_dsn, mysql_dsn)
     bird_options = BirdOptions(
         db_root,
         _dialect(sql_dialect),

@@ -10,6 +10,7 @@ import click
 
 from evaluators.cli import options
 from evaluators.cli.databases import check_databases
+from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import check_writable_outside, echo, echo_json, handle_errors, write_reports
 from evaluators.errors import Failed, MissingExtra
 from evaluators.matching.semantics import PRESETS
@@ -81,6 +82,7 @@ Examples:
 )
 @options.layout_option
 @options.execution_options
+@fingerprint_option
 @handle_errors
 def grade(
     result_dir,
@@ -100,6 +102,7 @@ def grade(
     layout,
     ves_iterations,
     ray_address,
+    fingerprint,
     **execution,
 ):
     """Grade a submission folder against a gold folder."""
@@ -112,6 +115,8 @@ def grade(
     from evaluators.grading.run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
+    config = executor.config
+    check_fingerprint(fingerprint, config.db_dir, config.output_dir, config.postgres_dsn, config.mysql_dsn)
     setup_problems = check_databases(loaded, executor, "--db-dir" if execution["db_dir"] else "GOLD/databases")
     check_writable_outside(
         {"--output": output, "--work-dir": executor.config.output_dir}, {"submission": result_dir, "gold": gold_dir}

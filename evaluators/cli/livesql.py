@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
+from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import AbsolutePath, echo, handle_errors, write_reports
 
 EPILOG = """\b
@@ -55,6 +56,7 @@ Examples:
 @options.html_option
 @options.work_dir_option("Where private database copies go.")
 @options.allow_gold_errors_option
+@fingerprint_option
 @handle_errors
 def livesql(
     jsonl_file,
@@ -73,6 +75,7 @@ def livesql(
     with_html,
     work_dir,
     allow_gold_errors,
+    fingerprint,
 ):
     """Grade LiveSQLBench / BIRD-CRITIC predictions by their test cases (Query and Management tasks)."""
     from evaluators.errors import UsageError
@@ -85,6 +88,7 @@ def livesql(
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
     options.check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    check_fingerprint(fingerprint, db_root, work_dir, postgres_dsn)
     run_options = LiveSQLOptions(
         benchmark=benchmark,
         engine=engine,

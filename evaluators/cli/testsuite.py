@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
+from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import AbsolutePath, echo, handle_errors, warn_about_pairing, write_reports
 
 EPILOG = """\b
@@ -78,6 +79,7 @@ Examples:
 @options.output_option("Write the JSON report here, with a CSV beside it.")
 @options.work_dir_option("Where query results go (default: beside --output, else .grade-work).")
 @options.jobs_option("Run")
+@fingerprint_option
 @handle_errors
 def test_suite(
     gold_file,
@@ -92,6 +94,7 @@ def test_suite(
     output,
     work_dir,
     jobs,
+    fingerprint,
 ):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
     from evaluators.grading.jobs import resolve_jobs
@@ -99,6 +102,7 @@ def test_suite(
 
     if work_dir is None:
         work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
+    check_fingerprint(fingerprint, db_dir, work_dir)
     report = grade_test_suite(
         gold_file,
         pred_file,
