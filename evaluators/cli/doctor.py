@@ -25,7 +25,7 @@ Servers: --engine postgres --postgres-dsn DSN --database NAME (repeat; templates
 
 @click.group("doctor")
 def doctor():
-    """The benchmark's health: fingerprints of its databases."""
+    """The benchmark's health: the achievable ceiling of each command, fingerprints of its databases."""
 
 
 @doctor.command("fingerprint", epilog=FINGERPRINT_EPILOG)
@@ -102,3 +102,141 @@ def _targets(db_dir, engine, databases) -> list:
             f"--db-dir {db_dir}: no SQLite or DuckDB file (.sqlite, .sqlite3, .db, .duckdb, .ddb) below it"
         )
     return targets
+
+
+REFERENCE_DATE = click.option(
+    "--reference-date",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Run the golds as if today were this day (CURRENT_DATE, NOW(), 'now'); the ceiling is then NOT official.",
+)
+CEILING_EPILOG = """\b
+Every gold runs as the prediction under the command's official rule; the report gives the achievable
+ceiling over every gold instance and over the scoreable ones, and each unscoreable instance with its cause
+(docs/doctor.md).
+"""
+
+
+def _report(ceiling, output, with_html) -> None:
+    from evaluators.atomic import write_text
+
+    echo(ceiling.to_text(), nl=False)
+    if output:
+        write_text(output, ceiling.to_json())
+        written = [output]
+        if with_html:
+            write_text(output.with_suffix(".html"), ceiling.to_html())
+            written.append(output.with_suffix(".html"))
+        echo("wrote " + ", ".join(map(str, written)), err=True)
+
+
+def _day(reference_date) -> str | None:
+    return reference_date.strftime("%Y-%m-%d") if reference_date else None
+
+
+def _work(work_dir, output) -> Path:
+    return work_dir or (output.parent / f"{output.stem}_exec" if output else Path(".grade-work"))
+
+
+@doctor.command("bird", epilog=CEILING_EPILOG)
+@click.option("--ground_truth_path", "--ground-truth-path", "gold", required=True, type=AbsolutePath(exists=True))
+@click.option(
+    "--db_root_path", "--db-root-path", "db_root", required=True, type=AbsolutePath(exists=True, file_okay=False)
+)
+@click.option("--diff_json_path", "--diff-json-path", "questions", type=AbsolutePath(exists=True, dir_okay=False))
+@click.option(
+    "--sql_dialect",
+    "--sql-dialect",
+    "sql_dialect",
+    default="SQLite",
+    show_default=True,
+    type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
+)
+@options.timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", "meta_time_out", default=30.0)
+@click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
+@options.postgres_dsn_option("PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
+@options.mysql_dsn_option("MySQL connection for --sql_dialect MySQL (never printed).")
+@REFERENCE_DATE
+@options.output_option("The ceiling report (JSON).")
+@options.html_option
+@options.work_dir_option("Scratch files (default: beside --output).")
+@handle_errors
+def doctor_bird(
+    gold,
+    db_root,
+    questions,
+    sql_dialect,
+    meta_time_out,
+    data_mode,
+    postgres_dsn,
+    mysql_dsn,
+    reference_date,
+    output,
+    with_html,
+    work_dir,
+):
+    """BIRD's achievable ceiling: every gold as its own prediction under BIRD's EX."""
+    from evaluators.bird.run import BirdOptions
+    from evaluators.health.gold_runs import bird_ceiling
+
+    bird_options = BirdOptions(
+        db_root,
+        sql_dialect,
+        meta_time_out,
+        work_dir=_work(work_dir, output),
+        postgres_dsn=postgres_dsn,
+        mysql_dsn=mysql_dsn,
+    )
+    _report(bird_ceiling(gold, questions, bird_options, data_mode, _day(reference_date)), output, with_html)
+
+
+@doctor.command("test-suite", epilog=CEILING_EPILOG)
+@click.option("--gold", "gold", required=True, type=AbsolutePath(exists=True, dir_okay=False))
+@click.option("--db", "--db-dir", "db_dir", required=True, type=AbsolutePath(exists=True, file_okay=False))
+@click.option("--keep-distinct", "--keep_distinct", "keep_distinct", is_flag=True)
+@options.timeout_option("Seconds per query (the scorer's own limit).")
+@REFERENCE_DATE
+@options.output_option("The ceiling report (JSON).")
+@options.html_option
+@options.work_dir_option("Scratch files (default: beside --output).")
+@handle_errors
+def doctor_test_suite(gold, db_dir, keep_distinct, timeout, reference_date, output, with_html, work_dir):
+    """test-suite's achievable ceiling: every gold as its own prediction under the suite's execution accuracy."""
+    from evaluators.health.gold_runs import testsuite_ceiling
+
+    ceiling = testsuite_ceiling(gold, db_dir, _work(work_dir, output), timeout, keep_distinct, _day(reference_date))
+    _report(ceiling, output, with_html)
+
+
+@doctor.command("livesql", epilog=CEILING_EPILOG)
+@click.option(
+    "--jsonl_file", "--jsonl-file", "jsonl_file", required=True, type=AbsolutePath(exists=True, dir_okay=False)
+)
+@click.option("--gold", type=AbsolutePath(exists=True, dir_okay=False))
+@click.option("--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False))
+@click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
+@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
+@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
+@options.timeout_option("Seconds per phase of an instance.")
+@REFERENCE_DATE
+@options.output_option("The ceiling report (JSON).")
+@options.html_option
+@options.work_dir_option("Private database copies (default: beside --output).")
+@handle_errors
+def doctor_livesql(
+    jsonl_file, gold, db_root, benchmark, engine, postgres_dsn, timeout, reference_date, output, with_html, work_dir
+):
+    """LiveSQLBench / BIRD-CRITIC's achievable ceiling: sol_sql graded by its own test cases (the official --mode gold)."""
+    from evaluators.health.gold_runs import livesql_ceiling
+    from evaluators.livesql.run import LiveSQLOptions
+
+    if engine == "sqlite" and db_root is None:
+        raise UsageError("--db_root is required with --engine sqlite")
+    run_options = LiveSQLOptions(
+        benchmark=benchmark,
+        engine=engine,
+        db_root=db_root,
+        work_dir=_work(work_dir, output),
+        postgres_dsn=postgres_dsn,
+        instance_timeout_s=timeout,
+    )
+    _report(livesql_ceiling(jsonl_file, gold, run_options, _day(reference_date)), output, with_html)
