@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 from helpers_io import run_cli
@@ -96,3 +97,19 @@ def test_livesql_names_each_cause_on_the_generated_sets(tmp_path):
     assert (found["livesql"]["achievable"], found["livesql"]["scoreable"]) == (26, 26)
     critic = {u["instance_id"]: u["cause"] for u in found["critic"]["unscoreable"]}
     assert critic["c_issue_passes"] == "issue_sql_passes"
+
+
+def test_every_official_preset_names_its_scorer_in_the_report_and_in_help(tmp_path):
+    from evaluators.matching.semantics import OFFICIAL, PRESETS
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "r.json"
+    args = ["--result_dir", root / "example_submission_folder", "--gold_dir", root / "gold", "--no-plot"]
+    result = run_cli(*args, "--output", out, "--work-dir", tmp_path / "work")
+    assert result.exit_code == 0, result.output
+    scorers = json.loads(out.read_text())["summary"]["provenance"]["scorers"]
+    assert set(scorers) == set(OFFICIAL)
+    assert "spider2-dbt/evaluation_suite/eval_utils.py at 90985da3" in scorers["spider2"]
+    assert "spider2/evaluation_suite/eval_utils.py at e9d20327" in scorers["spider2-2024"]
+    helped = "".join(run_cli("grade", "--help").output.split())  # wrapped, at spaces and hyphens
+    assert all("".join(PRESETS[name].scorer.split()) in helped for name in OFFICIAL)

@@ -13,7 +13,7 @@ from evaluators.cli.databases import check_databases
 from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import check_writable_outside, echo, echo_json, handle_errors, write_reports
 from evaluators.errors import Failed, MissingExtra
-from evaluators.matching.semantics import PRESETS
+from evaluators.matching.semantics import PRESETS, semantics_help
 
 GRADE_EPILOG = """\b
 Examples:
@@ -34,7 +34,7 @@ Examples:
     type=click.Choice(list(PRESETS)),
     default="spider2",
     show_default=True,
-    help="Which semantics is the reported `score`; strict_score is always reported too.",
+    help="Which semantics is the reported `score`; strict_score is always reported too. " + semantics_help() + ".",
 )
 @options.output_option(
     "Write the JSON report here, with a CSV and the figure (SVG; PNG with --plot-format png) of the same "

@@ -10,7 +10,7 @@ from evaluators.cwd import absolute
 from evaluators.grading.instance import NAMES, Graded, Options, grade_instance, spill_plan
 from evaluators.grading.jobs import resolve_jobs
 from evaluators.grading.warm import prepare
-from evaluators.matching.semantics import PRESETS, get_preset
+from evaluators.matching.semantics import PRESETS, get_preset, scorers
 from evaluators.matching.verdicts import same_for_all
 from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
@@ -65,7 +65,7 @@ def grade(
         ves_iterations=options.ves_iterations if options.executor is not None else 0,
     )
     gold_errors = summary.gold_errors + tuple(str(p) for p in gold.problems)
-    summary = replace(summary, provenance=provenance(gold_dir), gold_errors=gold_errors)
+    summary = replace(summary, provenance={**provenance(gold_dir), "scorers": scorers()}, gold_errors=gold_errors)
     return Report(summary, tuple(instances))
 
 
