@@ -113,3 +113,24 @@ def test_every_official_preset_names_its_scorer_in_the_report_and_in_help(tmp_pa
     assert "spider2/evaluation_suite/eval_utils.py at e9d20327" in scorers["spider2-2024"]
     helped = "".join(run_cli("grade", "--help").output.split())  # wrapped, at spaces and hyphens
     assert all("".join(PRESETS[name].scorer.split()) in helped for name in OFFICIAL)
+
+
+def test_grade_folders_name_a_missing_gold_file_and_a_gold_the_official_rule_rejects(tmp_path):
+    import shutil
+
+    gold = tmp_path / "gold"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "gold", gold)
+    (gold / "ex_table" / "result.csv").rename(gold / "ex_table" / "Result.csv")  # misnamed
+    lines = (gold / "spider2_eval.jsonl").read_text().splitlines()
+    exponent = {"func": "number_match", "parameters": {"gold": ["1e5"]}}  # the official pattern reads 1 and 5
+    lines.append(json.dumps({"instance_id": "ex_exponent", "evaluation": exponent}))
+    lines.append(json.dumps({"instance_id": "ex_typo", "evaluation": {"func": "string_mach", "parameters": {}}}))
+    (gold / "spider2_eval.jsonl").write_text("\n".join(lines) + "\n")
+    target = tmp_path / "grade.json"
+    result = run_cli("doctor", "grade", "--gold-dir", gold, "--output", target)
+    assert result.exit_code == 0, result.output
+    report = json.loads(target.read_text())
+    causes = {u["instance_id"]: u["cause"] for u in report["unscoreable"]}
+    assert causes == {"ex_table": "gold_missing", "ex_exponent": "fails_official_rule", "ex_typo": "gold_error"}
+    assert (report["gold_instances"], report["achievable"], report["scoreable"]) == (13, 10, 10)
+    assert report["provenance"]["sql_golds_not_run"] == 1  # ex_temporal: its gold.sql is not run

@@ -240,3 +240,22 @@ def doctor_livesql(
         instance_timeout_s=timeout,
     )
     _report(livesql_ceiling(jsonl_file, gold, run_options, _day(reference_date)), output, with_html)
+
+
+@doctor.command("grade", epilog=CEILING_EPILOG)
+@options.gold_dir_option()
+@click.option(
+    "--semantics",
+    type=click.Choice(["spider2", "spider2-2024", "spider2-lite"]),
+    default="spider2",
+    show_default=True,
+    help="The official preset whose ceiling is reported.",
+)
+@options.output_option("The ceiling report (JSON).")
+@options.html_option
+@handle_errors
+def doctor_grade(gold_dir, semantics, output, with_html):
+    """Spider2 folders' achievable ceiling: every gold file graded as the answer to itself (gold lint's self-check)."""
+    from evaluators.health.gold_runs import grade_ceiling
+
+    _report(grade_ceiling(gold_dir, semantics), output, with_html)

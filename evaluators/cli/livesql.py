@@ -10,6 +10,7 @@ import click
 from evaluators.cli import options
 from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import AbsolutePath, echo, handle_errors, write_reports
+from evaluators.livesql.profiles import PROFILES, scorers_help
 
 EPILOG = """\b
 Examples:
@@ -43,6 +44,12 @@ Examples:
 )
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
 @click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
+@click.option(
+    "--scorer",
+    type=click.Choice(list(PROFILES)),
+    help="The official harness version to reproduce (default: the current one of --benchmark on --engine). "
+    + scorers_help(),
+)
 @options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
 @click.option("--num_threads", "--num-threads", "num_threads", type=click.IntRange(1), default=4, show_default=True)
 @click.option(
@@ -76,6 +83,7 @@ def livesql(
     work_dir,
     allow_gold_errors,
     fingerprint,
+    scorer,
 ):
     """Grade LiveSQLBench / BIRD-CRITIC predictions by their test cases (Query and Management tasks)."""
     from evaluators.errors import UsageError
@@ -100,7 +108,9 @@ def livesql(
         instance_timeout_s=timeout,
         memory_limit_mb=memory_limit_mb,
         disk_limit_mb=disk_limit_mb,
+        scorer=scorer,
     )
+    echo(f"scorer: {run_options.profile.preset}: {run_options.profile.scorer}", err=True)
     report = grade_livesql(jsonl_file, gold, run_options)
     if engine == "sqlite":
         report = _check_db_root(report, db_root)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from evaluators.execution.executor import ExecConfig, run_sql
-from evaluators.health.ceiling import Ceiling, ceiling_of
+from evaluators.health.ceiling import Ceiling, Unscoreable, ceiling_of
 from evaluators.health.dates import at_reference_date
 from evaluators.loading.pairing import GoldLine
 
@@ -82,7 +82,7 @@ def livesql_ceiling(jsonl_file: Path, gold_file: Path | None, options, reference
         gold_file = _livesql_at(gold_file, reference_date, options) if gold_file is not None else None
     report = grade_livesql(jsonl_file, gold_file, replace(options, mode="gold"))
     empty = _empty_livesql_golds(report, jsonl_file, gold_file, options) if options.engine == "sqlite" else set()
-    return ceiling_of("livesql", options.profile.name, report, empty, reference_date)
+    return ceiling_of("livesql", options.profile.preset, report, empty, reference_date)
 
 
 def _empty_livesql_golds(report, jsonl_file: Path, gold_file: Path | None, options) -> set[str]:
@@ -183,3 +183,44 @@ def _line_at(line: str, day: str) -> str:
         return line
     sql, db = body.rsplit("\t", 1)
     return f"{at_reference_date(sql, day, 'sqlite')}\t{db}{end}"
+
+
+def grade_ceiling(gold_dir: Path, semantics: str = "spider2") -> Ceiling:
+    """Spider2 folders: each gold graded as the answer to itself by `gold lint`'s self-check (the real
+    matchers, every preset), a failure under `semantics` unscoreable.  SQL golds (execution_match, temporal
+    specs) are not run here: they count as passing, and the report says how many."""
+    from evaluators.goldtools.lint import lint_instance
+    from evaluators.loading.specs import load_gold
+    from evaluators.matching import registry
+    from evaluators.reporting.provenance import provenance
+
+    loaded = load_gold(Path(gold_dir))
+    unscoreable = [Unscoreable(str(p.location), "gold_error", p.message) for p in loaded.problems]
+    passing = 0
+    for gold in loaded.records.values():
+        errors, _ = lint_instance(gold, Path(gold_dir))
+        found = _grade_cause([e.message for e in errors], semantics)
+        if found is None:
+            passing += 1
+        else:
+            unscoreable.append(Unscoreable(gold.instance_id, *found))
+    not_run = sum(
+        1 for g in loaded.records.values() if any(s.temporal or registry.is_sql_func(s.func) for s in g.specs)
+    )
+    total = len(loaded.records) + len(loaded.problems)
+    facts = {**provenance(Path(gold_dir)), "sql_golds_not_run": not_run}
+    return Ceiling("grade", semantics, total, passing, passing, tuple(unscoreable), provenance=facts)
+
+
+def _grade_cause(messages: list[str], semantics: str) -> tuple[str, str] | None:
+    """The lint's errors of one instance as a cause; None: it passes under `semantics`."""
+    if not messages:
+        return None
+    words = "; ".join(messages)
+    if any("does not exist" in m or "not found" in m for m in messages):
+        return "gold_missing", words
+    self_checks = [m for m in messages if "graded as the answer to itself" in m]
+    if len(self_checks) < len(messages):
+        return "gold_error", words
+    failing = [m for m in self_checks if semantics in m.split(" fails under ", 1)[-1].split(":", 1)[0].split(", ")]
+    return ("fails_official_rule", "; ".join(failing)) if failing else None
