@@ -151,7 +151,7 @@ def _work(work_dir, output) -> Path:
     show_default=True,
     type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
 )
-@options.timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", "meta_time_out", default=30.0)
+@options.timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", default=30.0)
 @click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
 @options.postgres_dsn_option("PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
 @options.mysql_dsn_option("MySQL connection for --sql_dialect MySQL (never printed).")
@@ -165,7 +165,7 @@ def doctor_bird(
     db_root,
     questions,
     sql_dialect,
-    meta_time_out,
+    timeout,
     data_mode,
     postgres_dsn,
     mysql_dsn,
@@ -181,7 +181,7 @@ def doctor_bird(
     bird_options = BirdOptions(
         db_root,
         sql_dialect,
-        meta_time_out,
+        timeout,
         work_dir=_work(work_dir, output),
         postgres_dsn=postgres_dsn,
         mysql_dsn=mysql_dsn,

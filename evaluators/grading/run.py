@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
+from functools import partial
 
-from evaluators import signals
 from evaluators.cwd import absolute
 from evaluators.grading.instance import NAMES, Graded, Options, grade_instance, spill_plan
 from evaluators.grading.jobs import resolve_jobs
+from evaluators.grading.parallel import Silent, run_each
 from evaluators.grading.warm import prepare
 from evaluators.matching.semantics import PRESETS, get_preset, scorers
 from evaluators.matching.verdicts import same_for_all
@@ -117,56 +117,26 @@ def grade_chunk(args) -> list[Graded]:
 
 
 def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list[Graded]:
-    bar = progress(len(work)) if callable(progress) else _Silent()
-    if jobs <= 1 or len(work) < 2:
-        out = []
-        for g, line in work:
-            signals.check()
-            out.append(grade_instance(g, line, result_dir, gold_dir, options))
-            bar.step()
-        bar.close()
-        return out
-    import multiprocessing  # only parallel runs pay for importing it
+    def one(pair) -> Graded:
+        return grade_instance(pair[0], pair[1], result_dir, gold_dir, options)
 
-    size = max(1, min(32, len(work) // (jobs * 4) or 1))
-    chunks = [work[i : i + size] for i in range(0, len(work), size)]
-    out = []
-    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=signals.exit_with_parent)
-    try:
-        for results in _waiting(pool.imap(grade_chunk, [(c, result_dir, gold_dir, options) for c in chunks])):
-            out.extend(results)
-            bar.step(len(results))
-        pool.close()
-    except BaseException:  # a signal: the processes go at once (their SQL workers follow them, see worker.py)
-        pool.terminate()
-        pool.join()
+    def abort() -> None:
         plan = spill_plan(options)
         if plan is not None:
             remove_spilled(plan)  # the killed processes' out-of-core tables
-        raise
-    finally:
-        pool.join()
-    bar.close()
-    return out
+
+    chunked = partial(_chunk_with, (result_dir, gold_dir, options))
+    return run_each(one, work, jobs, progress, chunked=chunked, on_abort=abort)
 
 
-def _waiting(results) -> Iterator:
-    """The pool's results in order, looking every quarter second for a signal whose raise was lost."""
-    import multiprocessing
-
-    while True:
-        try:
-            yield results.next(timeout=0.25)
-        except StopIteration:
-            return
-        except multiprocessing.TimeoutError:
-            signals.check()
+def _chunk_with(context: tuple, chunk: list) -> list[Graded]:
+    return grade_chunk((chunk, *context))
 
 
 def _grade_on_ray(work, result_dir, gold_dir, options, address: str, progress) -> list[Graded]:
     from evaluators.grading.ray_run import run_chunks
 
-    bar = progress(len(work)) if callable(progress) else _Silent()
+    bar = progress(len(work)) if callable(progress) else Silent()
     size = max(1, min(32, len(work) // 64 or 1))
     chunks = [(work[i : i + size], result_dir, gold_dir, options) for i in range(0, len(work), size)]
     folders = {"submission": result_dir, "gold": gold_dir}
@@ -186,13 +156,3 @@ def _lost(chunk, words: str) -> list[Graded]:
         Graded(same_for_all(NAMES, 0.0, "internal_error", f"not graded: {words}"), tuple(s.func for s in g.specs))
         for g, _line in chunk[0]
     ]
-
-
-class _Silent:
-    """No progress shown (the API's default; the CLI passes a bar)."""
-
-    def step(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass

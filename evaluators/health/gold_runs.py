@@ -1,8 +1,9 @@
 """Each command's golds run as the predictions, through the command's own reader and official rule.
 
 `bird`, `test-suite` and `livesql` are called as their commands call them (`grade_bird`,
-`grade_test_suite`, `grade_livesql` with the official `--mode gold`), on prediction files written in the
-work folder from the gold itself; nothing of their rules is copied here.  What their reports do not say,
+`grade_test_suite`, `grade_livesql` with the official `--mode gold`: each the run of its `Benchmark` on the
+one runner, grading/benchmark.py), on prediction files written in the work folder from the gold itself;
+nothing of their rules is copied here.  What their reports do not say,
 whether a passing gold returned any row at all, one probe per passing gold tells (`SELECT 1 FROM (gold)
 LIMIT 1`, run as the gold runs: trusted, in a worker).
 """
@@ -133,8 +134,8 @@ def _livesql_at(path: Path, day: str, options) -> Path:
 def _empty_golds(report, lines: dict, backend: str, database, config: ExecConfig) -> set[str]:
     """Ids of the passing instances whose gold returns no rows."""
     empty = set()
-    for instance in report.instances:
-        gold = lines.get(int(instance.instance_id)) if instance.instance_id.isdigit() else None
+    for position, instance in enumerate(report.instances):  # the runner keeps the gold's order
+        gold = lines.get(position)
         if instance.score >= 1 and gold is not None and _returns_nothing(backend, database(gold), gold.sql, config):
             empty.add(instance.instance_id)
     return empty

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.cwd import absolute_or_none
 from evaluators.errors import InstanceError
-from evaluators.execution.executor import run_parallel
+from evaluators.grading.benchmark import Benchmark, Inputs, run_benchmark
 from evaluators.livesql import native
 from evaluators.livesql.profiles import Profile, profile_for
 from evaluators.matching.verdicts import Verdict
-from evaluators.reporting.report import InstanceReport, Report, build_summary
+from evaluators.reporting.report import InstanceReport, Report
 
 NAMES = ("official", "strict")
 SANDBOX = "evaluators.livesql.sandbox:grade"  # the worker's action: one instance on private databases
@@ -49,28 +49,64 @@ class LiveSQLOptions:
         return profile_for(self.benchmark, self.engine, self.scorer)
 
 
-def grade_livesql(jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions) -> Report:
-    jsonl_file, gold_file = Path(jsonl_file).resolve(), Path(gold_file).resolve() if gold_file else None
-    problems: list = []
-    predictions = native.read_lines(jsonl_file, problems, submitted=True)
-    gold = native.read_lines(gold_file, problems) if gold_file is not None else None
-    lines, unknown = native.merge(predictions, gold, problems)
-    instances = run_parallel(lambda line: _guarded(line, options), lines, max(1, options.num_threads))
-    summary = build_summary("official", instances, len(predictions), unknown, problems, NAMES)
-    metrics = {**(summary.execution_metrics or {}), "livesql": category_table(instances)}
-    scorer = {"scorers": {options.profile.preset: options.profile.scorer}}  # the official version reproduced
-    summary = replace(summary, execution_metrics=metrics, provenance={**(summary.provenance or {}), **scorer})
-    return Report(summary, tuple(instances))
+def grade_livesql(jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions, progress=None) -> Report:
+    """The Python API behind `evaluate.py livesql`: the run of `LiveSQLBenchmark` (grading/benchmark.py)."""
+    return run_benchmark(LiveSQLBenchmark(jsonl_file, gold_file, options), options.num_threads, progress)
 
 
-def _guarded(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
-    """One broken instance never stops the run: a bug while grading it becomes its reason."""
-    try:
-        return grade_line(line, options)
-    except Exception as exc:
-        meta = {"category": str(line.data.get("category", "Query")), "database": native.database_of(line.data) or "?"}
-        words = f"{type(exc).__name__}: {exc} (instance at {line.location})"
-        return _report(line, meta, "sql", _same(Verdict(0.0, "internal_error", words)))
+class LiveSQLBenchmark(Benchmark):
+    """LiveSQLBench / BIRD-CRITIC lines, each instance graded by its test cases inside one worker."""
+
+    semantics = "official"
+    names = NAMES
+
+    def __init__(self, jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions):
+        self.jsonl_file = Path(jsonl_file).resolve()
+        self.gold_file = Path(gold_file).resolve() if gold_file else None
+        self.options = options
+
+    def read(self) -> Inputs:
+        problems: list = []
+        predictions = native.read_lines(self.jsonl_file, problems, submitted=True)
+        gold = native.read_lines(self.gold_file, problems) if self.gold_file is not None else None
+        lines, unknown = native.merge(predictions, gold, problems)
+        if self.options.profile.engine == "sqlite" and self.options.db_root is not None:
+            problem = _missing_databases(lines, self.options.db_root)
+            problems = problems if problem is None else [problem, *problems]
+        return Inputs(lines, len(predictions), tuple(problems), tuple(unknown), (self.gold_file or self.jsonl_file,))
+
+    def grade(self, item: native.Line) -> InstanceReport:
+        return grade_line(item, self.options)
+
+    def broken(self, item: native.Line, words: str) -> InstanceReport:
+        meta = {"category": str(item.data.get("category", "Query")), "database": native.database_of(item.data) or "?"}
+        return _report(
+            item, meta, "sql", _same(Verdict(0.0, "internal_error", f"{words} (instance at {item.location})"))
+        )
+
+    def figures(self, instances: list) -> dict:
+        return {"livesql": category_table(instances)}
+
+    def scorers(self) -> dict:
+        return {self.options.profile.preset: self.options.profile.scorer}
+
+    def official_lines(self, report: Report) -> str:
+        return "Pass rate per category (official, and strict beside it):\n" + official_table(report)
+
+
+def _missing_databases(lines: list, db_root: Path):
+    """A --db_root holding none of the instances' databases is exit 2 (`database_folder`), not "0 %"; some
+    missing, a problem said at the top; before anything runs."""
+    from evaluators.loading.database_folder import check_database_folder
+
+    def found(db: str) -> bool:
+        try:
+            return native.sqlite_template(db_root, db) is not None
+        except InstanceError:  # an unsafe name is that instance's verdict already, not a missing database
+            return True
+
+    needed = [db for line in lines if (db := native.database_of(line.data)) is not None]
+    return check_database_folder("--db_root", db_root, needed, found, "{db}/{db}_template.sqlite")
 
 
 def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:

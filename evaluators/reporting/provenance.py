@@ -25,8 +25,10 @@ LIBRARIES = ("pandas", "numpy", "duckdb", "pyarrow", "sqlglot", "click")
 HASH_LIMIT = 64 * 1024 * 1024
 
 
-def provenance(gold_dir: Path | None, argv: list[str] | None = None) -> dict:
-    hashes = gold_hashes(Path(gold_dir)) if gold_dir is not None else {}
+def provenance(gold, argv: list[str] | None = None) -> dict:
+    """`gold`: the gold folder, or a list of the gold's files and folders (a benchmark read from its own
+    files: BIRD's gold SQL and questions, test-suite's gold file, ...); None hashes nothing."""
+    hashes = gold_hashes(Path(gold)) if isinstance(gold, str | Path) else _hashes_of(gold or [])
     return {
         "project_version": _version("spider-grade"),
         "command": redacted_command(argv if argv is not None else sys.argv),
@@ -98,6 +100,18 @@ def _version(name: str) -> str | None:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return None
+
+
+def _hashes_of(paths: list) -> dict:
+    """Each file under its own name, each folder's files under `folder/...` (the last part of its path)."""
+    out = {}
+    for path in map(Path, paths):
+        if path.is_dir():
+            out.update({f"{path.name}/{name}": value for name, value in gold_hashes(path).items()})
+        elif path.is_file():
+            size = path.stat().st_size
+            out[path.name] = _sha256(path) if size <= HASH_LIMIT else f"size:{size}"
+    return out
 
 
 def gold_hashes(gold_dir: Path) -> dict:
