@@ -134,3 +134,28 @@ def test_grade_folders_name_a_missing_gold_file_and_a_gold_the_official_rule_rej
     assert causes == {"ex_table": "gold_missing", "ex_exponent": "fails_official_rule", "ex_typo": "gold_error"}
     assert (report["gold_instances"], report["achievable"], report["scoreable"]) == (13, 10, 10)
     assert report["provenance"]["sql_golds_not_run"] == 1  # ex_temporal: its gold.sql is not run
+
+
+def test_a_gold_revision_excludes_instances_with_the_reason_shown(tmp_path):
+    import shutil
+
+    gold = tmp_path / "gold"
+    root = Path(__file__).resolve().parents[1]
+    shutil.copytree(root / "gold", gold)
+    lines = [json.loads(line) for line in (gold / "spider2_eval.jsonl").read_text().splitlines()]
+    for line in lines:
+        if line["instance_id"] == "ex_string":
+            line["excluded"] = "revoked share (Spider2-E revision)"
+    (gold / "spider2_eval.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "r.json"
+    args = ["--result_dir", root / "example_submission_folder", "--gold_dir", gold, "--no-plot"]
+    result = run_cli(*args, "--output", out, "--work-dir", tmp_path / "work")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["gold_instances"] == 10  # 11 gold lines, one excluded
+    assert "ex_string: excluded by the gold revision: revoked share (Spider2-E revision)" in summary["problems"]
+    assert summary["provenance"]["excluded"] == {"ex_string": "revoked share (Spider2-E revision)"}
+    ceiling = tmp_path / "ceiling.json"
+    assert run_cli("doctor", "grade", "--gold-dir", gold, "--output", ceiling).exit_code == 0
+    report = json.loads(ceiling.read_text())
+    assert report["gold_instances"] == 10 and "ex_string" in report["provenance"]["excluded"]

@@ -191,25 +191,26 @@ def grade_ceiling(gold_dir: Path, semantics: str = "spider2") -> Ceiling:
     matchers, every preset), a failure under `semantics` unscoreable.  SQL golds (execution_match, temporal
     specs) are not run here: they count as passing, and the report says how many."""
     from evaluators.goldtools.lint import lint_instance
+    from evaluators.grading.run import excluded_by_revision
     from evaluators.loading.specs import load_gold
     from evaluators.matching import registry
     from evaluators.reporting.provenance import provenance
 
     loaded = load_gold(Path(gold_dir))
+    excluded = excluded_by_revision(loaded.records.values())
+    records = {i: g for i, g in loaded.records.items() if i not in excluded}
     unscoreable = [Unscoreable(str(p.location), "gold_error", p.message) for p in loaded.problems]
     passing = 0
-    for gold in loaded.records.values():
+    for gold in records.values():
         errors, _ = lint_instance(gold, Path(gold_dir))
         found = _grade_cause([e.message for e in errors], semantics)
         if found is None:
             passing += 1
         else:
             unscoreable.append(Unscoreable(gold.instance_id, *found))
-    not_run = sum(
-        1 for g in loaded.records.values() if any(s.temporal or registry.is_sql_func(s.func) for s in g.specs)
-    )
-    total = len(loaded.records) + len(loaded.problems)
-    facts = {**provenance(Path(gold_dir)), "sql_golds_not_run": not_run}
+    not_run = sum(1 for g in records.values() if any(s.temporal or registry.is_sql_func(s.func) for s in g.specs))
+    total = len(records) + len(loaded.problems)
+    facts = {**provenance(Path(gold_dir)), "sql_golds_not_run": not_run, "excluded": excluded}
     return Ceiling("grade", semantics, total, passing, passing, tuple(unscoreable), provenance=facts)
 
 
