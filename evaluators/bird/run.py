@@ -94,6 +94,11 @@ class BirdBenchmark(Benchmark):
         self.options, self.data_mode = options, data_mode
         self.runner: _Runner  # made by `read`
 
+    def scorers(self) -> dict:
+        if self.options.layout == "dev":
+            return {"bird": "BIRD dev's evaluation.py, which reads a folder of predictions (commit not pinned)"}
+        return {"bird": "bird-bench/mini_dev evaluation/evaluation_ex.py at f9d2750 (2025-09-19)"}
+
     def read(self) -> Inputs:
         options, problems = self.options, list[Problem]()
         pred_file = native.resolve(self.predictions, self.data_mode, "predict_{mode}.json")

@@ -14,6 +14,7 @@ from evaluators.cli.bird import bird
 from evaluators.cli.compare import compare
 from evaluators.cli.db import db
 from evaluators.cli.ehrsql import ehrsql
+from evaluators.cli.doctor import doctor
 from evaluators.cli.gold import gold
 from evaluators.cli.grade import GRADE_EPILOG, grade
 from evaluators.cli.livesql import livesql
@@ -60,3 +61,4 @@ main.add_command(livesql)
 main.add_command(compare)
 main.add_command(ehrsql)
 main.add_command(platinum)
+main.add_command(doctor)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
+from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
@@ -92,6 +93,7 @@ def _path(*names, exists: bool = False, **kwargs):
 @options.memory_limit_option(
     "Memory one query may use: the engine's, its worker's and its fetched rows' cap (docs/security.md)."
 )
+@fingerprint_option
 @handle_errors
 def bird(
     predicted,
@@ -109,12 +111,14 @@ def bird(
     postgres_dsn,
     mysql_dsn,
     memory_limit_mb,
+    fingerprint,
     **tail,
 ):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     from evaluators.bird.run import BirdBenchmark, BirdOptions
 
     work_dir = options.work_dir_for(work_dir, tail["output"])
+    check_fingerprint(fingerprint, db_root, work_dir, postgres_dsn, mysql_dsn)
     bird_options = BirdOptions(
         db_root,
         _dialect(sql_dialect),

@@ -9,8 +9,9 @@ import click
 
 from evaluators.cli import options
 from evaluators.cli.databases import check_databases
+from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import check_writable_outside, handle_errors
-from evaluators.matching.semantics import PRESETS
+from evaluators.matching.semantics import PRESETS, semantics_help
 
 GRADE_EPILOG = """\b
 Examples:
@@ -31,7 +32,7 @@ Examples:
     type=click.Choice(list(PRESETS)),
     default="spider2",
     show_default=True,
-    help="Which semantics is the reported `score`; strict_score is always reported too.",
+    help="Which semantics is the reported `score`; strict_score is always reported too. " + semantics_help() + ".",
 )
 @options.report_options(
     "Write the JSON report here, with a CSV and the figure (SVG; PNG with --plot-format png) of the same name beside it"
@@ -66,6 +67,7 @@ Examples:
 )
 @options.layout_option
 @options.execution_options
+@fingerprint_option
 @handle_errors
 def grade(
     result_dir,
@@ -85,6 +87,7 @@ def grade(
     layout,
     ves_iterations,
     ray_address,
+    fingerprint,
     **execution,
 ):
     """Grade a submission folder against a gold folder."""
@@ -97,6 +100,8 @@ def grade(
     from evaluators.grading.run import grade as run_grade
 
     executor = build_executor(gold_dir, output, **execution)
+    config = executor.config
+    check_fingerprint(fingerprint, config.db_dir, config.output_dir, config.postgres_dsn, config.mysql_dsn)
     setup_problems = check_databases(loaded, executor, "--db-dir" if execution["db_dir"] else "GOLD/databases")
     check_writable_outside(
         {"--output": output, "--work-dir": executor.config.output_dir}, {"submission": result_dir, "gold": gold_dir}

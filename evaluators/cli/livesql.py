@@ -6,7 +6,9 @@ from __future__ import annotations
 import click
 
 from evaluators.cli import options
-from evaluators.cli.options import AbsolutePath, handle_errors
+from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
+from evaluators.cli.options import AbsolutePath, echo, handle_errors
+from evaluators.livesql.profiles import PROFILES, scorers_help
 
 EPILOG = """\b
 Examples:
@@ -51,6 +53,13 @@ Examples:
 @click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True)
 @options.report_options()
 @options.work_dir_option("Where private database copies go (default: beside --output, else ./.grade-work).")
+@fingerprint_option
+@click.option(
+    "--scorer",
+    type=click.Choice(list(PROFILES)),
+    help="The official harness version to reproduce (default: the current one of --benchmark on --engine). "
+    + scorers_help(),
+)
 @handle_errors
 def livesql(
     jsonl_file,
@@ -66,6 +75,8 @@ def livesql(
     memory_limit_mb,
     disk_limit_mb,
     work_dir,
+    fingerprint,
+    scorer,
     **tail,
 ):
     """Grade LiveSQLBench / BIRD-CRITIC predictions by their test cases (Query and Management tasks)."""
@@ -77,6 +88,7 @@ def livesql(
     if engine == "postgresql" and not postgres_dsn:
         raise UsageError("--postgres-dsn is required with --engine postgresql (PG* variables apply too)")
     work_dir = options.work_dir_for(work_dir, tail["output"])
+    check_fingerprint(fingerprint, db_root, work_dir, postgres_dsn)
     run_options = LiveSQLOptions(
         benchmark=benchmark,
         engine=engine,
@@ -88,6 +100,8 @@ def livesql(
         instance_timeout_s=timeout,
         memory_limit_mb=memory_limit_mb,
         disk_limit_mb=disk_limit_mb,
+        scorer=scorer,
     )
+    echo(f"scorer: {run_options.profile.preset}: {run_options.profile.scorer}", err=True)
     run = LiveSQLBenchmark(jsonl_file, gold, run_options)
     options.run_benchmark_command(run, jobs, tail, work_dir, {"database": db_root})

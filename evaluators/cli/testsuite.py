@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
+from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
@@ -81,6 +82,7 @@ Examples:
 @options.report_options()
 @options.work_dir_option("Where query results go (default: beside --output, else ./.grade-work).")
 @options.jobs_option("Run")
+@fingerprint_option
 @handle_errors
 def test_suite(
     gold_file,
@@ -95,6 +97,7 @@ def test_suite(
     memory_limit_mb,
     work_dir,
     jobs,
+    fingerprint,
     **tail,
 ):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
@@ -102,6 +105,7 @@ def test_suite(
     from evaluators.testsuite.run import TestSuiteBenchmark
 
     work_dir = options.work_dir_for(work_dir, tail["output"])
+    check_fingerprint(fingerprint, db_dir, work_dir)
     config = ExecConfig(
         output_dir=work_dir, timeout_s=timeout, sqlite_decode_errors="ignore", memory_limit_mb=memory_limit_mb
     )

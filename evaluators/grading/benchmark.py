@@ -67,6 +67,10 @@ class Benchmark:
     def official_lines(self, report: Report) -> str:
         return ""
 
+    def scorers(self) -> dict:
+        """The official scorer each verdict reproduces (repository, file, commit), for the provenance."""
+        return {}
+
     def warnings(self, report: Report) -> list[str]:
         return []
 
@@ -88,7 +92,8 @@ def run_benchmark(benchmark: Benchmark, jobs: int = 1, progress=None) -> Report:
     figures = benchmark.figures(instances)
     if figures:
         summary = replace(summary, execution_metrics={**(summary.execution_metrics or {}), **figures})
-    summary = replace(summary, provenance=provenance([Path(g) for g in inputs.gold]))
+    scorers = {"scorers": benchmark.scorers()} if benchmark.scorers() else {}
+    summary = replace(summary, provenance={**provenance([Path(g) for g in inputs.gold]), **scorers})
     return Report(summary, tuple(instances))
 
 

@@ -10,7 +10,7 @@ from evaluators.grading.instance import NAMES, Graded, Options, grade_instance, 
 from evaluators.grading.jobs import resolve_jobs
 from evaluators.grading.parallel import Silent, run_each
 from evaluators.grading.warm import prepare
-from evaluators.matching.semantics import PRESETS, get_preset
+from evaluators.matching.semantics import PRESETS, get_preset, scorers
 from evaluators.matching.verdicts import same_for_all
 from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
@@ -40,6 +40,8 @@ def grade(
     result_dir, gold_dir = absolute(result_dir), absolute(gold_dir)
     inputs = loaded or prepare(result_dir, gold_dir, options.layout, jobs, ray_address, options.max_file_bytes)
     gold, submission, work = inputs.gold, inputs.submission, inputs.work
+    excluded = excluded_by_revision(gold.records.values())
+    work = [(g, line) for g, line in work if g.instance_id not in excluded]
     if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
         from evaluators.execution.executor import default_executor
 
@@ -54,7 +56,8 @@ def grade(
             _stop_graph_servers()
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded, strict=True)]
     unknown = sorted(set(submission.records) - set(gold.records))
-    problems = [str(p) for p in gold.problems + submission.problems]
+    problems = [f"{i}: excluded by the gold revision: {why}" for i, why in excluded.items()]
+    problems += [str(p) for p in gold.problems + submission.problems]
     summary = build_summary(
         semantics,
         instances,
@@ -65,8 +68,19 @@ def grade(
         ves_iterations=options.ves_iterations if options.executor is not None else 0,
     )
     gold_errors = summary.gold_errors + tuple(str(p) for p in gold.problems)
-    summary = replace(summary, provenance=provenance(gold_dir), gold_errors=gold_errors)
+    facts = {**provenance(gold_dir), "scorers": scorers(), **({"excluded": excluded} if excluded else {})}
+    summary = replace(summary, provenance=facts, gold_errors=gold_errors)
     return Report(summary, tuple(instances))
+
+
+def excluded_by_revision(golds) -> dict[str, str]:
+    """id -> reason of the gold lines a gold revision excludes (`"excluded": "<reason>"`, e.g. Spider2-E's
+    revoked shares): not graded, out of every denominator, each named with its reason (docs/doctor.md)."""
+    return {
+        g.instance_id: str(g.metadata["excluded"])
+        for g in golds
+        if (g.metadata or {}).get("excluded") not in (None, False, "")
+    }
 
 
 def _stop_graph_servers() -> None:

@@ -55,6 +55,7 @@ class Session:
     # Strict, Query tasks: the gold's result on the untouched database (preprocess_sql applied, the
     # prediction not), given the gold's statements; None: the gold runs on the current state, as officially.
     untouched: Callable | None = None
+    distinct: str = "space"  # the harness's remove_distinct variant (profiles.DISTINCT_VARIANTS)
 
     # ------------------------------------------------------------ running SQL as the harness does
 
@@ -195,8 +196,14 @@ def _blank_lines(text: str) -> str:
     return re.sub(r"\s+", one, text)
 
 
-def remove_distinct(sql_list: list) -> list:
-    return [" ".join(t for t in sql.split(" ") if t.lower() != "distinct") for sql in sql_list]
+def remove_distinct(sql_list: list, variant: str = "space") -> list:
+    """The harnesses' `remove_distinct`, by variant (profiles.DISTINCT_VARIANTS): `space` drops each token
+    of `split(" ")` equal to DISTINCT; `whitespace` each of `split()`, joined by single spaces; `regex`
+    removes every whole word DISTINCT, `COUNT(DISTINCT x)` included."""
+    if variant == "regex":
+        return [re.sub(r"\bDISTINCT\b", "", sql, flags=re.IGNORECASE) for sql in sql_list]
+    split = (lambda sql: sql.split()) if variant == "whitespace" else (lambda sql: sql.split(" "))
+    return [" ".join(t for t in split(sql) if t.lower() != "distinct") for sql in sql_list]
 
 
 _ROUND = re.compile(r"ROUND\s*\(", re.IGNORECASE)
@@ -378,7 +385,7 @@ def _functions(session: Session) -> dict:
 
     return {
         "ex_base": ex_base,
-        "remove_distinct": strict_or("remove_distinct", remove_distinct),
+        "remove_distinct": strict_or("remove_distinct", lambda sql_list: remove_distinct(sql_list, session.distinct)),
         "remove_round": strict_or("remove_round", remove_round),
         "remove_comments": remove_comments,
         "preprocess_results": preprocess,

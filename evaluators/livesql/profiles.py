@@ -9,7 +9,7 @@ Four harnesses, read from their code (docs/livesql.md cites the files):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # The default test case, as every harness defines it (its text is the official behaviour: strip comments,
 # DISTINCT and ROUND from both sides, then ex_base with the instance's conditions).
@@ -71,13 +71,27 @@ HARNESS_NAMES = {
 SPARE_CONNECTIONS = {"livesql": 4, "critic": 9}
 
 
+# How each harness's `remove_distinct` cuts DISTINCT out (helpers.remove_distinct).
+DISTINCT_VARIANTS = {
+    "space": 'tokens of split(" ") equal to DISTINCT dropped',
+    "whitespace": "tokens of split() equal to DISTINCT dropped, joined by single spaces",
+    "regex": r"re.sub(r'\bDISTINCT\b', '') on the text: COUNT(DISTINCT x) loses its DISTINCT too",
+}
+
+
 @dataclass(frozen=True)
 class Profile:
-    name: str
+    name: str  # the harness (HARNESS_NAMES, SPARE_CONNECTIONS)
     engine: str  # sqlite | postgres
     prelude: str  # prepended to each test case's source
     required: tuple  # instance fields whose absence fails the instance ("Missing fields")
     checks_issue_sql: bool = False
+    remove_distinct: str = "space"  # one of DISTINCT_VARIANTS
+    scorer: str = ""  # the official file and commit this preset reproduces
+    preset: str = ""  # its name in PROFILES (default: the harness's)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "preset", self.preset or self.name)
 
     def plan(self, instance: dict) -> tuple[list, dict]:
         """(test case sources, the keyword arguments each is called with) for `instance`."""
@@ -94,12 +108,14 @@ class Profile:
         return tests, ({"conditions": conditions} if self.name == "critic-sqlite" else {})
 
 
+CRITIC_BEFORE_REGEX = "critic-before-2025-12-11"
 PROFILES = {
     "livesql-sqlite": Profile(
         "livesql-sqlite",
         "sqlite",
         "import datetime\nfrom datetime import date\n",
         ("selected_database", "preprocess_sql", "sol_sql", "pred_sqls"),
+        scorer="bird-bench/mini_dev live_sql_bench_sqlite/evaluation/test_utils.py at f9d2750 (2025-09-19)",
     ),
     "critic-sqlite": Profile(
         "critic-sqlite",
@@ -107,25 +123,56 @@ PROFILES = {
         "import datetime\nfrom datetime import date\n",
         ("preprocess_sql", "sol_sql", "pred_sqls"),
         checks_issue_sql=True,
+        scorer="bird-bench/BIRD-CRITIC-1 evaluation/src/sqlite_test_utils.py at 2995564 (2026-03-23)",
     ),
     "livesql": Profile(
         "livesql",
         "postgres",
         "from datetime import date\n",
         ("selected_database", "preprocess_sql", "sol_sql", "pred_sqls"),
+        scorer="bird-bench/livesqlbench evaluation/src/test_utils.py at bfa850d (2025-06-06)",
     ),
     "critic": Profile(
-        "critic", "postgres", "from datetime import date\n", ("db_id", "issue_sql", "sol_sql", "pred_sqls")
+        "critic",
+        "postgres",
+        "from datetime import date\n",
+        ("db_id", "issue_sql", "sol_sql", "pred_sqls"),
+        remove_distinct="regex",
+        scorer="bird-bench/BIRD-CRITIC-1 evaluation/src/postgresql_test_utils.py at 8264017 (2025-12-11)",
     ),
 }
+PROFILES[CRITIC_BEFORE_REGEX] = replace(  # the same harness, before its regex (a version users may need)
+    PROFILES["critic"],
+    remove_distinct="whitespace",
+    scorer="bird-bench/BIRD-CRITIC-1 evaluation/src/postgresql_test_utils.py before 8264017 (2025-12-11)",
+    preset=CRITIC_BEFORE_REGEX,
+)
 
 
-def profile_for(benchmark: str, engine: str) -> Profile:
-    """benchmark: livesql | critic; engine: sqlite | postgresql."""
+def scorers_help() -> str:
+    """Each preset, its remove_distinct and the official file it reproduces, for --help."""
+    return "; ".join(f"{name}: {p.scorer}, remove_distinct {p.remove_distinct}" for name, p in PROFILES.items()) + "."
+
+
+def profile_for(benchmark: str, engine: str, scorer: str | None = None) -> Profile:
+    """benchmark: livesql | critic; engine: sqlite | postgresql; `scorer`: a preset by name (PROFILES),
+    which must be of that benchmark and engine; None: the current version."""
     sqlite = engine.lower() == "sqlite"
     if benchmark == "livesql":
-        return PROFILES["livesql-sqlite" if sqlite else "livesql"]
-    return PROFILES["critic-sqlite" if sqlite else "critic"]
+        current = PROFILES["livesql-sqlite" if sqlite else "livesql"]
+    else:
+        current = PROFILES["critic-sqlite" if sqlite else "critic"]
+    if scorer is None or scorer == current.preset:
+        return current
+    chosen = PROFILES.get(scorer)
+    if chosen is None or (chosen.name, chosen.engine) != (current.name, current.engine):
+        from evaluators.errors import UsageError
+
+        same = [
+            p for p, profile in PROFILES.items() if (profile.name, profile.engine) == (current.name, current.engine)
+        ]
+        raise UsageError(f"--scorer {scorer!r} is not a {benchmark} scorer on {engine}: one of {', '.join(same)}")
+    return chosen
 
 
 def split_field(instance: dict, name: str) -> list:

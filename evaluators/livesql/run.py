@@ -38,6 +38,7 @@ class LiveSQLOptions:
     instance_timeout_s: float = 60.0  # one phase: preprocess, prediction, test cases, clean-up
     memory_limit_mb: int = 2048
     disk_limit_mb: int = 1024
+    scorer: str | None = None  # a preset of profiles.PROFILES by name (a scorer version); None: the current one
 
     def __post_init__(self) -> None:  # the API's edge: the caller's relative paths, made absolute once
         for name in ("db_root", "work_dir"):
@@ -45,7 +46,7 @@ class LiveSQLOptions:
 
     @property
     def profile(self) -> Profile:
-        return profile_for(self.benchmark, self.engine)
+        return profile_for(self.benchmark, self.engine, self.scorer)
 
 
 def grade_livesql(jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions, progress=None) -> Report:
@@ -85,6 +86,9 @@ class LiveSQLBenchmark(Benchmark):
 
     def figures(self, instances: list) -> dict:
         return {"livesql": category_table(instances)}
+
+    def scorers(self) -> dict:
+        return {self.options.profile.preset: self.options.profile.scorer}
 
     def official_lines(self, report: Report) -> str:
         return "Pass rate per category (official, and strict beside it):\n" + official_table(report)
@@ -167,7 +171,7 @@ def _run(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
     prefix = f"lsq_{key}"
     event: dict = {}
     try:
-        event = worker.execute(request, SANDBOX, profile=profile.name, instance=data, clone_prefix=prefix)
+        event = worker.execute(request, SANDBOX, profile=profile.preset, instance=data, clone_prefix=prefix)
     finally:
         shutil.rmtree(folder, ignore_errors=True)  # a killed worker cannot remove its copies
         if backend == "postgres" and event.get("reason") != "ok":

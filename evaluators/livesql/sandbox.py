@@ -95,6 +95,7 @@ class _Place:
         session = Session(self.profile.engine, conn, strict, statement_timeout_ms=int(timeout * 1000))
         session.connect = lambda: self.connect(stack, conn, db_arg, deadline)
         session.spare_connections = SPARE_CONNECTIONS.get(self.profile.name)
+        session.distinct = self.profile.remove_distinct
         return session
 
     def untouched(self, stack: contextlib.ExitStack, instance: dict, deadline: float):

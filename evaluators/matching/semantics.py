@@ -25,13 +25,26 @@ class Preset:
     repeat_flat_condition_cols: bool = False
     official: bool = True
     description: str = ""
+    scorer: str = ""  # the public scorer it reproduces: repository, file, commit (docs/doctor.md)
 
 
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
-        Preset("spider2", 1e-2, description="Spider 2.0 evaluation suite as now published (tolerance 1e-2)"),
-        Preset("spider2-2024", 1e-3, description="the suite's first release (tolerance 1e-3)"),
+        Preset(
+            "spider2",
+            1e-2,
+            description="Spider 2.0 evaluation suite as now published (tolerance 1e-2)",
+            scorer="xlang-ai/Spider2 spider2-dbt/evaluation_suite/eval_utils.py at 90985da3 (2025-07-25); "
+            "tolerance 1e-2 since 9048a79e (2024-11-26)",
+        ),
+        Preset(
+            "spider2-2024",
+            1e-3,
+            description="the suite's first release (tolerance 1e-3)",
+            scorer="xlang-ai/Spider2 spider2/evaluation_suite/eval_utils.py at e9d20327 (2024-10-25), "
+            "until 9048a79e (2024-11-26)",
+        ),
         Preset(
             "spider2-lite",
             1e-2,
@@ -39,6 +52,8 @@ PRESETS: dict[str, Preset] = {
             low_memory=True,
             repeat_flat_condition_cols=True,
             description="Spider2-lite/snow scorer: NULL read as 0",
+            scorer="xlang-ai/Spider2 spider2-lite/evaluation_suite/evaluate.py at 5fa8a517 (2025-11-02) and "
+            "spider2-snow/evaluation_suite/evaluate.py at 76b85e5d (2025-10-30)",
         ),
         Preset(
             "strict",
@@ -50,6 +65,16 @@ PRESETS: dict[str, Preset] = {
 }
 OFFICIAL = tuple(name for name, p in PRESETS.items() if p.official)
 STRICT_TOL = PRESETS["strict"].tol
+
+
+def scorers() -> dict[str, str]:
+    """Each official preset's scorer, for a report's provenance."""
+    return {name: p.scorer for name, p in PRESETS.items() if p.official}
+
+
+def semantics_help() -> str:
+    """`--semantics`'s help: each preset, and the scorer an official one reproduces."""
+    return "; ".join(f"{name}: {p.scorer or p.description}" for name, p in PRESETS.items())
 
 
 def get_preset(name: str) -> Preset:

@@ -116,6 +116,9 @@ class TestSuiteBenchmark(Benchmark):
     def complete(self, instances: list[InstanceReport]) -> list[InstanceReport]:
         return exact_run.with_sessions(instances, self.exact.matching)
 
+    def scorers(self) -> dict:
+        return {SEMANTICS: "taoyds/test-suite-sql-eval evaluation.py at 82793e5 (2020-10-20)"}
+
     def official_lines(self, report: Report) -> str:
         s = report.summary
         accuracy, compared = official_accuracy(report)
