@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,9 +20,13 @@ from pathlib import Path
 import pytest
 import yaml
 from doc_examples import ROOT, SHARED_LITE_GOLD, build_world, documented_commands, normalise
+from forked_cli import WarmCli
 
 TABLE = Path(__file__).parent / "data" / "doc_examples.yaml"
 EXAMPLES = {normalise(entry["command"]): entry for entry in yaml.safe_load(TABLE.read_text())}
+# The README's first command runs as the user's shell starts it, like every command with shell syntax; the
+# other bare `python evaluate.py ...` commands run in children of a warm process (tests/forked_cli.py).
+FRESH = next(iter(EXAMPLES))
 SCORE_LINE = re.compile(r"(\d+(?:\.\d+)?)%\s+\d+\s+<- (score|strict_score)")
 
 
@@ -41,10 +46,26 @@ def _shell(command: str) -> str:
     return re.sub(r"(^|\s)(?:\.venv/bin/)?python evaluate\.py", lambda m: m.group(1) + python, command)
 
 
-def _run(command: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    result = subprocess.run(
-        ["bash", "-c", _shell(command)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
-    )
+def _plain_args(command: str) -> list[str] | None:
+    """The arguments of a bare `python evaluate.py ARGS` (no shell syntax beyond quoting), else None."""
+    if re.search(r"[$`~*?\[{}|&;<>()!\\]", command):
+        return None
+    words = shlex.split(command)
+    if words[:2] in (["python", "evaluate.py"], [".venv/bin/python", "evaluate.py"]):
+        return words[2:]
+    return None
+
+
+def _run(command: str, cwd: Path, env: dict, cli: WarmCli | None = None) -> subprocess.CompletedProcess:
+    """A bare command runs in a child forked from the warm CLI process when one is given (a fresh process
+    state, without Python's start-up); anything else, as a user's shell runs it."""
+    args = _plain_args(command) if cli is not None else None
+    if cli is not None and args is not None:
+        result = cli.run(args, cwd, env)
+    else:
+        result = subprocess.run(
+            ["bash", "-c", _shell(command)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+        )
     result.output = result.stdout + result.stderr  # type: ignore[attr-defined]
     return result
 
@@ -62,6 +83,25 @@ def _check_scores(entry: dict, output: str, work: Path) -> None:
     for key, name in (("score", "score"), ("strict", "strict_score")):
         if key in entry:
             assert found.get(name) == pytest.approx(entry[key], abs=5e-5), (name, found, output)
+
+
+@pytest.fixture(scope="module")
+def warm_cli():
+    with WarmCli() as cli:
+        yield cli
+
+
+@pytest.fixture(scope="module")
+def world_template(tmp_path_factory) -> Path:
+    """build_world once; each test gets its own copy (the commands write into their folder)."""
+    root = tmp_path_factory.mktemp("doc_world")
+    build_world(root)
+    return root
+
+
+def _fresh_world(template: Path, tmp_path: Path) -> Path:
+    shutil.copytree(template, tmp_path, symlinks=True, dirs_exist_ok=True)
+    return tmp_path / "work"
 
 
 @pytest.fixture(scope="module")
@@ -128,17 +168,18 @@ def _with_server(command: str, entry: dict, request) -> str:
 
 
 @pytest.mark.parametrize("command", list(EXAMPLES), ids=[f"{n:02d}" for n in range(len(EXAMPLES))])
-def test_the_documented_command_prints_the_documented_figure(command, tmp_path, request):
+def test_the_documented_command_prints_the_documented_figure(command, tmp_path, request, world_template, warm_cli):
     entry = EXAMPLES[command]
     if entry.get("shared") and not SHARED_LITE_GOLD.is_dir():
         if os.environ.get("CI"):
             pytest.fail(f"{SHARED_LITE_GOLD} is missing")
         pytest.skip(f"{SHARED_LITE_GOLD} is missing")
-    work = build_world(tmp_path)
+    work = _fresh_world(world_template, tmp_path)
     env = _environment(entry, request)
+    cli = None if command == FRESH else warm_cli
     for before in entry.get("before", []):
-        assert _run(before, work, env).returncode == 0, before
-    result = _run(_with_server(normalise(entry.get("runs", command)), entry, request), work, env)
+        assert _run(before, work, env, cli).returncode == 0, before
+    result = _run(_with_server(normalise(entry.get("runs", command)), entry, request), work, env, cli)
     assert result.returncode == entry["exit"], result.output
     for text in entry.get("printed", []):
         assert text in result.output, (text, result.output)
