@@ -134,6 +134,8 @@ def outermost_has_order_by(sql: str, *, backslash_escapes: bool = False, hash_co
     identifiers and comments is ignored.  ``backslash_escapes`` and
     ``hash_comments`` enable BigQuery/MySQL-style lexing.
     """
+    if "ORDER" not in sql.upper():  # no token can read ORDER (tokens are read upper-cased): no tokenizing
+        return False
     tokens = _strip_wrapping_parens(_last_statement(list(_tokens(sql, backslash_escapes, hash_comments))))
     depth = 0
     previous = ""  # previous token at depth 0; a bracketed group counts as "(" + ")"
