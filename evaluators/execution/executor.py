@@ -13,7 +13,6 @@ Everything here is picklable, so a grader may call it from its own worker proces
 
 from __future__ import annotations
 
-import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
@@ -65,13 +64,17 @@ class ExecConfig:
         """The JSON-safe fields a backend reads, paths made absolute for the worker; engines spill into
         the work folder (`temp_dir`), never beside a database.  Made once per config (a fresh dict each call):
         every query of a run asks, and `asdict` with a `resolve()` per path cost BIRD a millisecond a query."""
-        return dict(self._settings)
+        made = _SETTINGS.get(self)
+        if made is None:
+            made = {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+            made["temp_dir"] = str(Path(self.output_dir).resolve() / "engine_tmp")
+            if len(_SETTINGS) >= 256:  # a long-lived process (a trainer's rewards) making configs without end
+                _SETTINGS.clear()
+            _SETTINGS[self] = made  # keyed by value, not kept on the instance: `ExecConfig(**c.__dict__)` works
+        return dict(made)
 
-    @functools.cached_property
-    def _settings(self) -> dict:  # in the instance's __dict__: a frozen dataclass still takes it
-        out = {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
-        out["temp_dir"] = str(Path(self.output_dir).resolve() / "engine_tmp")
-        return out
+
+_SETTINGS: dict[ExecConfig, dict] = {}
 
 
 @dataclass(frozen=True)
