@@ -27,7 +27,9 @@ def _acquire_in_thread(pool) -> tuple[threading.Thread, list]:
 
 def test_a_caller_behind_busy_short_work_gets_a_returned_worker(workers, monkeypatch):
     """Sixteen threads of millisecond queries on two cores once started sixteen Pythons for them."""
-    monkeypatch.setattr(worker, "LONG_QUERY_S", 60.0, raising=False)  # the held workers stay 'short' however slow the machine
+    monkeypatch.setattr(
+        worker, "LONG_QUERY_S", 60.0, raising=False
+    )  # the held workers stay 'short' however slow the machine
     held = [workers.acquire() for _ in range(getattr(worker, "FREE_STARTS", 2))]
     thread, got = _acquire_in_thread(workers)
     time.sleep(0.3)  # the thread is waiting by now (it started no worker: none is starting)

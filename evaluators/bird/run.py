@@ -242,8 +242,8 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, e
                 Verdict(0.0, reason, f"the gold query failed{where} ({gold_result.reason}): {gold_result.detail}"), info
             )
         gold_rows = list(gold_result.rows)
-        if not sql.strip():
-            pred_rows = []  # the official script runs an empty text, which returns no rows
+        if pred_result is None:  # an empty text (the gold ran): the official script gets no rows from it
+            pred_rows = []
         else:
             if not pred_result.ok:
                 return _failed(Verdict(0.0, pred_result.reason, pred_result.detail), info)

@@ -70,8 +70,9 @@ def _identical(gold: list[tuple], pred: list[tuple]) -> bool:
     values are candidates of each other only, tried in column order, each taking the first one left: the
     identity.  NaN, booleans and nested values take the long way."""
     return all(
-        len(g) == len(p) and all(type(a) is type(b) and type(a) in _SCALARS and a == b for a, b in zip(g, p))
-        for g, p in zip(gold, pred)
+        len(g) == len(p)
+        and all(type(a) is type(b) and type(a) in _SCALARS and a == b for a, b in zip(g, p, strict=True))
+        for g, p in zip(gold, pred, strict=True)
     )
 
 
