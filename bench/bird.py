@@ -35,14 +35,21 @@ SEP = "\t----- bird -----\t"
 DATABASES = {"shop": 100_000, "school": 30_000, "city": 10_000}
 
 
+def _new_database(root: Path, name: str) -> sqlite3.Connection | None:
+    """A connection to the new file `root/name/name.sqlite`, or None when it was made before (kept)."""
+    path = root / name / f"{name}.sqlite"
+    if path.exists():
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return sqlite3.connect(path)
+
+
 def make_databases(root: Path) -> None:
     rng = random.Random(7)
     for name, rows in DATABASES.items():
-        path = root / name / f"{name}.sqlite"
-        if path.exists():
+        con = _new_database(root, name)
+        if con is None:
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(path)
         con.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, grp INTEGER, label TEXT, price REAL, day TEXT)")
         con.execute("CREATE TABLE groups (grp INTEGER PRIMARY KEY, name TEXT, region TEXT)")
         con.executemany(
@@ -128,11 +135,9 @@ SMALL_DATABASES = ("alpha", "beta", "gamma", "delta")
 def make_small_databases(root: Path) -> None:
     rng = random.Random(5)
     for name in SMALL_DATABASES:
-        path = root / name / f"{name}.sqlite"
-        if path.exists():
+        con = _new_database(root, name)
+        if con is None:
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(path)
         con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, g INTEGER, name TEXT, v REAL)")
         rows = [(i, rng.randrange(20), f"n{rng.randrange(300)}", round(rng.uniform(0, 100), 2)) for i in range(500)]
         con.executemany("INSERT INTO t VALUES (?,?,?,?)", rows)
