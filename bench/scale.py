@@ -3,12 +3,19 @@
     python bench/scale.py                        # 10^5, 3*10^5, 10^6 rows, every shape and semantics
     python bench/scale.py --max-rows 1e7         # also 3*10^6 and 10^7 rows: docs/scale_bench.* (about 20 min)
     python bench/scale.py --shapes repeated --semantics strict --rows 1e5,1e6
+    python bench/scale.py --whole --shapes repeated --rows 1e5,1e6,3.3e6   # as a user runs it (below)
 
 Each (shape, rows, semantics) runs in its own child process, which reads both CSVs with pandas
 (timed; its peak resident set is the reading's memory), resets the kernel's peak mark and grades
 the frames under one semantics with fresh caches (timed; peak resident set).  Ratios divide by the
 read figures of the same child, and times are the process's CPU seconds (wall seconds are in the
 JSON too): on a machine shared with other work, wall time swings several-fold between two runs.  Shapes: `bench/shapes.py`.
+`--whole` times what a user waits for instead: `evaluate.py --result_dir SUB --gold_dir GOLD` with default
+flags (every official preset and strict, `ignore_order`) as one process, against a process that only
+reads both CSVs with pandas, alternating, `--repeats` times; wall seconds, CPU seconds and the peak resident
+set of each process (`ru_maxrss` of a fresh parent per run), ratios of the medians.  Results:
+bench/results/scale_whole.json.
+
 Results: docs/scale_bench.json (with a summary per shape and semantics: worst time and memory ratios and
 the log-log slope of grade time on rows, each against the issue's targets) and docs/scale_bench.png (one
 column per semantics: times and memory log-log, then both ratios with the target line).  The exit status
@@ -49,6 +56,8 @@ def parse_args(argv=None):
     parser.add_argument("--data", type=Path, default=HERE / "results" / "scale-data", help="where tables are kept")
     parser.add_argument("--out", type=Path, default=ROOT / "docs", help="folder for scale_bench.json/.png")
     parser.add_argument("--name", default="scale_bench", help="file name of the JSON and PNG (default scale_bench)")
+    parser.add_argument("--whole", action="store_true", help="evaluate.py with default flags against a pandas read")
+    parser.add_argument("--repeats", type=int, default=3, help="--whole: runs of each, medians")
     parser.add_argument("--child", nargs=3, metavar=("GOLD", "PRED", "SEMANTICS"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -107,8 +116,86 @@ def _rows(args) -> list[int]:
     return [r for r in DEFAULT_ROWS + LARGE_ROWS if r <= args.max_rows]
 
 
+READER = "import sys, pandas; pandas.read_csv(sys.argv[1]); pandas.read_csv(sys.argv[2])"
+# Runs one command in a fresh process and prints its wall, CPU and peak resident set (the largest of any
+# process it waited for: the grader's workers included).
+MEASURE = (
+    "import json, resource, subprocess, sys, time; started = time.perf_counter(); "
+    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+    "r = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(json.dumps({'wall_s': time.perf_counter() - started, 'cpu_s': r.ru_utime + r.ru_stime, "
+    "'peak_rss': r.ru_maxrss * 1024}))"
+)
+
+
+def _measured(command: list[str]) -> dict:
+    done = subprocess.run([sys.executable, "-c", MEASURE, *command], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _folders(data: Path, shape: str, rows: int) -> tuple[Path, Path, Path, Path]:
+    """A gold folder and a submission folder holding the pair as one `table_match` instance, ignore_order."""
+    import os
+    import shutil
+
+    gold_csv, pred_csv = shapes.write(data, shape, rows)
+    root = data / f"whole-{shape}-{rows}"
+    gold, sub = root / "gold", root / "sub"
+    for folder, source in ((gold, gold_csv), (sub, pred_csv)):
+        (folder / "big").mkdir(parents=True, exist_ok=True)
+        target = folder / "big" / "result.csv"
+        if not target.exists():
+            try:
+                os.link(source, target)  # a second name of a regular file: the submission's own file
+            except OSError:
+                shutil.copyfile(source, target)
+    spec = {"func": "table_match", "parameters": {"gold": "result.csv", "ignore_order": True}}
+    (gold / "spider2_eval.jsonl").write_text(json.dumps({"instance_id": "big", "evaluation": spec}) + "\n")
+    line = {"instance_id": "big", "answer_type": "file", "answer_or_path": "result.csv"}
+    (sub / "results_metadata.jsonl").write_text(json.dumps(line) + "\n")
+    return gold, sub, gold_csv, pred_csv
+
+
+def whole(args) -> int:
+    import statistics
+
+    results = []
+    for shape in args.shapes.split(","):
+        for rows in _rows(args):
+            gold, sub, gold_csv, pred_csv = _folders(args.data, shape, rows)
+            report = gold.parent / "report.json"
+            ours_cmd = [sys.executable, str(ROOT / "evaluate.py"), "--result_dir", str(sub), "--gold_dir", str(gold)]
+            ours_cmd += ["--output", str(report)]
+            reads, grades = [], []
+            for _ in range(args.repeats):
+                reads.append(_measured([sys.executable, "-c", READER, str(gold_csv), str(pred_csv)]))
+                grades.append(_measured(ours_cmd))
+            score = json.loads(report.read_text())["instances"][0]["score"]
+            row = {"shape": shape, "rows": rows, "score": score, "read": reads, "grade": grades}
+            for key in ("wall_s", "cpu_s", "peak_rss"):
+                row[f"read_{key}"] = statistics.median(run[key] for run in reads)
+                row[f"grade_{key}"] = statistics.median(run[key] for run in grades)
+                row[f"{key}_ratio"] = row[f"grade_{key}"] / row[f"read_{key}"]
+            results.append(row)
+            print(
+                f"{shape:10} {rows:>10,} rows  read {row['read_wall_s']:6.2f} s {row['read_peak_rss'] / 2**20:6.0f} MB"
+                f"  evaluate.py {row['grade_wall_s']:6.2f} s {row['grade_peak_rss'] / 2**20:6.0f} MB"
+                f"  wall {row['wall_s_ratio']:.2f}x  CPU {row['cpu_s_ratio']:.2f}x  memory {row['peak_rss_ratio']:.2f}x"
+                f"  score {score}",
+                flush=True,
+            )
+    out = HERE / "results" / "scale_whole.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    targets = {"wall_per_read": TIME_TARGET, "memory_per_read": MEMORY_TARGET}
+    out.write_text(json.dumps({"targets": targets, "results": results}, indent=1) + "\n")
+    ok = all(r["wall_s_ratio"] <= TIME_TARGET and r["peak_rss_ratio"] <= MEMORY_TARGET for r in results)
+    return 0 if ok else 1
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.whole:
+        return whole(args)
     if args.child:
         gold, pred, semantics = args.child
         print(json.dumps(child(Path(gold), Path(pred), semantics)))

@@ -135,6 +135,29 @@ def test_a_kept_connection_leaves_nothing_to_the_next_query(config):
     assert [w.pid for w in worker.pool().idle] == [kept.pid]  # all of it on the one worker
 
 
+def test_a_kept_connection_serves_the_next_query(config, db_dir):
+    """The connection kept after one query is the one the next query on the file runs on (the last query's
+    read-only guard once refused the next one's heap-cap PRAGMA, so every query opened the file again), and
+    the guard still refuses a write on it."""
+    from evaluators.execution.backends import sqlite_backend
+    from evaluators.execution.backends.base import Request
+
+    backend = sqlite_backend.SQLiteBackend()
+    path = str(db_dir / "school.sqlite")
+
+    def request(sql: str) -> Request:
+        return Request("sqlite", sql, str(config.output_dir / "x.csv"), path, config.settings(), {}, "inline")
+
+    backend.run(request("SELECT count(*) FROM pupils"), lambda event: None)
+    key = sqlite_backend._key(request(""))
+    first = sqlite_backend._connections._open[key]
+    assert backend.run(request("SELECT name FROM pupils WHERE id = 2"), lambda event: None).first_cell == "bob"
+    assert sqlite_backend._connections._open[key] is first
+    with pytest.raises(sqlite_backend.QueryFailed, match="refused"):
+        backend.run(request("PRAGMA query_only = 0"), lambda event: None)
+    assert sqlite_backend._connections._open[key] is first
+
+
 def test_a_changed_database_file_is_opened_again(config, db_dir):
     """A kept connection is immutable (it would not notice a change): a file that changed is opened anew."""
     worker.pool().shutdown()

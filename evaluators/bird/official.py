@@ -100,6 +100,23 @@ def unhashable(pred_rows: list, gold_rows: list) -> str | None:
     return None
 
 
+def needs_private_copy(sql: str, gold_result, pred_result) -> bool:
+    """Whether the prediction must run the official way, on the private copy (`RowResult`s of the read-only
+    runs: the gold's, then the prediction's, None when it did not run).
+
+    A prediction that ran on the read-only connection without a refusal is one statement that only reads
+    (SQLite's own read-only guard, execution/sqlite_readonly.py, let nothing else through): the writable copy
+    would give it and the gold the same rows, so its result stands.  A timeout stands too (the copy would
+    time out as well).  Only when a run failed does sqlglot's parse (`is_plain_query`) decide, as it did
+    for every prediction before: a write, two statements or text sqlglot cannot read go to the copy.  Parsing
+    every prediction cost a millisecond or more each, most of the run's own time on small queries."""
+    if not sql.strip():
+        return False
+    if pred_result is not None and (pred_result.ok or pred_result.reason == "timeout"):
+        return False
+    return not is_plain_query(sql)
+
+
 def is_plain_query(sql: str) -> bool:
     """One read-only query (sqlglot, SQLite dialect): safe to run on the read-only connection, with the same
     result the writable one would give.  Anything else goes to the private copy."""

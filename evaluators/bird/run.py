@@ -278,14 +278,15 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, e
     info: dict = {"backend": backend}
     if backend != "sqlite" and not sql.strip():
         return _failed(Verdict(0.0, "exec_error", official.EMPTY_QUERY_ERRORS[backend]), info)
-    if backend == "sqlite" and sql.strip() and not official.is_plain_query(sql):
+    gold_result = runner.gold(gold.sql, db)
+    pred_result = runner.run(sql, db) if gold_result.ok and sql.strip() else None
+    if backend == "sqlite" and official.needs_private_copy(sql, gold_result, pred_result):
         pair = _official_pair(sql, gold.sql, db, runner)
         if isinstance(pair, Verdict):
             return _failed(pair, {**info, "ran": "private copy"})
         pred_rows, gold_rows = pair
         info["ran"] = "private copy (the prediction is not one read-only query)"
     else:
-        gold_result = runner.gold(gold.sql, db)
         if not gold_result.ok:
             reason = "exec_error" if elsewhere else "unreadable_gold"
             where = " on the prediction's database" if elsewhere else ""
@@ -293,10 +294,9 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, e
                 Verdict(0.0, reason, f"the gold query failed{where} ({gold_result.reason}): {gold_result.detail}"), info
             )
         gold_rows = list(gold_result.rows)
-        if not sql.strip():
-            pred_rows = []  # the official script runs an empty text, which returns no rows
+        if pred_result is None:  # an empty text (the gold ran): the official script gets no rows from it
+            pred_rows = []
         else:
-            pred_result = runner.run(sql, db)
             if not pred_result.ok:
                 return _failed(Verdict(0.0, pred_result.reason, pred_result.detail), info)
             pred_rows = list(pred_result.rows)

@@ -62,10 +62,19 @@ class ExecConfig:
 
     def settings(self) -> dict:
         """The JSON-safe fields a backend reads, paths made absolute for the worker; engines spill into
-        the work folder (`temp_dir`), never beside a database."""
-        out = {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
-        out["temp_dir"] = str(Path(self.output_dir).resolve() / "engine_tmp")
-        return out
+        the work folder (`temp_dir`), never beside a database.  Made once per config (a fresh dict each call):
+        every query of a run asks, and `asdict` with a `resolve()` per path cost BIRD a millisecond a query."""
+        made = _SETTINGS.get(self)
+        if made is None:
+            made = {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+            made["temp_dir"] = str(Path(self.output_dir).resolve() / "engine_tmp")
+            if len(_SETTINGS) >= 256:  # a long-lived process (a trainer's rewards) making configs without end
+                _SETTINGS.clear()
+            _SETTINGS[self] = made  # keyed by value, not kept on the instance: `ExecConfig(**c.__dict__)` works
+        return dict(made)
+
+
+_SETTINGS: dict[ExecConfig, dict] = {}
 
 
 @dataclass(frozen=True)

@@ -56,22 +56,31 @@ class RowRunner:
         # rewards' pool, a forked trainer) never gets to close(); what is written creates it.
         self._scratch = Path(tempfile.gettempdir()) / f"row-queries-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._gold: dict[tuple, RowResult] = {}
+        self._configs: dict[float, ExecConfig] = {}
         self._gold_locks: dict[tuple, threading.Lock] = {}
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=self.jobs)
 
     def run(self, query: RowQuery, trusted: bool = False) -> RowResult:
         """One query; its typed rows come back over the worker's pipe (collect="inline"), no file written."""
-        if self._base is None:
-            config = ExecConfig(output_dir=self._scratch, timeout_s=query.timeout_s)
-        else:
-            config = replace(self._base, timeout_s=query.timeout_s)
+        config = self._config(query.timeout_s)
         out = self._scratch / "inline.csv"  # named for the protocol only: an inline run writes nothing
         result = run_sql(query.backend, query.database, query.sql, config, out, collect="inline", trusted=trusted)
         if not result.ok:
             return RowResult(False, result.reason, result.detail)
         columns, rows = result.rows()
         return RowResult(True, "ok", "", tuple(columns), tuple(rows), result.query_seconds)
+
+    def _config(self, timeout_s: float) -> ExecConfig:
+        """The run's config with this timeout, made once per timeout (its settings are then made once too)."""
+        config = self._configs.get(timeout_s)
+        if config is None:
+            if self._base is None:
+                config = ExecConfig(output_dir=self._scratch, timeout_s=timeout_s)
+            else:
+                config = replace(self._base, timeout_s=timeout_s)
+            self._configs[timeout_s] = config  # a race makes two equal configs: harmless
+        return config
 
     def gold(self, query: RowQuery) -> RowResult:
         """The gold's result, run once per (database file state, SQL) for the life of the runner."""

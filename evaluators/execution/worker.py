@@ -43,6 +43,8 @@ STARTUP_ALLOWANCE_S = 60.0  # Python start-up, driver import and connecting, bef
 CANCEL_TIMEOUT_S = 30.0  # the cancelling worker's own limit
 CANCEL_WAIT_S = 5.0  # how long the caller waits for the cancel's answer before it moves on
 MAX_IDLE_WORKERS = 16
+FREE_STARTS = os.cpu_count() or 1  # workers started at once, without waiting for a busy one to come back
+LONG_QUERY_S = 0.25  # a worker busy this long is on a long query: a caller waiting for one starts another
 _STDERR_TAIL = 4000
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -207,6 +209,7 @@ class WorkerProcess:
             start_new_session=True,
         )
         self.pid = self.proc.pid
+        self.lent_at = time.monotonic()  # when the pool last handed it to a caller
         self._buffer = b""
         self.stderr_tail = b""
         self._selector = selectors.DefaultSelector()
@@ -261,38 +264,67 @@ class WorkerProcess:
 
 
 class _Pool:
-    """Idle workers of this process; a forked child starts with an empty pool of its own."""
+    """Idle workers of this process; a forked child starts with an empty pool of its own.
+
+    Workers start as they are needed: past one per core busy on short work, a caller finding none idle
+    waits for one to come back, or for a busy one to be on a long query (LONG_QUERY_S), before it starts
+    another.  A worker costs a Python start-up (a
+    fifth of a CPU second); sixteen threads of short queries on two cores kept sixteen of them for work two
+    or three could do, while queries that run long still get a worker each after the short wait."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.idle: list[WorkerProcess] = []
         self.busy: set[WorkerProcess] = set()
         self.lock = threading.Lock()
+        self.returned = threading.Condition(self.lock)  # a worker came back or left: waiting callers look again
+        self.starting = 0
 
     def acquire(self) -> WorkerProcess:
         with self.lock:
-            while self.idle:
-                worker = self.idle.pop()
-                if worker.alive():
-                    self.busy.add(worker)
-                    return worker
-                worker.close()
-        worker = WorkerProcess()
+            while True:
+                while self.idle:
+                    worker = self.idle.pop()
+                    if worker.alive():
+                        return self._lend(worker)
+                    worker.close()
+                if self._working() < FREE_STARTS:
+                    break
+                self.returned.wait(LONG_QUERY_S / 4)
+            self.starting += 1
+        try:
+            worker = WorkerProcess()
+        finally:
+            with self.lock:
+                self.starting -= 1
         with self.lock:
-            self.busy.add(worker)
+            return self._lend(worker)
+
+    def _lend(self, worker: WorkerProcess) -> WorkerProcess:
+        worker.lent_at = time.monotonic()
+        self.busy.add(worker)
         return worker
+
+    def _working(self) -> int:
+        """Workers starting or busy on a query younger than LONG_QUERY_S: those will be back soon.  A worker
+        on a long query does not count, so a caller behind it starts another within LONG_QUERY_S."""
+        now = time.monotonic()
+        return self.starting + sum(now - worker.lent_at < LONG_QUERY_S for worker in self.busy)
 
     def release(self, worker: WorkerProcess) -> None:
         with self.lock:
             self.busy.discard(worker)
             if worker.alive() and len(self.idle) < MAX_IDLE_WORKERS:
                 self.idle.append(worker)
+                self.returned.notify()
                 return
+            self.returned.notify()
         worker.close()
 
     def forget(self, worker: WorkerProcess) -> None:
         with self.lock:
             self.busy.discard(worker)
+            self.returned.notify()
 
     def kill_all(self) -> None:
         """Ctrl-C: every worker of this process, busy or idle, is killed now."""

@@ -9,6 +9,7 @@ tolerance), and only add a way to compare rows holding unhashable values
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -134,6 +135,14 @@ def outermost_has_order_by(sql: str, *, backslash_escapes: bool = False, hash_co
     identifiers and comments is ignored.  ``backslash_escapes`` and
     ``hash_comments`` enable BigQuery/MySQL-style lexing.
     """
+    if "ORDER" not in sql.upper():  # no token can read ORDER (tokens are read upper-cased): no tokenizing
+        return False
+    return _outermost_order_by(sql, backslash_escapes, hash_comments)
+
+
+@functools.lru_cache(maxsize=4096)
+def _outermost_order_by(sql: str, backslash_escapes: bool, hash_comments: bool) -> bool:
+    """One tokenizing per gold text: BIRD asks once per question, and questions share golds."""
     tokens = _strip_wrapping_parens(_last_statement(list(_tokens(sql, backslash_escapes, hash_comments))))
     depth = 0
     previous = ""  # previous token at depth 0; a bracketed group counts as "(" + ")"

@@ -70,11 +70,19 @@ def _unique(pred: list, gold: list) -> tuple[list, list]:
     return list(dict.fromkeys(pred)), list(dict.fromkeys(gold))
 
 
+def _same_rows(pred: list[tuple], gold: list[tuple]) -> bool:
+    """Equal row lists (Python `==`, cells found by identity or `==` as `in` finds them): every row pair
+    counts (1, 0, 0), so F1 is exactly 1.0 under either pairing; most right answers end here at once."""
+    return pred == gold and all(gold)  # a row of no cells would divide by its width: the long way
+
+
 def soft_f1(pred: list, gold: list) -> float:
     """The official Soft F1 of one question; TypeError when a row holds an unhashable value (official 0)."""
     if not pred and not gold:
         return 1.0
     pred, gold = _unique([tuple(r) for r in pred], [tuple(r) for r in gold])
+    if _same_rows(pred, gold):
+        return 1.0
     paired = min(len(pred), len(gold))
     pairs = [(pred[i], gold[i]) for i in range(paired)]
     return _f1(pairs, len(gold) - paired, len(pred) - paired)
@@ -85,6 +93,8 @@ def soft_f1_unordered(pred: list, gold: list) -> float:
     if not pred and not gold:
         return 1.0
     pred, gold = [tuple(r) for r in pred], [tuple(r) for r in gold]
+    if _same_rows(pred, gold):
+        return 1.0
     if _unhashable(pred, gold):
         pred, gold = _frozen_rows(pred), _frozen_rows(gold)
     if _unhashable(pred, gold) and len(pred) * len(gold) > _GREEDY_LIMIT:  # no stand-in: too many to compare

@@ -14,7 +14,7 @@ import json
 import math
 import os
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from evaluators.errors import MissingExtra
@@ -78,7 +78,12 @@ class Request:
         return self.environment.get(name) or None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Field by field, the dicts copied one level (they hold JSON values only): `asdict`'s deep copy of
+        the settings cost a query a good part of its parent-side time."""
+        return {
+            name: dict(value) if isinstance(value, dict) else value
+            for name, value in ((f.name, getattr(self, f.name)) for f in fields(self))
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> Request:

@@ -63,6 +63,11 @@ class _OpenConnections:
         if con is None:
             return connect(request)
         try:
+            # The last request's guard refuses this PRAGMA (an assignment) and its deadline has passed: both
+            # go before it, and _execute sets this request's own.  Left on, every kept connection was refused
+            # here, closed and opened again, for every query.
+            con.set_authorizer(None)
+            con.set_progress_handler(None, 0)
             set_heap_limit(con, request.setting("memory_limit_mb"))
         except sqlite3.Error:
             con.close()

@@ -1,0 +1,51 @@
+"""Workers start as they are needed: past one per core on short work, a caller waits for one to come back;
+behind workers on long queries it starts another."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from evaluators.execution import worker
+
+
+@pytest.fixture
+def workers():
+    pool = worker._Pool()
+    yield pool
+    pool.kill_all()
+
+
+def _acquire_in_thread(pool) -> tuple[threading.Thread, list]:
+    got: list = []
+    thread = threading.Thread(target=lambda: got.append(pool.acquire()))
+    thread.start()
+    return thread, got
+
+
+def test_a_caller_behind_busy_short_work_gets_a_returned_worker(workers, monkeypatch):
+    """Sixteen threads of millisecond queries on two cores once started sixteen Pythons for them."""
+    monkeypatch.setattr(
+        worker, "LONG_QUERY_S", 60.0, raising=False
+    )  # the held workers stay 'short' however slow the machine
+    held = [workers.acquire() for _ in range(getattr(worker, "FREE_STARTS", 2))]
+    thread, got = _acquire_in_thread(workers)
+    time.sleep(0.3)  # the thread is waiting by now (it started no worker: none is starting)
+    assert not got and workers.starting == 0
+    workers.release(held[0])
+    thread.join(10)
+    assert got == [held[0]]
+    for each in [*held[1:], *got]:
+        workers.release(each)
+
+
+def test_a_caller_behind_long_queries_starts_another(workers, monkeypatch):
+    monkeypatch.setattr(worker, "LONG_QUERY_S", 0.2, raising=False)
+    held = [workers.acquire() for _ in range(getattr(worker, "FREE_STARTS", 2))]
+    thread, got = _acquire_in_thread(workers)
+    thread.join(30)
+    assert got and got[0] not in held and got[0].alive()
+    for each in [*held, *got]:
+        workers.release(each)
