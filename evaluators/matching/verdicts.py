@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Significant digits tried, fewest first, until a differing pair of float cells reads differently.
+_DIGITS = (6, 9, 12, 17)
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -26,3 +29,34 @@ class Verdict:
 def same_for_all(names, score: float, reason: str, detail: str) -> dict:
     verdict = Verdict(score, reason, detail)
     return {name: verdict for name in names}
+
+
+def cell_words(value, digits: int = 12) -> str:
+    """A cell as a reader writes it: NULL, 3, 0.25, 'text', 2024-01-31; never a Python repr such as
+    np.float64(0.0) or Decimal('1.5').  Floats get `digits` significant digits."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # a numpy scalar: its Python value
+    if value is None or _is_missing(value):
+        return "NULL"
+    if isinstance(value, float):
+        return format(value, f".{digits}g")
+    if isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def cell_pair(gold, predicted) -> tuple[str, str]:
+    """Two differing cells in words, with as few digits as tell them apart (0.228 vs 0.229, not
+    0.22844160091143337 vs 0.22912345678901234)."""
+    for digits in _DIGITS:
+        pair = cell_words(gold, digits), cell_words(predicted, digits)
+        if pair[0] != pair[1]:
+            return pair
+    return pair
+
+
+def _is_missing(value) -> bool:
+    try:
+        return bool(value != value)  # NaN, NaT
+    except (TypeError, ValueError):
+        return str(value) == "<NA>"  # pandas' NA refuses bool()

@@ -61,8 +61,9 @@ def executed_line(report: Any) -> str:
     if not ran:
         return ""
     sources = count(i.execution.get("gold_source") for i in ran if i.execution.get("gold_source"))
+    named = ", ".join(f"{source} {n}" for source, n in sorted(sources.items()))
     return (
-        f"Queries executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
+        f"Queries executed for {len(ran)} instance(s); gold sources {named or 'none temporal'}; "
         f"{report.summary.bytes_processed:,} bytes processed"
     )
 
