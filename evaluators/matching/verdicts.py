@@ -55,6 +55,12 @@ def cell_pair(gold, predicted) -> tuple[str, str]:
     return pair
 
 
+def cells_differ(gold, predicted) -> str:
+    """The words of a differing cell pair in a miss's detail."""
+    shown = cell_pair(gold, predicted)
+    return f"gold {shown[0]} vs predicted {shown[1]}"
+
+
 def _is_missing(value) -> bool:
     try:
         return bool(value != value)  # NaN, NaT

@@ -26,7 +26,7 @@ from evaluators.matching.kernels.numeric import all_close, first_false
 from evaluators.matching.strict.cell_proofs import cheap_checks, cheap_partners, equal_under, signatures_agree
 from evaluators.matching.strict.cells import FLOAT, INT, NULL, StrictColumn
 from evaluators.matching.strict.mapping_search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
-from evaluators.matching.verdicts import Verdict, cell_pair
+from evaluators.matching.verdicts import Verdict, cells_differ
 
 
 def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol: float) -> bool:
@@ -179,9 +179,8 @@ def _describe_lonely(g: StrictColumn, pred: list[StrictColumn], ignore_order: bo
     text = f"{head}; closest is {best.name!r} ({best_share:.0%} of cells agree"
     text += ", sorted)" if ignore_order else ")"
     if best_index:
-        text += (
-            f"; first difference at {'sorted ' if ignore_order else ''}row {best_index[0]}: "
-            "gold {} vs predicted {}".format(*cell_pair(best_index[1], best_index[2]))
+        text += f"; first difference at {'sorted ' if ignore_order else ''}row {best_index[0]}: " + cells_differ(
+            best_index[1], best_index[2]
         )
     return text
 
