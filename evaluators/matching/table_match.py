@@ -17,7 +17,7 @@ from evaluators.matching.strict import plain_rows
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.strict.cells import TokenTable
 from evaluators.matching.strict.columns import strict_columns
-from evaluators.matching.verdicts import Verdict
+from evaluators.matching.verdicts import Verdict, closest_miss
 from evaluators.tables.frames import column_arrays
 from evaluators.tables.read import TableReader
 from evaluators.tables.spill import NotExact, SpillPlan, SpillTables
@@ -188,7 +188,7 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
         if verdict.ok:
             return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
         failures.append((name, verdict))
-    return _first_failure(failures, golds)
+    return _closest_failure(failures, golds)
 
 
 def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
@@ -210,7 +210,7 @@ def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
         if verdict.ok:
             return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
         failures.append((name, verdict))
-    return _first_failure(failures, golds)
+    return _closest_failure(failures, golds)
 
 
 def _plain_match(job, pred: Path, gold: Path, cols, ignore_order) -> str | None:
@@ -231,11 +231,11 @@ def _variant(name: str, golds: list) -> str:
     return f"{name}: " if len(golds) > 1 else ""
 
 
-def _first_failure(failures, golds) -> Verdict:
+def _closest_failure(failures, golds) -> Verdict:
     if not failures:
         return Verdict(0.0, "invalid_spec", "no gold file to compare with")
-    name, verdict = failures[0]
-    more = f" (and {len(golds) - 1} other gold variant(s) also fail)" if len(golds) > 1 else ""
+    name, verdict = closest_miss(failures)
+    more = f" (the closest; {len(golds) - 1} other gold variant(s) also fail)" if len(golds) > 1 else ""
     return Verdict(0.0, verdict.reason, f"{_variant(name, golds)}{verdict.detail}{more}")
 
 

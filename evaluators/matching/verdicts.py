@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # Significant digits tried, fewest first, until a differing pair of float cells reads differently.
@@ -29,6 +30,25 @@ class Verdict:
 def same_for_all(names, score: float, reason: str, detail: str) -> dict:
     verdict = Verdict(score, reason, detail)
     return {name: verdict for name in names}
+
+
+# How near a miss is, by its reason: same shape with other values, then a column without a partner, then
+# another number of rows; any other reason (unreadable, no number) is farthest.
+_NEARNESS = {"value_mismatch": 0, "column_not_found": 1, "row_count_mismatch": 2}
+_AGREE = re.compile(r"\((\d+)% of cells agree")
+
+
+def closest_miss(failures: list[tuple[str, Verdict]]) -> tuple[str, Verdict]:
+    """Of a gold's variants that all fail, the (name, verdict) nearest the answer, to explain the miss: the
+    user fixes the answer against the variant it nearly was, not the first listed.  Ties go to the share of
+    cells that agree, as both table rules write it in the detail, then to the order of the variants."""
+
+    def distance(item: tuple[int, tuple[str, Verdict]]) -> tuple:
+        k, (_, verdict) = item
+        agree = _AGREE.search(verdict.detail)
+        return _NEARNESS.get(verdict.reason, len(_NEARNESS)), -int(agree.group(1)) if agree else 0, k
+
+    return min(enumerate(failures), key=distance)[1]
 
 
 def cell_words(value, digits: int = 12) -> str:
