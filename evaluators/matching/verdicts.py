@@ -20,11 +20,9 @@ class Verdict:
 
     @property
     def passed(self) -> bool:
+        """The one name for "this verdict passes" (there was an `ok` beside it, which ExecResult and RowResult
+        use for "the query ran": a verdict never says `ok`)."""
         return self.score >= 1.0
-
-    @property
-    def ok(self) -> bool:
-        return self.passed
 
 
 def same_for_all(names, score: float, reason: str, detail: str) -> dict:
