@@ -66,7 +66,7 @@ def compare(
         tokens = tokens or TokenTable()
         g = strict_columns(gold, tokens, lambda cols: _text(gold_path, cols))
         p = strict_columns(pred, tokens, lambda cols: _text(pred_path, cols))
-        return strict.compare(p, g, ignore_order=ignore_order, tol=STRICT_TOL).ok
+        return strict.compare(p, g, ignore_order=ignore_order, tol=STRICT_TOL).passed
     preset = PRESETS[semantics]
     selected = official.select_condition_cols(gold, [], wrap_scalar=preset.repeat_flat_condition_cols)
     return official.compare(
@@ -76,7 +76,7 @@ def compare(
         tol=preset.tol,
         null_as_zero=preset.null_as_zero,
         views=views or official.ViewCache(),
-    ).ok
+    ).passed
 
 
 def _text(path: Path, columns: list[int]) -> pd.DataFrame:

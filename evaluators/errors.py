@@ -80,7 +80,7 @@ class MissingExtra(EvalError, ImportError):
 class InstanceError(Exception):
     """Raised inside grading of one instance; becomes that instance's reason.
 
-    `reason` is a code from `evaluators.reporting.report.REASONS`; `detail` is the words.
+    `reason` is a code of `evaluators.reasons.Reason`; `detail` is the words.
     """
 
     def __init__(self, reason: str, detail: str):

@@ -117,7 +117,18 @@ def test_exit_codes_come_from_the_error_family_only():
 FLOORS = (
     (
         "ground",
-        ("errors", "cwd", "signals", "atomic", "sqltext", "official_statements", "specs", "terminal_safe", "pinned"),
+        (
+            "errors",
+            "cwd",
+            "signals",
+            "atomic",
+            "sqltext",
+            "official_statements",
+            "specs",
+            "terminal_safe",
+            "pinned",
+            "reasons",
+        ),
     ),
     ("metrics", ("metrics",)),
     ("execution", ("execution",)),

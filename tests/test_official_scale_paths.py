@@ -90,7 +90,7 @@ def _verdicts(gold: pd.DataFrame, pred: pd.DataFrame) -> dict:
         preset = PRESETS[name]
         ours = official.compare(
             pred, gold, ignore_order=True, tol=preset.tol, null_as_zero=preset.null_as_zero, views=views
-        ).ok
+        ).passed
         found[name] = (ours, bool(baseline.compare_frames(pred, gold, [], True, name)))
     return found
 
@@ -205,4 +205,4 @@ def test_wide_look_alike_columns(in_order):
         preset = PRESETS[name]
         for table, want in ((pred, True), (changed, False)):
             verdict = official.compare(table, gold, ignore_order=True, tol=preset.tol, null_as_zero=preset.null_as_zero)
-            assert verdict.ok is want, (name, verdict.detail)
+            assert verdict.passed is want, (name, verdict.detail)

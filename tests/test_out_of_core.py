@@ -70,7 +70,7 @@ def test_broken_shapes_fail_as_in_memory(tmp_path, shape):
     row = int(np.flatnonzero(moved[numeric].notna().to_numpy())[3])
     moved.loc[row, numeric] += 0.5
     in_memory, spilled = _both(tmp_path, gold, moved)
-    assert any(not v.ok for name, v in in_memory.items() if name != "strict")
+    assert any(not v.passed for name, v in in_memory.items() if name != "strict")
     _same(in_memory, spilled)
 
 
@@ -94,7 +94,7 @@ def test_what_is_not_decided_says_so_and_pandas_grades_it(tmp_path):
     assert verdict.reason == "undecided" and "booleans" in verdict.detail
     assert _out_of_core(tmp_path, gold[["b"]], gold[["b"]], "spider2", ignore_order=False).reason == "undecided"
     in_memory, spilled = _both(tmp_path, gold, gold)
-    assert spilled["spider2"].ok and "out of core" not in spilled["spider2"].detail
+    assert spilled["spider2"].passed and "out of core" not in spilled["spider2"].detail
     _same(in_memory, spilled)
 
 
@@ -102,13 +102,13 @@ def test_what_is_not_decided_says_so_and_pandas_grades_it(tmp_path):
 def test_strict_decides_identical_rows(tmp_path, shape):
     gold, pred = shapes.pair(shape, ROWS)
     in_memory, spilled = _both(tmp_path, gold, pred)
-    assert spilled["strict"].ok and in_memory["strict"].ok, spilled["strict"]
+    assert spilled["strict"].passed and in_memory["strict"].passed, spilled["strict"]
     assert "out of core" in spilled["strict"].detail
     scrambled = pred.copy()
     scrambled.iloc[:, 0] = np.random.default_rng(5).permutation(scrambled.iloc[:, 0].to_numpy())
     assert _out_of_core(tmp_path, gold, scrambled, "strict").reason == "undecided"
     in_memory, spilled = _both(tmp_path, gold, scrambled)
-    assert not spilled["strict"].ok and spilled["strict"].reason == in_memory["strict"].reason
+    assert not spilled["strict"].passed and spilled["strict"].reason == in_memory["strict"].reason
 
 
 def test_grade_goes_out_of_core_past_the_memory_limit(tmp_path):
@@ -216,7 +216,7 @@ def test_one_sort_serves_every_tolerance(tmp_path, order):
         }
     finally:
         job.close()
-    assert own["spider2"].ok and "out of core" in own["spider2"].detail
+    assert own["spider2"].passed and "out of core" in own["spider2"].detail
     assert own["spider2-2024"].reason == "column_not_found", own
 
 
@@ -227,6 +227,6 @@ def test_an_undecided_pair_beyond_free_memory_is_that_instances_memory_limit(tmp
     no_room = SpillPlan(0, tmp_path / "work", free_bytes=0)
     verdicts = _verdicts(tmp_path, no_room, gold, pred)
     assert verdicts["strict"].reason == "memory_limit" and "look-alike" in verdicts["strict"].detail, verdicts
-    assert all(verdicts[name].ok and "out of core" in verdicts[name].detail for name in PRESETS if name != "strict")
+    assert all(verdicts[name].passed and "out of core" in verdicts[name].detail for name in PRESETS if name != "strict")
     roomy = _verdicts(tmp_path, SpillPlan(0, tmp_path / "work", free_bytes=1 << 40), gold, pred)
-    assert roomy["strict"].ok and "out of core" not in roomy["strict"].detail, roomy["strict"]
+    assert roomy["strict"].passed and "out of core" not in roomy["strict"].detail, roomy["strict"]

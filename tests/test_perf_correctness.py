@@ -160,7 +160,7 @@ def via_csv(frame: pd.DataFrame, low_memory: bool) -> pd.DataFrame:
 def ours(pred, gold, cols, ignore_order, preset) -> bool:
     tol, null_as_zero = PRESETS[preset]
     selected = official.select_condition_cols(gold, cols, wrap_scalar=preset == "spider2-lite")
-    return official.compare(pred, selected, ignore_order=ignore_order, tol=tol, null_as_zero=null_as_zero).ok
+    return official.compare(pred, selected, ignore_order=ignore_order, tol=tol, null_as_zero=null_as_zero).passed
 
 
 def check_all_presets(pred, gold, cols, ignore_order):
@@ -200,7 +200,7 @@ def test_shared_views_give_the_same_verdicts(case):
         selected = official.select_condition_cols(gold, cols, wrap_scalar=preset == "spider2-lite")
         shared = official.compare(
             pred, selected, ignore_order=ignore_order, tol=tol, null_as_zero=null_as_zero, views=views
-        ).ok
+        ).passed
         assert shared == ours(pred, gold, cols, ignore_order, preset)
 
 
@@ -287,7 +287,7 @@ def strict_ours(pred_text: str, gold_text: str, cols, ignore_order: bool) -> boo
 
     gold, pred = typed(gold_text), typed(pred_text)
     selected = [gold[i] for i in cols] if cols else gold
-    return strict.compare(pred, selected, ignore_order=ignore_order, tol=1e-2).ok
+    return strict.compare(pred, selected, ignore_order=ignore_order, tol=1e-2).passed
 
 
 # Counterexamples found so far, kept: under the `fixed` profile they run first, every time.
@@ -389,7 +389,7 @@ def test_strict_equal_columns_finish_quickly(permuted):
     g, p = strict_columns(gold, tokens, lambda c: None), strict_columns(pred, tokens, lambda c: None)
     start = time.perf_counter()
     verdict = strict.compare(p, g, ignore_order=True, tol=1e-2)
-    assert verdict.ok, verdict
+    assert verdict.passed, verdict
     scrambled = pred.copy()
     scrambled.iloc[:, 0] = scrambled.iloc[::-1, 0].to_numpy()
     ps = strict_columns(scrambled, tokens, lambda c: None)
@@ -482,7 +482,7 @@ def test_string_columns_in_several_chunks():
         tokens = TokenTable()
         g = strict_columns(gold, tokens, lambda c: None)
         p = strict_columns(frame, tokens, lambda c: None)
-        assert strict.compare(p, g, ignore_order=True, tol=1e-2).ok == want
+        assert strict.compare(p, g, ignore_order=True, tol=1e-2).passed == want
 
 
 def pa_chunks(series) -> int:
@@ -536,10 +536,10 @@ def test_small_plain_tables_take_the_scorers_loop():
     gold = via_csv(pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", None], "c": [0.5, 1.5, 2.5]}), False)
     pred = gold.iloc[::-1, ::-1].reset_index(drop=True)
     views = official.ViewCache()
-    assert official.compare(pred, gold, ignore_order=True, tol=1e-2, views=views).ok
+    assert official.compare(pred, gold, ignore_order=True, tol=1e-2, views=views).passed
     assert not views._frames
     missed = official.compare(pred.iloc[1:].reset_index(drop=True), gold, ignore_order=True, tol=1e-2, views=views)
-    assert not missed.ok and missed.reason == "row_count_mismatch" and views._frames  # the views say why
+    assert not missed.passed and missed.reason == "row_count_mismatch" and views._frames  # the views say why
 
 
 @sized(500)
@@ -592,7 +592,7 @@ def test_ints_line_up_with_the_same_whole_floats_under_the_scorers_sort(values):
     gold = pd.DataFrame({"i": gold_values})
     pred = pd.DataFrame({"f": rng.permutation(gold_values).astype(float), "x": rng.random(rows)})
     check_all_presets(pred, gold, [], True)
-    assert official.compare(pred, gold, ignore_order=True, tol=1e-2).ok
+    assert official.compare(pred, gold, ignore_order=True, tol=1e-2).passed
     shifted = pred.assign(f=np.where(pred["f"] == values[0], values[0] + 1.0, pred["f"]))
     check_all_presets(shifted, gold, [], True)
 
@@ -658,4 +658,4 @@ def test_strict_types_a_column_pandas_leaves_as_text_on_int64_overflow(tmp_path)
     (tmp_path / "g.csv").write_text(gold_text)
     job = TableJob(tmp_path, tuple(ALL.values()), TableReader("unreadable_prediction"))
     got = table_match(job, tmp_path / "p.csv", {"gold": "g.csv", "condition_cols": [], "ignore_order": True})
-    assert got["strict"].ok and not got["spider2"].ok, got  # '0' and '0.0' are two strings to the scorers
+    assert got["strict"].passed and not got["spider2"].passed, got  # '0' and '0.0' are two strings to the scorers

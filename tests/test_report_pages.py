@@ -167,3 +167,66 @@ def test_whiskers_end_before_their_value_labels():
     assert labels == [230 + 360 * 0.9 + 5, 230 + 360 * 0.6 + 5, 230 + 360 + 5, 230 + 5]
     assert 'class="legend"' in drawn and ">strict</text>" in drawn and ">95% interval</text>" in drawn
     assert ends  # whiskers drawn
+
+
+FIT = """
+const out = {width: window.innerWidth, charts: [], labels: []};
+document.querySelectorAll('.chart svg').forEach(svg => { const b = svg.getBoundingClientRect();
+  out.charts.push({title: svg.getAttribute('aria-label'), right: b.right, scale: b.width / svg.width.baseVal.value}); });
+document.querySelectorAll('.chart svg').forEach(svg => out.labels.push([svg.getAttribute('aria-label'),
+  Array.from(svg.querySelectorAll('text[font-size="11"]')).map(t => t.firstChild.textContent.trim())]));
+const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+"""
+
+
+@pytest.fixture(scope="module")
+def bird_like_page(reports):
+    """The 11 instances as a BIRD run: a difficulty per instance, each with its own question_id."""
+    folder, pages = reports
+    data = json.loads(pages[11][0].read_text())
+    levels = ["challenging", "simple", "moderate"]
+    instances = [
+        replace(
+            _instance(i),
+            metadata={"question_id": k, "difficulty": levels[k % 3], "db_id": "california_schools_and_more"},
+        )
+        for k, i in enumerate(data["instances"])
+    ]
+    summary = data["summary"]
+    built = build_summary(summary["semantics"], instances, len(instances), [], [], list(summary["scores"]))
+    provenance = {**summary["provenance"], "command": "evaluate.py bird --predicted_sql_path runs/gpt-4o.json"}
+    page = folder / "bird11.html"
+    page.write_text(Report(replace(built, provenance=provenance), tuple(instances)).to_html())
+    return page
+
+
+@pytest.mark.parametrize("screen", WIDTHS)
+def test_report_page_charts_fit_in_the_benchmarks_order_titled_by_the_run(bird_like_page, screen, tmp_path):
+    dom = render(bird_like_page, tmp_path / f"bird-{screen}.png", width=WIDTHS[screen], height=1200, probe=FIT)
+    probe = _probe(dom)
+    # every chart inside the screen at full size (a scaled-down chart's 11 px labels become unreadable)
+    for chart in probe["charts"]:
+        assert chart["right"] <= probe["width"] and chart["scale"] > 0.95, chart
+    labels = dict(probe["labels"])
+    assert [label.split(" (n=")[0] for label in labels["by difficulty"]] == ["simple", "moderate", "challenging"]
+    assert "by question_id" not in labels  # one bar per question says nothing the instance table does not
+    assert labels["by db_id"] == ["california_schools_and_more (n=11)"]
+    assert re.search(r"<title>gpt-4o: spider2 \d+\.\d\d%</title>", dom) and "<h1>gpt-4o: spider2" in dom
+
+
+def test_compare_page_names_the_reports_relative_to_the_working_folder(reports, monkeypatch):
+    folder, pages = reports
+    monkeypatch.chdir(folder)
+    page = compare_reports(folder / "r11.json", folder / "c11.json").to_html()
+    assert '<p class="muted">r11.json vs c11.json · 11 instances' in page
+    assert "<title>r11 vs c11: compare</title>" in page and str(folder) not in page.split('id="data"')[0]
+
+
+def test_breakdowns_in_the_benchmarks_order():
+    from evaluators.reporting.figures import in_benchmark_order
+
+    assert in_benchmark_order({"hard", "easy", "extra", "medium"}) == ["easy", "medium", "hard", "extra"]
+    assert in_benchmark_order(["Challenging", "simple", "moderate"]) == ["simple", "moderate", "Challenging"]
+    assert in_benchmark_order(["10", "2", "1"]) == ["1", "2", "10"]
+    assert in_benchmark_order(["b", "easy", "a"]) == ["a", "b", "easy"]

@@ -43,3 +43,23 @@ def test_every_reason_is_documented():
     from evaluators.reporting.report import REASONS
 
     assert [k for k in REASONS if f"- `{k}`:" not in DOC] == []
+
+
+def _fraction_keys() -> set[str]:
+    row = next(line for line in DOC.splitlines() if line.startswith("| scores, pass rates, shares | **fraction**"))
+    return set(re.findall(r"`([a-z_0-9*]+)`", row))
+
+
+def test_bird_run_level_soft_f1_is_a_fraction_as_the_schema_says():
+    """One unit per kind of figure: the run's Soft F1 was percent (75.0) beside the instances' fractions."""
+    from types import SimpleNamespace
+
+    from evaluators.bird.run import soft_f1_summary
+
+    assert {"soft_f1", "soft_f1_unordered", "score", "ex_bird", "llmetric_q"} <= _fraction_keys()
+    instances = [
+        SimpleNamespace(answer_type="sql", execution={"soft_f1": 1.0, "soft_f1_unordered": 1.0}),
+        SimpleNamespace(answer_type="sql", execution={"soft_f1": 0.5, "soft_f1_unordered": 0.25}),
+    ]
+    summary = soft_f1_summary(instances)
+    assert (summary["soft_f1"], summary["soft_f1_unordered"]) == (0.75, 0.625)

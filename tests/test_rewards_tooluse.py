@@ -10,7 +10,9 @@ from evaluators.matching import registry
 from evaluators.rewards import (
     count_tool_messages,
     gold_funcs,
+    math_equal_reward,
     math_equal_tool_reward,
+    qa_f1_reward,
     qa_f1_tool_reward,
 )
 
@@ -52,10 +54,23 @@ def test_trajectory_must_be_a_list(trajectory):
     [(NO_TOOL, 0.0), (ONE_TOOL, 2 / 3), (SEVERAL_TOOLS, 2 / 3)],
 )
 def test_qa_f1_tool_reward(trajectory, reward):
-    result = qa_f1_tool_reward("the cat sat", "cat", trajectory)
-    assert result["reward"] == pytest.approx(reward)
-    assert result["f1"] == pytest.approx(2 / 3)  # kept for logging either way
-    assert result["tool_messages"] == count_tool_messages(trajectory)
+    assert qa_f1_tool_reward("the cat sat", "cat", trajectory) == pytest.approx(reward)
+
+
+@pytest.mark.parametrize(
+    "reward, response",
+    [
+        (qa_f1_reward, "the cat sat"),
+        (math_equal_reward, r"\boxed{0.5}"),
+        (qa_f1_tool_reward, "the cat sat"),
+        (math_equal_tool_reward, r"\boxed{0.5}"),
+    ],
+)
+@pytest.mark.parametrize("trajectory", [NO_TOOL, ONE_TOOL])
+def test_every_reward_returns_a_float(reward, response, trajectory):
+    """One type for every reward (docs/rewards.md): a float, as TRL and verl's score want it."""
+    result = reward(final_response=response, answer=["0.5", "cat"], trajectory=trajectory)
+    assert type(result) is float and 0.0 <= result <= 1.0
 
 
 @pytest.mark.parametrize(

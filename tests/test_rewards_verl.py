@@ -75,7 +75,22 @@ def test_database_by_db_id_and_db_root(tmp_path):
     info = {"db_id": "bank", "db_root": str(tmp_path)}
     assert compute_score("text2sql", fenced("SELECT count(*) FROM customer"), "SELECT 500", info)["score"] == 1.0
     missing = compute_score("text2sql", fenced("SELECT 1"), "SELECT 1", {"db_id": "nope", "db_root": str(tmp_path)})
-    assert missing["score"] == 0.0 and missing["error"] == "no_database"
+    assert missing["score"] == 0.0 and missing["error"].startswith("no_database: no database file for 'nope'")
+
+
+def test_a_wrong_database_is_said_even_when_the_completion_holds_no_sql(tmp_path):
+    """Early in training a model writes no SQL: a wrong db_path must still read as the set-up's fault."""
+    result = compute_score("text2sql", "I do not know", "SELECT 1", {"db_path": str(tmp_path / "missing.sqlite")})
+    assert result["score"] == 0.0 and result["format_ok"] is False
+    assert result["error"].startswith("no_database: ") and "missing.sqlite" in result["error"]
+
+
+def test_an_unknown_data_source_warns_once_and_names_the_known_ones():
+    with pytest.warns(UserWarning, match="unknown_data_source: chess-v2 .*known prefixes: text2sql") as caught:
+        first = compute_score("chess-v2", "e4", "e4")
+        compute_score("chess-v2", "e5", "e5")
+    assert len(caught) == 1
+    assert first["score"] == 0.0 and verl.error_kind(first["error"]) == "unknown_data_source"
 
 
 HOSTILE = [
@@ -179,8 +194,9 @@ def test_qa_and_math_sources_use_the_answer_rewards():
     tool = [{"role": "tool", "content": "42"}]
     assert compute_score("math", r"\boxed{41}", "42", {"trajectory": tool})["score"] == pytest.approx(0.1)
     assert compute_score("qa", "Paris", "Paris", {"trajectory": [{"role": "user", "content": "q"}]})["score"] == 0.0
-    unknown = compute_score("chess", "e4", "e4")
-    assert unknown["score"] == 0.0 and "unknown data_source" in unknown["error"]
+    with pytest.warns(UserWarning, match="unknown_data_source: chess"):
+        unknown = compute_score("chess", "e4", "e4")
+    assert unknown["score"] == 0.0 and unknown["error"].startswith("unknown_data_source: chess")
 
 
 def test_verl_loads_the_entry_file_by_path(databases):

@@ -36,7 +36,7 @@ def _verdict(semantics: str, gold: pd.DataFrame, pred: pd.DataFrame):
 def test_shuffled_copies_match(shape, semantics):
     gold, pred = shapes.pair(shape, 3000)
     verdict = _verdict(semantics, gold, pred)
-    assert verdict.ok, verdict.detail
+    assert verdict.passed, verdict.detail
 
 
 @pytest.mark.parametrize("semantics", list(PRESETS))
@@ -48,9 +48,9 @@ def test_scrambled_rows_fail(semantics):
     pred.iloc[:, 0] = np.random.default_rng(5).permutation(pred.iloc[:, 0].to_numpy())
     verdict = _verdict(semantics, gold, pred)
     if semantics == "strict":
-        assert not verdict.ok and verdict.reason == "value_mismatch", verdict
+        assert not verdict.passed and verdict.reason == "value_mismatch", verdict
     else:
-        assert verdict.ok, verdict.detail
+        assert verdict.passed, verdict.detail
 
 
 def test_strict_duplicates_count():
@@ -58,7 +58,7 @@ def test_strict_duplicates_count():
     gold, pred = shapes.pair("repeated", 2000)
     changed = pred.copy()
     changed.iloc[0] = changed.iloc[1]
-    assert not _verdict("strict", gold, changed).ok
+    assert not _verdict("strict", gold, changed).passed
 
 
 def test_floats_beyond_tolerance_fail():
@@ -66,7 +66,7 @@ def test_floats_beyond_tolerance_fail():
     moved = pred.copy()
     moved.iloc[7, 3] += 0.5
     for semantics in PRESETS:
-        assert not _verdict(semantics, gold, moved).ok, semantics
+        assert not _verdict(semantics, gold, moved).passed, semantics
 
 
 def test_repeated_key_is_seen_early_and_distinct_key_is_not():
@@ -116,8 +116,8 @@ def test_floats_past_one_block_match_and_a_late_swap_fails():
     a shuffled copy within tolerance matches, and two cells traded in the second block are still seen."""
     gold, pred = shapes.pair("floats", 70_000)
     verdict = _verdict("strict", gold, pred)
-    assert verdict.ok, verdict.detail
+    assert verdict.passed, verdict.detail
     swapped = gold.copy()
     swapped.iloc[[66_000, 66_001], 3] = swapped.iloc[[66_001, 66_000], 3].to_numpy()  # same column values
     verdict = _verdict("strict", swapped, pred)
-    assert not verdict.ok and verdict.reason == "value_mismatch", verdict
+    assert not verdict.passed and verdict.reason == "value_mismatch", verdict

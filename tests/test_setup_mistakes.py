@@ -281,3 +281,43 @@ def test_a_reward_db_root_that_does_not_exist_stops_the_run_not_every_reward(wor
         compute_score("bird", answer, gold, {"db_id": "shop"}, db_root="../dbz")
     with pytest.raises(UsageError, match="db_root"):
         compute_score_batch(["bird"], [answer], [gold], [{"db_id": "shop"}], db_root="../dbz")
+
+
+# ---- the usual slips of a grade command: swapped folders, a flat folder without --layout flat -------------
+
+
+@pytest.mark.parametrize("command", [["grade", "--no-plot"], ["validate"]])
+def test_swapped_result_and_gold_folders_are_said(world, command):
+    run = evaluate(world / "elsewhere", *command, "--result-dir", "../gold", "--gold-dir", "../sub")
+    assert run.returncode == 2, run.stderr
+    assert "--result-dir and --gold-dir look swapped" in run.stderr
+    assert f"swap them: --result-dir {world / 'sub'} --gold-dir {world / 'gold'}" in run.stderr
+
+
+@pytest.mark.parametrize("command", [["grade", "--no-plot"], ["validate"]])
+def test_a_flat_folder_without_layout_flat_is_named(world, command):
+    flat = world / "lite_csvs"
+    flat.mkdir()
+    (flat / "q1.csv").write_text("a\n1\n")
+    (flat / "q2.sql").write_text("SELECT 1")
+    run = evaluate(world / "elsewhere", *command, "--result-dir", "../lite_csvs", "--gold-dir", "../gold")
+    assert run.returncode == 2, run.stderr
+    assert "has no results_metadata.jsonl but 2 answer file(s) side by side" in run.stderr
+    assert "add --layout flat" in run.stderr
+
+
+def test_a_miss_is_explained_against_the_closest_gold_variant(tmp_path):
+    """Two acceptable golds, the answer nearly the second: the detail names the second, under both rules."""
+    from casefolders import write_instance
+
+    from evaluators import grade
+
+    first = "id,name\n1,a\n2,b\n3,c\n"
+    second = "id,total\n1,10\n2,20\n"
+    spec = {"func": "table_match", "parameters": {"gold": ["first.csv", "second.csv"]}}
+    files = {"first.csv": first, "second.csv": second}
+    write_instance(tmp_path, "q", spec, "file", "r.csv", files, {"r.csv": "id,total\n1,10\n2,21\n"})
+    report = grade(tmp_path / "sub", tmp_path / "gold", semantics="spider2")
+    instance = report.instances[0]
+    for detail in (instance.detail, instance.strict_detail):
+        assert detail.startswith("second.csv: ") and "the closest; 1 other gold variant(s) also fail" in detail

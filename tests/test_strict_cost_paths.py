@@ -113,9 +113,9 @@ def test_same_head_different_tail_are_both_tried():
     assert p[0].head_print == p[1].head_print and p[0].fingerprint != p[1].fingerprint
     found = MappingSearch(g, p, [[2], [0, 1]], STRICT_TOL, identical=True).run()
     assert found == (2, 1)
-    assert _verdict(gold, pred).ok
+    assert _verdict(gold, pred).passed
     pred_wrong = pd.DataFrame({"p0": b, "p2": key})
-    assert not _verdict(gold, pred_wrong).ok
+    assert not _verdict(gold, pred_wrong).passed
 
 
 @pytest.mark.parametrize("rows", [300, 3000])
@@ -127,11 +127,11 @@ def test_lookalike_columns(rows):
     pred = gold.iloc[order, [3, 0, 5, 1, 4, 2]].reset_index(drop=True)
     pred.columns = [f"c{i}" for i in range(6)]
     verdict = _verdict(gold, pred)
-    assert verdict.ok and verdict.mapping == (1, 3, 5, 0, 4, 2), verdict
+    assert verdict.passed and verdict.mapping == (1, 3, 5, 0, 4, 2), verdict
     swapped = pred.copy()
     swapped.iloc[:2, 0] = swapped.iloc[:2, 0].to_numpy()[::-1]  # two cells of one column trade places
     if swapped.iloc[0, 0] != swapped.iloc[1, 0]:
-        assert not _verdict(gold, swapped).ok
+        assert not _verdict(gold, swapped).passed
 
 
 def test_nulls_with_floats_and_text():
@@ -146,11 +146,11 @@ def test_nulls_with_floats_and_text():
         }
     )
     pred = gold.iloc[rng.permutation(n), [2, 0, 1]].reset_index(drop=True)
-    assert _verdict(gold, pred).ok
+    assert _verdict(gold, pred).passed
     moved = pred.copy()
     first = int(np.flatnonzero(moved.iloc[:, 1].isna())[0])
     moved.iloc[first, 1] = "a"  # a NULL becomes a value: NULL equals only NULL
-    assert not _verdict(gold, moved).ok
+    assert not _verdict(gold, moved).passed
 
 
 def test_typing_through_the_dictionary_is_the_row_by_row_typing():
@@ -180,10 +180,10 @@ def test_text_column_with_few_distinct_values_may_fail():
     n = 6000
     gold = pd.DataFrame({"cat": rng.choice(["a", "b", "7", "2.5"], n), "v": rng.integers(0, 3, n)})
     pred = gold.iloc[rng.permutation(n)].reset_index(drop=True)
-    assert _verdict(gold, pred).ok
+    assert _verdict(gold, pred).passed
     changed = pred.copy()
     changed.iloc[0, 0] = {"a": "b", "b": "a", "7": "2.5", "2.5": "7"}[changed.iloc[0, 0]]
-    assert not _verdict(gold, changed).ok
+    assert not _verdict(gold, changed).passed
 
 
 def test_sampled_rows_rule_out_lookalike_partners_on_large_tables():
@@ -205,7 +205,7 @@ def test_sampled_rows_rule_out_lookalike_partners_on_large_tables():
     scrambled["c3"] = rng.permutation(scrambled["c3"].to_numpy())  # same values, rows no longer whole
     s = _columns(scrambled, tokens)
     assert MappingSearch(g, s, everything, STRICT_TOL, identical=True).run() is None
-    assert not _verdict(gold, scrambled).ok
+    assert not _verdict(gold, scrambled).passed
 
 
 def test_identical_candidates_by_signature_then_hash_sum():
@@ -342,7 +342,7 @@ def test_cheap_partners_hold_every_pair_a_cheap_proof_accepts():
     assert "i_same" in names[1] and "i_shifted" not in names[1]
     assert "f_near" in names[2] and "t_other" not in names[0]
     assert all("i_shifted" not in found for found in names)
-    assert _verdict(gold, pred.iloc[:, :4]).ok
+    assert _verdict(gold, pred.iloc[:, :4]).passed
     wrong = pred.iloc[:, :4].copy()
     wrong["i_same"] = wrong["i_same"] + 1
-    assert not _verdict(gold, wrong).ok
+    assert not _verdict(gold, wrong).passed

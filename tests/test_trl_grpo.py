@@ -137,9 +137,36 @@ def test_none_columns_mean_default_and_reasons_go_to_the_loggers(tmp_path):
     )
     assert scores == [1.0, 1.0, 0.0, 0.0]
     assert extra == {"error": ["", "", "no_assistant_message", "no_sql"], "format_ok": [True, True, False, False]}
-    assert metrics == {
+    seen = {name: value for name, value in metrics.items() if value}
+    assert seen == {
         "spider_grade/format_ok": 0.5,
         "spider_grade/error/none": 0.5,
         "spider_grade/error/no_assistant_message": 0.25,
         "spider_grade/error/no_sql": 0.25,
     }
+
+
+def test_every_metric_is_logged_at_every_step_and_a_wrong_db_path_is_named(tmp_path):
+    """A kind logged only at the steps it occurs draws as a line through its few points: every kind is logged at
+    every step (0 when absent).  A random model writes no SQL, yet a wrong db_path is reported as such."""
+    from evaluators.rewards.trl import METRIC_KINDS, sql_execution_reward
+
+    db = str(make_database(tmp_path / "shop.sqlite", 3))
+    steps = []
+    for completions, db_path in (([RIGHT, RIGHT], db), (["no sql", "still none"], str(tmp_path / "typo.sqlite"))):
+        metrics: dict = {}
+        extra: dict = {}
+        sql_execution_reward(
+            completions,
+            ground_truth=[GOLD] * 2,
+            db_path=[db_path] * 2,
+            log_metric=metrics.__setitem__,
+            log_extra=extra.__setitem__,
+        )
+        steps.append((metrics, extra))
+    names = {f"spider_grade/error/{kind}" for kind in METRIC_KINDS} | {"spider_grade/format_ok"}
+    assert set(steps[0][0]) == set(steps[1][0]) == names
+    assert {"spider_grade/error/gold_timeout", "spider_grade/error/write"} <= names
+    assert steps[0][0]["spider_grade/error/none"] == 1.0 and steps[0][0]["spider_grade/error/no_database"] == 0
+    assert steps[1][0]["spider_grade/error/no_database"] == 1.0 and steps[1][0]["spider_grade/error/no_sql"] == 0
+    assert all(e.startswith("no_database: ") and "typo.sqlite" in e for e in steps[1][1]["error"])

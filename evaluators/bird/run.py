@@ -346,13 +346,14 @@ def _soft_f1(pred_rows: list, gold_rows: list) -> dict:
 
 
 def soft_f1_summary(instances: list) -> dict:
-    """Soft F1 over the compared questions (mini-dev's figure), and ours beside it, both in percent."""
+    """Soft F1 over the compared questions (mini-dev's figure), and ours beside it, as fractions (the report's
+    unit for every rate, docs/report-schema.md; the printed table shows percent)."""
     compared = [i for i in instances if i.answer_type is not None]
     if not compared:
         return {}
     return {
-        "soft_f1": 100 * sum(i.execution.get("soft_f1", 0.0) for i in compared) / len(compared),
-        "soft_f1_unordered": 100 * sum(i.execution.get("soft_f1_unordered", 0.0) for i in compared) / len(compared),
+        "soft_f1": sum(i.execution.get("soft_f1", 0.0) for i in compared) / len(compared),
+        "soft_f1_unordered": sum(i.execution.get("soft_f1_unordered", 0.0) for i in compared) / len(compared),
         "soft_f1_definition": "mini-dev evaluation_f1.py: rows compared by position after dropping duplicates; "
         "soft_f1_unordered (ours) pairs rows by content",
     }

@@ -73,7 +73,7 @@ def grade(params: dict, path: Path, job, ctx: SqlContext) -> dict:
     )
     ctx.info.update(
         ex_bird=bird,
-        ex_strict=strict_verdict.ok,
+        ex_strict=strict_verdict.passed,
         gold_order_by=ordered,
         gold_query_csv=str(gold.csv_path),
         gold_query_seconds=gold.query_seconds,
@@ -92,7 +92,7 @@ def _graph_verdicts(ctx: SqlContext, pred_rows: list, gold_rows: list, gold_quer
     ordered = cypher_return_ordered(gold_query)
     verdict = strict_rows(gold_rows, pred_rows, ordered)
     verdict = replace(verdict, detail="Cypher EX: " + verdict.detail)
-    ctx.info.update(ex_strict=verdict.ok, gold_order_by=ordered)
+    ctx.info.update(ex_strict=verdict.passed, gold_order_by=ordered)
     return {name: verdict for name in PRESETS}
 
 
@@ -169,7 +169,7 @@ def _set_difference(pred_rows: list, gold_rows: list) -> str:
 
 def _with_order_words(verdict, ordered: bool) -> Verdict:
     order = "rows compared in order (the gold query's outermost query has ORDER BY)" if ordered else "row order ignored"
-    return Verdict(float(verdict.ok), verdict.reason, f"strict table rule, {order}: {verdict.detail}")
+    return Verdict(float(verdict.passed), verdict.reason, f"strict table rule, {order}: {verdict.detail}")
 
 
 def _short(row) -> str:

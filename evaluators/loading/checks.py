@@ -1,6 +1,6 @@
 """Checks that grading and `validate` share, so both judge a submission the same way.
 
-Each check raises `InstanceError` with a reason code from `report.REASONS`:
+Each check raises `InstanceError` with a reason code of `evaluators.reasons.Reason`:
 grading turns it into the instance's verdict, `validate` into a listed
 problem with a fix hint (`HINTS`).  Path safety lives in `paths.py` and table
 reading in `tables/read.py`; both are reused, not repeated, here.

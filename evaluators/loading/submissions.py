@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaluators.errors import Location, SpecError, UsageError
-from evaluators.loading.specs import DEFAULT_MAX_METADATA_BYTES, SUBMISSION_FILE, load_submission
+from evaluators.loading.specs import DEFAULT_MAX_METADATA_BYTES, GOLD_FILE, SUBMISSION_FILE, load_submission
 from evaluators.matching.semantics import did_you_mean
 from evaluators.specs import Loaded, Problem, SubmissionLine
 
@@ -26,6 +26,26 @@ def load_submission_in(result_dir: Path, layout: str = "nested", max_bytes: int 
     if layout not in LAYOUTS:
         raise UsageError(f"unknown layout {layout!r}", hint=did_you_mean(layout, LAYOUTS))
     return load_submission(result_dir, max_bytes) if layout == "nested" else load_flat_submission(result_dir)
+
+
+def check_folders(result_dir: Path, gold_dir: Path | None, layout: str = "nested") -> None:
+    """The two usual slips, said before anything is read (UsageError, exit 2): --result-dir and --gold-dir
+    swapped, and a flat Spider2-lite folder (<instance_id>.csv side by side) graded without --layout flat.
+    Otherwise both would read as a missing results_metadata.jsonl, which names neither."""
+    result, gold = Path(result_dir), Path(gold_dir) if gold_dir is not None else None
+    if gold is not None and (result / GOLD_FILE).is_file() and not (gold / GOLD_FILE).is_file():
+        raise UsageError(
+            f"--result-dir and --gold-dir look swapped: {result} holds the gold ({GOLD_FILE}) and {gold} does not",
+            hint=f"swap them: --result-dir {gold} --gold-dir {result}",
+        )
+    if layout == "nested" and result.is_dir() and not (result / SUBMISSION_FILE).exists():
+        answers = [path for path in result.iterdir() if path.suffix.lower() in FLAT_SUFFIXES and path.is_file()]
+        if answers:
+            raise UsageError(
+                f"{result} has no {SUBMISSION_FILE} but {len(answers)} answer file(s) side by side "
+                f"(e.g. {answers[0].name}): Spider2-lite's flat layout",
+                hint="add --layout flat to grade <instance_id>.csv / <instance_id>.sql files",
+            )
 
 
 def load_flat_submission(result_dir: Path) -> Loaded:

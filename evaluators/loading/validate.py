@@ -20,7 +20,7 @@ from evaluators.loading import checks
 from evaluators.loading.csv_lines import scan_csv
 from evaluators.loading.paths import answer_path
 from evaluators.loading.specs import SUBMISSION_FILE, load_gold
-from evaluators.loading.submissions import load_submission_in
+from evaluators.loading.submissions import check_folders, load_submission_in
 from evaluators.matching import registry
 from evaluators.specs import GoldInstance, Problem, SubmissionLine
 from evaluators.tables.read import DEFAULT_MAX_BYTES, TableReader
@@ -75,6 +75,7 @@ class _Found:
 def validate(result_dir, gold_dir=None, layout: str = "nested", max_file_bytes: int = DEFAULT_MAX_BYTES) -> Validation:
     """Check `result_dir` (against `gold_dir` when given). Only an unreadable gold raises (`SpecError`)."""
     result_dir = Path(result_dir)
+    check_folders(result_dir, gold_dir, layout)
     gold = load_gold(Path(gold_dir)).records if gold_dir is not None else None
     try:
         submission = load_submission_in(result_dir, layout, max_file_bytes)

@@ -30,7 +30,7 @@ def _contains(pred: str, gold: list[str], exclude: list[str], conj: str) -> tupl
     if ok:
         return True, f"found {found[0]!r}" if conj == "or" else f"found all {len(gold)} expected texts"
     missing = [g for g in gold if g not in pred]
-    return False, f"{'none of' if conj == 'or' else 'missing'} {missing[:3]!r}" + ("..." if len(missing) > 3 else "")
+    return False, f"{'none of' if conj == 'or' else 'missing'} {listed([repr(g) for g in missing], 3)}"
 
 
 def string_official(answer: str, gold, exclude=(), conj="or") -> Verdict:
@@ -68,23 +68,36 @@ def _strict_float(value) -> float:
 def _numbers_verdict(
     found: list[float], golds: list[float], single: bool, percentage: bool, precision: int, conj: str, raw: list[str]
 ) -> Verdict:
+    numbers = listed(raw, 5) or "none"
     if single and len(found) != 1:
         return Verdict(
             0.0,
             "value_mismatch" if found else "no_number",
-            f"expected exactly one number in the answer, found {len(found)}: {raw[:5]!r}",
+            f"expected exactly one number in the answer, found {len(found)}" + (f": {numbers}" if found else ""),
         )
+    given = golds
     if percentage:
         golds = [y for x in golds for y in (x, x * 100)]
     close = [any(abs(n - g) <= 10 ** (-precision) for n in found) for g in golds]
     ok = any(close) if conj == "or" else all(close)
     if ok:
-        return Verdict(1.0, "match", f"answer numbers {raw[:5]!r} match the gold within 1e-{precision}")
+        return Verdict(1.0, "match", f"answer numbers {numbers} match the gold within 1e-{precision}")
+    which = "" if len(given) == 1 else "any of " if conj == "or" else "all of "
+    gold = listed([number_text(g) + (f" (or {number_text(g * 100)})" if percentage else "") for g in given], 5)
     return Verdict(
-        0.0,
-        "value_mismatch",
-        f"answer numbers {raw[:5]!r} do not match gold {golds[:5]!r} within 1e-{precision} ({conj})",
+        0.0, "value_mismatch", f"answer numbers {numbers} do not match {which}the gold {gold} within 1e-{precision}"
     )
+
+
+def number_text(value: float) -> str:
+    """A number as a reader writes it: 17.51, 3, 1e-07 (twelve significant digits, no trailing .0)."""
+    return format(float(value), ".12g")
+
+
+def listed(items: list[str], limit: int) -> str:
+    """The first `limit` items joined with commas, and how many more: words, not a Python list."""
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def number_official(answer: str, gold, percentage=False, precision=4, conj="or") -> Verdict:

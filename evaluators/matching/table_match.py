@@ -17,7 +17,7 @@ from evaluators.matching.strict import plain_rows
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.strict.cells import TokenTable
 from evaluators.matching.strict.columns import strict_columns
-from evaluators.matching.verdicts import Verdict
+from evaluators.matching.verdicts import Verdict, closest_miss
 from evaluators.tables.frames import column_arrays
 from evaluators.tables.read import TableReader
 from evaluators.tables.spill import NotExact, SpillPlan, SpillTables
@@ -185,10 +185,10 @@ def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
             frame = job.pred_reader.csv(pred, preset.low_memory)  # cached: read once for every gold
             gold = job.gold_reader.csv(job.gold_path(name), preset.low_memory)
             verdict = _official_verdict(job, preset, frame, gold, cols, ignore_order)
-        if verdict.ok:
+        if verdict.passed:
             return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
         failures.append((name, verdict))
-    return _first_failure(failures, golds)
+    return _closest_failure(failures, golds)
 
 
 def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
@@ -196,7 +196,7 @@ def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
     for name, cols in zip(golds, _strict_cols(golds, cond), strict=False):
         verdict = job.decided_out_of_core(PRESETS["strict"], pred, job.gold_path(name), cols, ignore_order)
         if verdict is not None:
-            if verdict.ok:
+            if verdict.passed:
                 return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
             failures.append((name, verdict))
             continue
@@ -207,10 +207,10 @@ def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
         gold_cols = job.strict_csv(job.gold_reader, job.gold_path(name))
         selected = [gold_cols[i] for i in cols] if cols else gold_cols
         verdict = strict.compare(pred_cols, selected, ignore_order=ignore_order, tol=STRICT_TOL)
-        if verdict.ok:
+        if verdict.passed:
             return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
         failures.append((name, verdict))
-    return _first_failure(failures, golds)
+    return _closest_failure(failures, golds)
 
 
 def _plain_match(job, pred: Path, gold: Path, cols, ignore_order) -> str | None:
@@ -231,11 +231,11 @@ def _variant(name: str, golds: list) -> str:
     return f"{name}: " if len(golds) > 1 else ""
 
 
-def _first_failure(failures, golds) -> Verdict:
+def _closest_failure(failures, golds) -> Verdict:
     if not failures:
         return Verdict(0.0, "invalid_spec", "no gold file to compare with")
-    name, verdict = failures[0]
-    more = f" (and {len(golds) - 1} other gold variant(s) also fail)" if len(golds) > 1 else ""
+    name, verdict = closest_miss(failures)
+    more = f" (the closest; {len(golds) - 1} other gold variant(s) also fail)" if len(golds) > 1 else ""
     return Verdict(0.0, verdict.reason, f"{_variant(name, golds)}{verdict.detail}{more}")
 
 
@@ -289,7 +289,7 @@ def _one_pair(job, preset, pred, gold, cols, ignore_order) -> Verdict:
             ignore_order=ignore_order,
             tol=STRICT_TOL,
         )
-    return Verdict(float(v.ok), v.reason, v.detail)
+    return Verdict(float(v.passed), v.reason, v.detail)
 
 
 def duckdb_match(job: TableJob, pred: Path, params: dict) -> dict:
@@ -328,7 +328,7 @@ def _duckdb_tables(job, preset, pred, gold, params) -> Verdict:
             reason = "table_not_found" if exc.reason == "table_not_found" else exc.reason
             return Verdict(0.0, reason, f"table {table!r} missing from the prediction: {exc.detail}")
         v = _duckdb_pair(job, preset, (pred, table), pred_frame, (gold, table), gold_frames[k], cols[k], orders[k])
-        if not v.ok:
+        if not v.passed:
             return Verdict(0.0, v.reason, f"table {table!r}: {v.detail}")
     return Verdict(1.0, "match", f"all {n} table(s) match")
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from evaluators.errors import SpecError, UsageError
 from evaluators.metrics.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci
 from evaluators.reporting.execution_summary import execution_value
+from evaluators.reporting.figures import MAX_GROUPS, in_benchmark_order
 from evaluators.terminal_safe import one_line
 
 
@@ -57,7 +58,7 @@ def compare_reports(baseline_path: Path, candidate_path: Path) -> Comparison:
     if set(base) != set(cand):
         only = sorted(set(base) ^ set(cand))
         raise UsageError(
-            f"the reports grade different instances ({len(only)} differ, e.g. {only[:3]})",
+            f"the reports grade different instances ({len(only)} differ, e.g. {', '.join(map(one_line, only[:3]))})",
             hint="compare reports of the same gold",
         )
     ids = sorted(base)
@@ -124,10 +125,11 @@ def _breakdowns(ids: list[str], base: dict, cand: dict) -> dict:
             groups.setdefault(key, {}).setdefault(label, []).append(iid)
     out: dict = {}
     for key, buckets in groups.items():
-        if key != "func" and len(buckets) > 50:
+        if key != "func" and len(buckets) > MAX_GROUPS:
             continue
         out[key] = {}
-        for label, members in sorted(buckets.items()):
+        for label in in_benchmark_order(buckets):
+            members = buckets[label]
             out[key][label] = {"n": len(members), **_group(members, base, cand, "score")}
             out[key][label]["strict"] = _group(members, base, cand, "strict_score")
     return out
@@ -173,7 +175,8 @@ def comparison_text(data: dict) -> str:
         row("strict", data["strict"]),
     ]
     for key, groups in data["breakdowns"].items():
-        lines += ["", f"  by {one_line(key)}:{'':<30}{'n':>5}  {'baseline':>8} {'candidate':>9} {'Δ':>7}   strict: Δ"]
+        title = f"by {one_line(key)}:"
+        lines += ["", f"  {title:<40}{'n':>5}  {'baseline':>8} {'candidate':>9} {'Δ':>7}   strict: Δ"]
         for label, g in groups.items():
             strict = g.get("strict") or {}
             lines.append(

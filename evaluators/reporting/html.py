@@ -6,6 +6,7 @@ whiskers), and a table of every instance that sorts by a click on a header and f
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 
 from evaluators.reporting.figures import breakdown_bars, semantics_bars
 from evaluators.reporting.svg import escape, interval, percent, svg_bars
@@ -15,12 +16,12 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;
 h1{font-size:22px}h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;font-size:13px}
 td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f3f3f3;cursor:pointer}
 .num{text-align:right;font-variant-numeric:tabular-nums}.pass{color:#1a7f37}.fail{color:#b42318}
-.charts{display:flex;flex-wrap:wrap;gap:24px}.chart{flex:1 1 460px}input{padding:4px;width:320px;margin:8px 0}
+.charts{display:flex;flex-wrap:wrap;gap:24px}.chart{flex:0 1 360px;max-width:100%}input{padding:4px;width:320px;margin:8px 0}
 .detail{max-width:520px;word-break:break-word}.muted{color:#666;font-size:12px}
 .scroll{overflow-x:auto;max-width:100%}.chart svg{max-width:100%;height:auto}
 th.sort-asc::after{content:" \\25B2"}th.sort-desc::after{content:" \\25BC"}th[title]{text-decoration:underline dotted}
 ul.ids{columns:3 260px;font-size:13px;padding-left:18px}ul.ids li{break-inside:avoid;word-break:break-word}
-@media (max-width:700px){body{margin:10px}.chart{flex:1 1 100%;overflow-x:auto}.chart svg{min-width:480px}
+@media (max-width:700px){body{margin:10px}.chart{flex:1 1 100%}
 input{width:100%;box-sizing:border-box}
 ul.ids{columns:1}}
 """
@@ -61,8 +62,9 @@ def report_html(report) -> str:
         f"{interval(bar.score_ci)}</td><td>{_role(bar.label, s.semantics)}</td></tr>"
         for bar in bars
     )
+    title = run_title(report)
     head = (
-        f'<h1>Grading report</h1><p class="muted">{escape(s.provenance.get("command", ""))} · '
+        f'<h1>{escape(title)}</h1><p class="muted">{escape(s.provenance.get("command", ""))} · '
         f"{escape(s.provenance.get('utc_time', ''))} · spider-grade {escape(s.provenance.get('project_version', ''))}</p>"
         f'<p>Graded <b id="graded">{s.graded}</b> of <b id="gold-instances">{s.gold_instances}</b> gold instances; '
         f"{len(s.missing)} missing; {len(s.gold_errors)} gold error(s).</p>"
@@ -72,8 +74,10 @@ def report_html(report) -> str:
         '<div class="scroll"><table id="semantics"><thead><tr><th>semantics</th><th>score</th><th>95% interval</th>'
         f"<th></th></tr></thead><tbody>{rows}</tbody></table></div>"
     )
-    charts = [svg_bars("semantics", bars, False)]
-    charts += [svg_bars(f"by {key}", group, True, s.semantics) for key, group in breakdown_bars(report).items()]
+    charts = [svg_bars("semantics", bars, False, stacked=True)]
+    charts += [
+        svg_bars(f"by {key}", group, True, s.semantics, stacked=True) for key, group in breakdown_bars(report).items()
+    ]
     body = (
         head
         + '<h2>Breakdowns</h2><div class="charts">'
@@ -82,7 +86,37 @@ def report_html(report) -> str:
         + _summary_sections(report)
         + _instances_table(report)
     )
-    return page("Grading report", body)
+    return page(title, body)
+
+
+# The option that names the graded run, per command (grade, bird, test-suite, livesql).
+_RUN_OPTIONS = ("--result-dir", "--result_dir", "--predicted_sql_path", "--pred", "--jsonl_file")
+_FILE_SUFFIXES = (".json", ".jsonl", ".txt", ".sql")  # a predictions file is named without them
+
+
+def run_title(report) -> str:
+    """The page's title from the run: the submission's name, the semantics and the score ("runA: spider2
+    81.82%"), so two pages open side by side (or pasted into a paper's notes) say which run each is."""
+    s = report.summary
+    name = _run_name(s.provenance.get("command", ""))
+    score = f"{s.semantics} {percent(s.score)}"
+    return f"{name}: {score}" if name else f"Grading report: {score}"
+
+
+def _run_name(command: str) -> str:
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ""
+    for k, word in enumerate(words):
+        option, _, value = word.partition("=")
+        if option in _RUN_OPTIONS:
+            value = value or (words[k + 1] if k + 1 < len(words) else "")
+            name = PurePath(value.rstrip("/")).name if value else ""
+            return name.removesuffix(PurePath(name).suffix) if PurePath(name).suffix in _FILE_SUFFIXES else name
+    return ""
 
 
 def _role(name: str, semantics: str) -> str:
@@ -174,8 +208,8 @@ def comparison_html(comparison) -> str:
         )
     shown = sum(len(part[k]) for part in (data, data["strict"]) for k in ("fixed", "broken"))
     body = (
-        f'<h1>Baseline vs Candidate</h1><p class="muted">{escape(data["baseline_path"])} vs '
-        f"{escape(data['candidate_path'])} · {data['n']} instances · paired bootstrap, {data['resamples']} resamples"
+        f'<h1>Baseline vs Candidate</h1><p class="muted">{escape(shown_path(data["baseline_path"]))} vs '
+        f"{escape(shown_path(data['candidate_path']))} · {data['n']} instances · paired bootstrap, {data['resamples']} resamples"
         '</p><div class="scroll"><table id="overall"><thead><tr><th>semantics</th><th>baseline</th><th>candidate</th>'
         "<th>Δ (points)</th><th>Δ 95% interval</th><th>McNemar p</th><th>fixed / broken</th></tr></thead><tbody>"
         + "".join(rows)
@@ -191,7 +225,19 @@ def comparison_html(comparison) -> str:
         f"<th>change</th></tr></thead><tbody>{_flip_rows(data)}</tbody></table></div>"
         f'<script type="application/json" id="data">{escape(json.dumps(data))}</script>'
     )
-    return page("Baseline vs Candidate", body)
+    names = " vs ".join(PurePath(data[key]).stem for key in ("baseline_path", "candidate_path"))
+    return page(f"{names}: compare", body)
+
+
+def shown_path(path: str) -> str:
+    """A report's path relative to the working directory when it lies inside it (the CLI hands paths on made
+    absolute): a pasted page should not carry /home/someone/...; a path outside it stays as it is."""
+    from pathlib import Path
+
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:  # outside the working directory: as given
+        return str(path)
 
 
 def _flip_rows(data: dict) -> str:

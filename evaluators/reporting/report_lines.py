@@ -7,49 +7,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from evaluators.reasons import GOLD_ERROR_REASONS as GOLD_ERROR_REASONS  # read from here (report.py)
+from evaluators.reasons import MEANINGS
 from evaluators.reporting.execution_summary import valid_at_k_text
 
-GOLD_ERROR_REASONS = ("invalid_gold", "unknown_func", "invalid_spec", "unreadable_gold")
-REASONS = {
-    "match": "the answer passes",
-    "partial": "a reward between 0 and 1 (qa_f1)",
-    "value_mismatch": "same shape, different values",
-    "row_count_mismatch": "the tables have different numbers of rows",
-    "column_not_found": "a gold column has no matching predicted column",
-    "table_not_found": "a table the gold names is missing from the predicted DuckDB file",
-    "file_count_mismatch": "the answer lists a different number of files than the gold",
-    "mapping_search_exhausted": "strict: too many equal-looking columns to find a mapping within budget",
-    "no_number": "number_match found no number in the answer",
-    "missing_prediction": "no submission line, or its file does not exist",
-    "unreadable_prediction": "the predicted file cannot be read (encoding, format, size)",
-    "unreadable_gold": "a gold file cannot be read",
-    "invalid_answer": "answer_or_path has the wrong JSON type",
-    "unsafe_path": "the answer path leaves the instance folder",
-    "answer_type_mismatch": "the answer type does not fit any of the gold's specs",
-    "unknown_func": "a gold spec names a func that does not exist",
-    "invalid_spec": "a gold spec has unknown or ill-typed parameters",
-    "invalid_gold": "the gold line itself is broken",
-    "needs_execution": "SQL must run to grade this (a .sql answer or a temporal gold)",
-    "internal_error": "a bug in the harness while grading this instance (the run goes on)",
-    "exec_error": "the SQL failed on its engine (the engine's message is the detail)",
-    "timeout": "the SQL ran past the timeout and was stopped",
-    "test_failed": "LiveSQLBench/BIRD-CRITIC: a test case failed (which one and its message are the detail)",
-    "issue_sql_passed": "BIRD-CRITIC: the gold's issue_sql passes its own tests, so every answer fails (official)",
-    "cost_limit": "BigQuery: the query would process more bytes than --max-bytes-billed allows",
-    "credentials_missing": "no credentials for the BigQuery/Snowflake backend this instance needs",
-    "network_error": "a server the backend needs (a token endpoint, the warehouse) could not be reached",
-    "missing_extra": "the driver for this instance's backend is not installed (pip install '.[extra]')",
-    "no_database": "no database to run the SQL on (unknown backend, or no file under --db-dir)",
-    "result_too_large": "the query returned more rows, or more bytes of rows, than the run allows "
-    "(--max-result-rows, half of --memory-limit-mb)",
-    "memory_limit": "the query's worker passed its memory cap (--memory-limit-mb) and the query was stopped, or a table pair too big for memory could not be compared out of core",
-    "disk_limit": "the query wrote more into its private database copy than the run allows",
-    "abstained": "EHRSQL: the answer abstains (null) on a question that has one: 0 in the reliability score",
-    "correct_abstention": "EHRSQL: the answer abstains (null) on a question that has none: +1",
-    "answered_unanswerable": "EHRSQL: an answer to a question that has none: -1 (then the penalty)",
-    "official_error": "the official scorer raises on this question and gives no verdict (strict grades it)",
-    "unhashable_result": "BIRD EX: a result holds json or arrays, which the official set() cannot hold: 0",
-}
+REASONS: dict[str, str] = dict(MEANINGS)  # what each reason means, the words every rendering shows
 
 
 def count(values) -> dict:
@@ -65,8 +27,9 @@ def executed_line(report: Any) -> str:
     if not ran:
         return ""
     sources = count(i.execution.get("gold_source") for i in ran if i.execution.get("gold_source"))
+    named = ", ".join(f"{source} {n}" for source, n in sorted(sources.items()))
     return (
-        f"Queries executed for {len(ran)} instance(s); gold sources {dict(sources) or 'none temporal'}; "
+        f"Queries executed for {len(ran)} instance(s); gold sources {named or 'none temporal'}; "
         f"{report.summary.bytes_processed:,} bytes processed"
     )
 

@@ -29,15 +29,18 @@ def interval(ci) -> str:
 SCORE_COLOR, STRICT_COLOR = "#4C72B0", "#C44E52"
 
 
-def svg_bars(title: str, bars: list[Bar], paired: bool, first: str = "score") -> str:
+def svg_bars(title: str, bars: list[Bar], paired: bool, first: str = "score", stacked: bool = False) -> str:
     """Horizontal bars on a fixed 0-100 % axis, the denominator in each label, whiskers for the interval.
 
     A legend names the colours (the chosen semantics, strict) and the whisker; each value is written past the
-    end of its bar and of its whisker, so the whisker never strikes through it."""
-    row, left, width = (34 if paired else 22), 230, 360
+    end of its bar and of its whisker, so the whisker never strikes through it.  `stacked` (the HTML page)
+    writes each label on its own line above its bars, so the chart is 360 px wide and fits a phone's screen
+    at full size; otherwise labels sit left of the bars."""
+    label_row = 14 if stacked else 0
+    row, left, width = (34 if paired else 22) + label_row, (0 if stacked else 230), (300 if stacked else 360)
     top_margin = 42
     height = top_margin + row * len(bars) + 24
-    total = left + width + 70
+    total = left + width + (60 if stacked else 70)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{height}" viewBox="0 0 {total} {height}" '
         f'role="img" aria-label="{escape(title)}"><text x="0" y="14" font-size="13" font-weight="bold">'
@@ -46,14 +49,16 @@ def svg_bars(title: str, bars: list[Bar], paired: bool, first: str = "score") ->
     ]
     for tick in range(0, 101, 20):
         x = left + width * tick / 100
+        anchor = "start" if stacked and tick == 0 else "middle"
         parts.append(
             f'<line x1="{x}" y1="{top_margin - 4}" x2="{x}" y2="{height - 20}" stroke="#e5e5e5"/>'
-            f'<text x="{x}" y="{height - 6}" font-size="10" text-anchor="middle">{tick}%</text>'
+            f'<text x="{x}" y="{height - 6}" font-size="10" text-anchor="{anchor}">{tick}%</text>'
         )
     for k, bar in enumerate(bars):
         y = top_margin + k * row
+        where = f'x="0" y="{y + 11}"' if stacked else f'x="{left - 6}" y="{y + 12}" text-anchor="end"'
         parts.append(
-            f'<text x="{left - 6}" y="{y + 12}" font-size="11" text-anchor="end">{escape(bar.label[:34])} '
+            f'<text {where} font-size="11">{escape(short_label(bar.label, 52 if stacked else 30))} '
             f"(n={bar.n})<title>{escape(bar.label)}</title></text>"
         )
         series = [(bar.score, bar.score_ci, SCORE_COLOR, first)] + (
@@ -61,10 +66,23 @@ def svg_bars(title: str, bars: list[Bar], paired: bool, first: str = "score") ->
         )
         for j, (value, ci, color, name) in enumerate(series):
             parts.append(
-                _bar(left, width, y + j * 15, value, ci, color, f"{name} {percent(value)} {interval(ci)} n={bar.n}")
+                _bar(
+                    left,
+                    width,
+                    y + label_row + j * 15,
+                    value,
+                    ci,
+                    color,
+                    f"{name} {percent(value)} {interval(ci)} n={bar.n}",
+                )
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def short_label(label: str, limit: int) -> str:
+    """A label cut at `limit` characters with an ellipsis, so a cut is seen (the whole label is the tooltip)."""
+    return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
 def _legend(first: str, paired: bool) -> str:

@@ -1,13 +1,14 @@
-"""Answer-level rewards and query-text similarity for agent training.
+"""Rewards for RL training: answer rewards (each returns a float) and query-text similarity, and the
+trainer-facing rewards that run SQL.
 
-Everything here is pure (no I/O) and importable without the optional
-``rewards`` extra; the heavy libraries (math-verify, sacrebleu, rouge-score,
-rapidfuzz) are imported only by the functions that need them.
-See docs/rewards.md for the conventions.
+What this package exports (qa_f1, math_equal, the tool-use variants, similarity) is pure (no I/O) and
+importable without the optional ``rewards`` extra; the heavy libraries (math-verify, sacrebleu,
+rouge-score, rapidfuzz) are imported only by the functions that need them.  See docs/rewards.md.
 
-The trainer-facing modules are imported on their own and do I/O: `rewards.verl` (verl's
-custom and batch reward, SQL run through the execution layer), `rewards.trl` (TRL GRPO),
-`rewards.scienceworld` and `rewards.environments` (environment rewards); see docs/rl.md.
+The package as a whole does I/O: its trainer-facing modules, imported on their own, run SQL through the
+execution layer and read databases (`rewards.verl`: verl's custom and batch reward; `rewards.trl`: TRL
+GRPO; `rewards.rayshards`: the batch on Ray actors), and `rewards.scienceworld` and
+`rewards.environments` step environments; see docs/rl.md.
 """
 
 from __future__ import annotations

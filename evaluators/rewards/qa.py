@@ -72,18 +72,11 @@ def qa_f1_reward(
     final_response: str,
     answer: str | list[str],
     trajectory: list | None = None,
-) -> dict[str, float]:
-    """Reward dict for RL code: ``reward`` is the F1.
+) -> float:
+    """The reward: the best token F1 over the acceptable answers (a float in 0..1, as every reward here).
 
-    ``trajectory`` is accepted (and ignored) so that every reward in this
-    package can be called with the same keyword arguments.
+    ``qa_f1`` gives the F1's parts (em, precision, recall, the gold). ``trajectory`` is accepted (and
+    ignored) so that every reward in this package can be called with the same keyword arguments.
     """
     del trajectory  # uniform signature; plain F1 does not look at tool use
-    scores = qa_f1(final_response, answer)
-    return {
-        "reward": scores["f1"],
-        "f1": scores["f1"],
-        "em": scores["em"],
-        "precision": scores["precision"],
-        "recall": scores["recall"],
-    }
+    return float(qa_f1(final_response, answer)["f1"])

@@ -43,18 +43,11 @@ def qa_f1_tool_reward(
     final_response: str,
     answer: str | list[str],
     trajectory: Sequence | None,
-) -> dict[str, float | int]:
-    """``qa_f1_reward`` whose ``reward`` is 0.0 unless a tool was used.
-
-    ``f1``, ``em``, ``precision`` and ``recall`` keep their real values for
-    logging; ``tool_messages`` is the number of tool messages seen.
-    """
+) -> float:
+    """``qa_f1_reward``, or 0.0 unless a tool was used (``qa_f1`` still gives the real F1 for logging)."""
     tool_messages = count_tool_messages(trajectory)
-    scores = qa_f1_reward(final_response, answer)
-    if tool_messages == 0:
-        scores["reward"] = 0.0
-    scores["tool_messages"] = tool_messages
-    return scores
+    reward = qa_f1_reward(final_response, answer)  # validates the inputs even without tool use
+    return reward if tool_messages else 0.0
 
 
 def math_equal_tool_reward(

@@ -12,7 +12,7 @@ assistant message (a tool-calling completion may end with a tool's message); con
 list of parts has its text parts joined.  The scoring is verl.compute_score_batch, so it is
 parallel, cached and safe in the same way.  When TRL passes `log_extra` / `log_metric` (TRL 1.x),
 each completion's `error` and `format_ok` go to the completions table and the share of each error
-kind to the metrics, as verl users see `reward_extra_info`.
+kind to the metrics (every kind at every step, 0 when absent), as verl users see `reward_extra_info`.
 """
 
 from __future__ import annotations
@@ -20,13 +20,16 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-from evaluators.rewards.verl import compute_score_batch
+from evaluators.rewards.verl import ERROR_KINDS, compute_score_batch, error_kind
 
 _INFO_COLUMNS = ("db_path", "db_id", "db_root", "timeout_s", "backend", "trajectory")
 NO_ASSISTANT = "no_assistant_message"
 _log = logging.getLogger(__name__)
 _told: set[str] = set()
-_SETUP_KINDS = ("internal", "gold_", "no_database", "unknown data_source", "bad_input", NO_ASSISTANT)
+_SETUP_KINDS = ("internal", "gold_", "no_database", "unknown_data_source", "bad_input", NO_ASSISTANT)
+# Every kind is logged at every step, 0 when absent: a metric logged only at the steps it occurs draws as a
+# line through its few points (wandb, TensorBoard) and hides how rarely it happens.
+METRIC_KINDS = (*ERROR_KINDS, NO_ASSISTANT)
 
 
 def sql_execution_reward(
@@ -84,10 +87,6 @@ def _content_text(content) -> str:
     return str(content)
 
 
-def _kind(error: str) -> str:
-    return error.split(":", 1)[0] if error else "none"
-
-
 def _report(results: list[dict], log_extra, log_metric) -> None:
     """The reasons where a TRL user looks: the completions table and the metrics.  A kind that is no fault of
     the model (the data set or the set-up: no database, a failing gold, no assistant message, an internal error)
@@ -98,10 +97,11 @@ def _report(results: list[dict], log_extra, log_metric) -> None:
         log_extra("format_ok", [r["format_ok"] for r in results])
     if log_metric is not None:
         log_metric("spider_grade/format_ok", sum(r["format_ok"] for r in results) / max(len(results), 1))
-        for kind, number in Counter(_kind(e) for e in errors).items():
-            log_metric(f"spider_grade/error/{kind}", number / len(results))
+        counts = Counter(error_kind(e) for e in errors)
+        for kind in (*METRIC_KINDS, *sorted(counts.keys() - set(METRIC_KINDS))):
+            log_metric(f"spider_grade/error/{kind}", counts[kind] / max(len(results), 1))
     for error in errors:
-        kind = _kind(error)
+        kind = error_kind(error)
         if kind.startswith(_SETUP_KINDS) and kind not in _told:
             _told.add(kind)
             _log.warning(

@@ -23,13 +23,15 @@ from pathlib import Path
 
 from evaluators.cwd import absolute
 from evaluators.errors import InstanceError, UsageError
+from evaluators.execution.backends.base import REASONS as EXECUTION_REASONS
 from evaluators.execution.executor import resolve_database
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.execution.sqlite_readonly import WRITE_REFUSED
 from evaluators.rewards.mathequal import math_equal_reward
-from evaluators.rewards.qa import qa_f1_reward
+from evaluators.rewards.qa import qa_f1, qa_f1_reward
 from evaluators.rewards.tooluse import math_equal_tool_reward, qa_f1_tool_reward
 from evaluators.sqltext import read_only_problem
+from evaluators.terminal_safe import one_line
 
 SQL_SOURCES = ("text2sql", "synsql", "bird", "spider")
 QA_SOURCES = ("qa", "hotpotqa", "squad", "nq", "triviaqa")
@@ -62,6 +64,19 @@ _VERL_CALL_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"
 # `custom_reward_function.reward_kwargs` this reward reads: defaults for every sample's extra_info.
 _INFO_DEFAULTS = ("db_root", "timeout_s", "backend")
 _warned: set[str] = set()
+_warned_sources: set[str] = set()
+
+# The kinds a sample's `error` can have ("<kind>" or "<kind>: <words>"; "none" for no error): a closed list,
+# so that a trainer can log every kind at every step (rewards/trl.py).
+UNKNOWN_SOURCE = "unknown_data_source"
+_OWN_KINDS = ("none", "no_sql", "write", "multiple_statements", "bad_input", "internal", UNKNOWN_SOURCE)
+_RUN_KINDS = tuple(reason for reason in EXECUTION_REASONS if reason != "ok")
+ERROR_KINDS = _OWN_KINDS + _RUN_KINDS + tuple(f"gold_{reason}" for reason in _RUN_KINDS)
+
+
+def error_kind(error: str) -> str:
+    """The kind of a sample's `error`: its code before the first colon, "none" when empty."""
+    return error.split(":", 1)[0] if error else "none"
 
 
 class VerlScore(dict):
@@ -199,7 +214,18 @@ def _score_one(data_source, solution_str, ground_truth, extra_info) -> dict:
         return _qa_score(solution_str, ground_truth, info)
     if source.startswith(MATH_SOURCES):
         return _math_score(solution_str, ground_truth, info)
-    return _result(0.0, False, False, f"unknown data_source {data_source!r}")
+    return _result(0.0, False, False, _unknown_source("" if data_source is None else str(data_source)))
+
+
+def _unknown_source(data_source: str) -> str:
+    """The error of a sample whose data source names no reward, warned once per source: a misspelt source
+    would otherwise train on a reward that is always 0."""
+    known = ", ".join(SQL_SOURCES + QA_SOURCES + MATH_SOURCES)
+    error = f"{UNKNOWN_SOURCE}: {one_line(data_source)[:80] or '(empty)'} (known prefixes: {known})"
+    if data_source not in _warned_sources:
+        _warned_sources.add(data_source)
+        warnings.warn(f"spider-grade reward: {error}; such samples score 0", stacklevel=2)
+    return error
 
 
 def _result(score: float, format_ok: bool, executed: bool, error: str = "", f1: float | None = None) -> dict:
@@ -219,14 +245,16 @@ def _result(score: float, format_ok: bool, executed: bool, error: str = "", f1: 
 
 
 def sql_score(solution_str: str, gold_sql: str, info: dict) -> dict:
+    """The database is looked up before the SQL: a wrong `db_path` is the set-up's fault and must say so even
+    while the model writes no SQL yet (early in training), not hide behind `no_sql`."""
     sql = extract_sql(solution_str)
-    if sql is None:
-        return _result(0.0, False, False, "no_sql")
     try:
         backend = str(info.get("backend") or "sqlite")  # None (a column absent from this row) means the default
         database = _database(backend, info)
     except InstanceError as exc:
-        return _result(0.0, True, False, exc.reason)
+        return _result(0.0, sql is not None, False, f"{exc.reason}: {exc.detail}")
+    if sql is None:
+        return _result(0.0, False, False, "no_sql")
     refused = _text_refusal(sql, backend)
     if refused:
         return _result(0.0, True, False, refused)
@@ -269,7 +297,7 @@ def _error_kind(result: RowResult) -> str:
 
 
 def _answer_reward(plain, with_tool, solution_str: str, answer, info: dict):
-    """The reward's value, with the tool rule when the sample carries a trajectory; a string on bad input."""
+    """The reward (a float), with the tool rule when the sample carries a trajectory; a string on bad input."""
     trajectory = info.get("trajectory")
     try:
         return plain(solution_str, answer) if trajectory is None else with_tool(solution_str, answer, trajectory)
@@ -278,10 +306,11 @@ def _answer_reward(plain, with_tool, solution_str: str, answer, info: dict):
 
 
 def _qa_score(solution_str: str, answer, info: dict) -> dict:
-    scores = _answer_reward(qa_f1_reward, qa_f1_tool_reward, solution_str, answer, info)
-    if isinstance(scores, str):
-        return _result(0.0, False, False, scores)
-    return {**_result(scores["reward"], True, True, f1=scores["f1"]), "em": float(scores["em"])}
+    reward = _answer_reward(qa_f1_reward, qa_f1_tool_reward, solution_str, answer, info)
+    if isinstance(reward, str):
+        return _result(0.0, False, False, reward)
+    scores = qa_f1(solution_str, answer)  # the F1 and EM logged beside the reward (the tool rule may zero it)
+    return {**_result(reward, True, True, f1=scores["f1"]), "em": float(scores["em"])}
 
 
 def _math_score(solution_str: str, answer, info: dict) -> dict:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from evaluators.matching.kernels.numeric import first_false, isclose
 from evaluators.matching.official.column_views import SHORT, Column, scorer_key, sort_as_scorers
+from evaluators.matching.verdicts import cells_differ
 
 _WORDS_CELLS = 5000  # cells compared to find the closest column, for the message only
 _WORDS_SORT_LIMIT = 50_000  # beyond this, Python-sorting odd columns for words is not worth it
@@ -53,8 +54,7 @@ def describe_miss(g: Column, pred_cols: list[Column], ignore_order: bool, tol: f
     scored = [(_agreement(g, p, ignore_order, tol), i, p) for i, p in enumerate(same_len)]
     share, _, best = max(scored, key=lambda t: (t[0][0], -t[1]))
     where = (
-        f"; first difference at {'sorted ' if ignore_order else ''}row {share[1]}: "
-        f"gold {share[2]!r} vs predicted {share[3]!r}"
+        f"; first difference at {'sorted ' if ignore_order else ''}row {share[1]}: " + cells_differ(share[2], share[3])
         if share[1] is not None
         else ""
     )

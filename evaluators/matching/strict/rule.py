@@ -26,7 +26,7 @@ from evaluators.matching.kernels.numeric import all_close, first_false
 from evaluators.matching.strict.cell_proofs import cheap_checks, cheap_partners, equal_under, signatures_agree
 from evaluators.matching.strict.cells import FLOAT, INT, NULL, StrictColumn
 from evaluators.matching.strict.mapping_search import SEARCH_BUDGET, MappingSearch, bipartite, cells_equal
-from evaluators.matching.verdicts import Verdict
+from evaluators.matching.verdicts import Verdict, cells_differ
 
 
 def column_compatible(g: StrictColumn, p: StrictColumn, ignore_order: bool, tol: float) -> bool:
@@ -179,9 +179,8 @@ def _describe_lonely(g: StrictColumn, pred: list[StrictColumn], ignore_order: bo
     text = f"{head}; closest is {best.name!r} ({best_share:.0%} of cells agree"
     text += ", sorted)" if ignore_order else ")"
     if best_index:
-        text += (
-            f"; first difference at {'sorted ' if ignore_order else ''}row {best_index[0]}: "
-            f"gold {best_index[1]} vs predicted {best_index[2]}"
+        text += f"; first difference at {'sorted ' if ignore_order else ''}row {best_index[0]}: " + cells_differ(
+            best_index[1], best_index[2]
         )
     return text
 
@@ -199,10 +198,11 @@ def _words_order(c: StrictColumn) -> np.ndarray:
     return np.lexsort([c.num, c.key(False)])
 
 
-def _cell(c: StrictColumn, i: int) -> str:
+def _cell(c: StrictColumn, i: int):
+    """The cell's value, for `cell_pair`'s words (None for NULL)."""
     if int(c.cls[i]) == NULL:
-        return "NULL"
+        return None
     if c.source is not None:
         value = c.source[i]
-        return repr(value.as_py() if isinstance(value, pa.Scalar) else value)
-    return {INT: f"{int(c.ival[i])}"}.get(int(c.cls[i]), repr(float(c.num[i])))
+        return value.as_py() if isinstance(value, pa.Scalar) else value
+    return int(c.ival[i]) if int(c.cls[i]) == INT else float(c.num[i])
