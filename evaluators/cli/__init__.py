@@ -13,8 +13,8 @@ import click
 from evaluators.cli.bird import bird
 from evaluators.cli.compare import compare
 from evaluators.cli.db import db
-from evaluators.cli.ehrsql import ehrsql
 from evaluators.cli.doctor import doctor
+from evaluators.cli.ehrsql import ehrsql
 from evaluators.cli.gold import gold
 from evaluators.cli.grade import GRADE_EPILOG, grade
 from evaluators.cli.livesql import livesql
