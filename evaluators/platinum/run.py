@@ -141,7 +141,7 @@ class PlatinumBenchmark(Benchmark):
         said = "rows equal as sets" if bird else "rows differ as sets (or no rows to compare)"
         verdicts = {
             self.options.grading: official,
-            "bird": Verdict(1.0 if bird else 0.0, "bird", said),
+            "bird": Verdict(1.0 if bird else 0.0, "match" if bird else "value_mismatch", said),
             "strict": strict,
         }
         return item_report(
