@@ -125,7 +125,7 @@ FLOORS = (
     ("matching", ("matching",)),
     ("loading and reporting", ("loading", "reporting")),
     ("grading", ("grading",)),
-    ("formats", ("bird", "testsuite", "livesql", "goldtools")),
+    ("formats", ("bird", "testsuite", "livesql", "interact", "goldtools")),
     ("cli", ("cli",)),
     ("entry", ("entry", "__init__")),
 )

@@ -15,6 +15,7 @@ from evaluators.cli.compare import compare
 from evaluators.cli.db import db
 from evaluators.cli.gold import gold
 from evaluators.cli.grade import GRADE_EPILOG, grade
+from evaluators.cli.interact import interact
 from evaluators.cli.livesql import livesql
 from evaluators.cli.options import stop_interrupted
 from evaluators.cli.testsuite import test_suite
@@ -56,3 +57,4 @@ main.add_command(db)
 main.add_command(bird)
 main.add_command(livesql)
 main.add_command(compare)
+main.add_command(interact)

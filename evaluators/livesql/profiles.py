@@ -68,7 +68,10 @@ HARNESS_NAMES = {
 }
 # How many connections a helper called without one can still take from the harness's psycopg2 pool (its
 # `maxconn` less the phase's own connection; they are never put back): LiveSQLBench 5, BIRD-CRITIC 10.
-SPARE_CONNECTIONS = {"livesql": 4, "critic": 9}
+SPARE_CONNECTIONS = {"livesql": 4, "critic": 9, "interact": 4}
+# BIRD-Interact's submit handling (`execute_submit_action`) hands a custom test case only `execute_queries`
+# (and `pred_query_result`); its default test is the module's own function, which sees every helper.
+HARNESS_NAMES["interact-sqlite"] = HARNESS_NAMES["interact"] = ("execute_queries",)
 
 
 @dataclass(frozen=True)
@@ -78,12 +81,14 @@ class Profile:
     prelude: str  # prepended to each test case's source
     required: tuple  # instance fields whose absence fails the instance ("Missing fields")
     checks_issue_sql: bool = False
+    default_harness: str | None = None  # whose helper names the default test sees (None: this profile's)
+    preprocess_must_pass: bool = False  # a failing preprocess_sql fails the phase (BIRD-Interact's phase 2)
 
     def plan(self, instance: dict) -> tuple[list, dict]:
         """(test case sources, the keyword arguments each is called with) for `instance`."""
         tests = list(instance.get("test_cases") or [])
         conditions = instance.get("conditions") or {}
-        if self.name == "livesql":
+        if self.name in ("livesql", "interact", "interact-sqlite"):
             if instance.get("category", "Query") == "Query":
                 return [DEFAULT_TEST_CASE], {"conditions": conditions}
             return tests, {}  # a Management task without test cases passes on execution alone
@@ -117,12 +122,22 @@ PROFILES = {
     "critic": Profile(
         "critic", "postgres", "from datetime import date\n", ("db_id", "issue_sql", "sol_sql", "pred_sqls")
     ),
+    # BIRD-Interact's submits (evaluators/interact/): Query tasks the default test only, other tasks their own
+    # test cases (none: a pass), exec-ed with nothing prepended; the phase-2 set-up must run.
+    "interact-sqlite": Profile(
+        "interact-sqlite", "sqlite", "", ("pred_sqls",), default_harness="livesql-sqlite", preprocess_must_pass=True
+    ),
+    "interact": Profile(
+        "interact", "postgres", "", ("pred_sqls",), default_harness="livesql", preprocess_must_pass=True
+    ),
 }
 
 
 def profile_for(benchmark: str, engine: str) -> Profile:
-    """benchmark: livesql | critic; engine: sqlite | postgresql."""
+    """benchmark: livesql | critic | interact; engine: sqlite | postgresql."""
     sqlite = engine.lower() == "sqlite"
+    if benchmark == "interact":
+        return PROFILES["interact-sqlite" if sqlite else "interact"]
     if benchmark == "livesql":
         return PROFILES["livesql-sqlite" if sqlite else "livesql"]
     return PROFILES["critic-sqlite" if sqlite else "critic"]

@@ -84,18 +84,18 @@ def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
         words = f"missing fields: {', '.join(missing) or 'selected_database'} (the official harness fails it)"
         return _report(line, meta, "sql", _same(Verdict(0.0, "invalid_gold", words)))
     try:
-        db_ref = _database(db, options)
+        db_ref = database_ref(db, options)
     except InstanceError as exc:  # a name that is a path, or leads out of --db_root
         return _report(line, meta, "sql", _same(Verdict(0.0, exc.reason, exc.detail)))
     if db_ref is None:
         where = f"{db}/{db}_template.sqlite under {options.db_root}"
         return _report(line, meta, "sql", _same(Verdict(0.0, "no_database", f"no database {where}")))
-    event = _run(data, db_ref, options)
+    event = run_instance(data, db_ref, options)
     verdicts, info = verdicts_of(event)
     return _report(line, meta, "sql", verdicts, info)
 
 
-def _database(db: str, options: LiveSQLOptions) -> str | None:
+def database_ref(db: str, options: LiveSQLOptions) -> str | None:
     problem = native.unsafe_database(db)
     if problem:
         raise InstanceError("unsafe_path", problem)
@@ -107,7 +107,7 @@ def _database(db: str, options: LiveSQLOptions) -> str | None:
     return str(options.db_root / found) if found is not None else None
 
 
-def _run(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
+def run_instance(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
     from evaluators.execution import worker
     from evaluators.execution.backends.base import Request, credential_environment
 
@@ -169,6 +169,9 @@ def verdicts_of(event: dict) -> tuple[dict, dict]:
 def _phase_verdict(phase: dict) -> Verdict:
     if phase.get("stage") == "refused":
         return Verdict(0.0, "exec_error", phase["messages"][0])
+    if phase.get("stage") == "preprocess":
+        reason = "timeout" if phase.get("timeout") else "exec_error"
+        return Verdict(0.0, reason, "set-up before the prediction: " + "; ".join(phase.get("messages", [])))
     if phase.get("stage") == "prediction":
         reason = "timeout" if phase.get("timeout") else "exec_error"
         return Verdict(0.0, reason, "prediction: " + "; ".join(phase.get("messages", [])))

@@ -1,0 +1,112 @@
+"""`interact`: BIRD-Interact graded offline from a recorded run (the official agents' output lines): every
+submit's official verdict, the phase rewards and budgets, strict beside them; `--oracle` grades the gold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from evaluators.cli import options
+from evaluators.cli.options import AbsolutePath, echo, handle_errors, write_reports
+
+EPILOG = """\b
+Examples:
+  python evaluate.py interact --tasks mini_interact.jsonl --gt mini_interact_gt.jsonl --run results.jsonl \\
+      --db_root mini_interact/ --output out/interact.json
+  python evaluate.py interact --tasks mini_interact.jsonl --gt mini_interact_gt.jsonl --oracle --db_root mini_interact/
+  python evaluate.py interact --tasks lite.jsonl --gt lite_gt.jsonl --run results.jsonl --engine postgresql \\
+      --postgres-dsn postgresql://grader@localhost:5432/postgres
+"""
+
+
+@click.command("interact", epilog=EPILOG)
+@click.option(
+    "--tasks",
+    type=AbsolutePath(exists=True, dir_okay=False),
+    required=True,
+    help="The tasks' JSON lines (public fields; with --gt, the GT file is laid over them).",
+)
+@click.option(
+    "--gt", type=AbsolutePath(exists=True, dir_okay=False), help="The GT lines, merged as combine_public_with_gt.py."
+)
+@click.option(
+    "--run",
+    "run_file",
+    type=AbsolutePath(exists=True, dir_okay=False),
+    help="The recorded run: the official batch loop's output lines (one status per task).",
+)
+@click.option("--oracle", is_flag=True, help="Submit the gold in every phase; list the tasks it does not solve.")
+@click.option(
+    "--db_root",
+    "--db-root",
+    "db_root",
+    type=AbsolutePath(exists=True, file_okay=False),
+    help="SQLite: the folder of <db>/<db>_template.sqlite (else <db>/<db>.sqlite).",
+)
+@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
+@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
+@click.option(
+    "--patience",
+    type=click.FloatRange(0),
+    help="The user-patience part of the budget (default: from each record's total_budget, else 10).",
+)
+@click.option("--num_threads", "--num-threads", "num_threads", type=click.IntRange(1), default=4, show_default=True)
+@options.timeout_option("Seconds per submit phase (set-up, the SQL, the test cases).")
+@options.memory_limit_option(minimum=64, default=2048)
+@click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True)
+@options.output_option("Our JSON report (CSV beside it).")
+@options.html_option
+@options.work_dir_option("Where private database copies go.")
+@options.allow_gold_errors_option
+@handle_errors
+def interact(
+    tasks,
+    gt,
+    run_file,
+    oracle,
+    db_root,
+    engine,
+    postgres_dsn,
+    patience,
+    num_threads,
+    timeout,
+    memory_limit_mb,
+    disk_limit_mb,
+    output,
+    with_html,
+    work_dir,
+    allow_gold_errors,
+):
+    """Grade a recorded BIRD-Interact run (mini-interact on SQLite, bird-interact-lite/full on PostgreSQL)."""
+    from evaluators.errors import UsageError
+    from evaluators.interact.run import InteractOptions, grade_interact, official_table
+
+    if engine == "sqlite" and db_root is None:
+        raise UsageError("--db_root is required with --engine sqlite")
+    if engine == "postgresql" and not postgres_dsn:
+        raise UsageError("--postgres-dsn is required with --engine postgresql (PG* variables apply too)")
+    if run_file is None and not oracle:
+        raise UsageError("give --run (a recorded run) or --oracle (grade the gold)")
+    if work_dir is None:
+        work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
+    options.check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    run_options = InteractOptions(
+        engine=engine,
+        db_root=db_root,
+        postgres_dsn=postgres_dsn,
+        patience=patience,
+        oracle=oracle,
+        work_dir=work_dir,
+        timeout_s=timeout,
+        memory_limit_mb=memory_limit_mb,
+        disk_limit_mb=disk_limit_mb,
+    )
+    report = grade_interact(tasks, gt, run_file, run_options, num_threads)
+    options.warn_about_pairing(report)
+    echo(report.to_text(), nl=False)
+    title = "Gold submitted as every submit" if oracle else "Rewards (official a-Interact, strict, c-Interact)"
+    echo(f"\n{title}:\n" + official_table(report), nl=False)
+    if output:
+        echo("wrote " + ", ".join(map(str, write_reports(report, output, with_html))), err=True)
+    options.raise_on_gold_errors(report, allow_gold_errors)
