@@ -8,6 +8,9 @@ docs/interact.md.
         with jsonlines, tqdm and sqlglot), its LLM calls answered from the scripts by
         tests/interact_official_driver.py, and write tests/data/parity/interact_mini.json: the run it
         recorded (the official output lines) and the official verdicts per submit, phase and task.
+    python tests/interact_generator.py OUT --postgres --record AGENT PYTHON   the same with bird_interact_agent
+        (AGENT: bird_interact_agent/, PYTHON with psycopg2 too) on a throwaway PostgreSQL server:
+        tests/data/parity/interact_postgres.json
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ INSERT INTO orders VALUES (1, 1, 10.04, 'paid'), (2, 1, 20.0, 'paid'), (3, 2, 7.
     (5, 3, 12.25, 'paid'), (6, 4, 3.33, 'open');
 """
 DATABASES = {"shop": SHOP}
+# The same database on PostgreSQL (bird-interact-lite's engine), under a name no other test's template has.
+PG_DATABASES = {"ishop": SHOP.replace("REAL", "DOUBLE PRECISION")}
+RECORDED_PG = Path(__file__).parent / "data" / "parity" / "interact_postgres.json"
 
 COUNT_TEST = """
 def test_case(pred_sqls, sol_sqls, db_path, conn):
@@ -174,8 +180,9 @@ def tasks_and_scripts() -> list[tuple[dict, list]]:
     ]
 
 
-def build(root: Path) -> dict:
-    """The databases, tasks.jsonl (merged), public.jsonl + gt.jsonl (split), scripts.json."""
+def build(root: Path, postgres: bool = False) -> dict:
+    """The databases (SQLite; PostgreSQL's are load_postgres's), tasks.jsonl (merged), public.jsonl + gt.jsonl
+    (split), scripts.json."""
     root.mkdir(parents=True, exist_ok=True)
     for name, script in DATABASES.items():
         folder = root / name
@@ -186,6 +193,8 @@ def build(root: Path) -> dict:
                 conn.executescript(script)
             conn.close()
     pairs = tasks_and_scripts()
+    if postgres:
+        pairs = [({**task, "selected_database": "ishop"}, turns) for task, turns in pairs]
     _lines(root / "tasks.jsonl", [t for t, _ in pairs])
     _lines(root / "public.jsonl", [_public(t) for t, _ in pairs])
     _lines(root / "gt.jsonl", [_gt(t) for t, _ in pairs])
@@ -212,11 +221,29 @@ def _lines(path: Path, rows: list) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-def record(root: Path, agent: Path, python: str) -> dict:
-    """Run the official batch loop on the scripts; its output and the verdicts it gave, per submit."""
-    build(root)
-    driver = Path(__file__).parent / "interact_official_driver.py"
-    subprocess.run([python, str(driver), str(agent), str(root)], check=True)
+def record(root: Path, agent: Path, python: str, postgres: bool = False) -> dict:
+    """Run the official batch loop on the scripts; its output and the verdicts it gave, per submit.  PostgreSQL:
+    bird_interact_agent's loop on a throwaway server (tests/dbservers.py) with its superuser `root`."""
+    build(root, postgres)
+    driver = [python, str(Path(__file__).parent / "interact_official_driver.py"), str(agent), str(root)]
+    if not postgres:
+        subprocess.run(driver, check=True)
+        return _recorded(root)
+    from dbservers import start_postgres
+    from livesql_generator import load_postgres
+
+    server, stop = start_postgres()
+    try:
+        with server.admin() as con:
+            con.execute("CREATE ROLE root SUPERUSER LOGIN PASSWORD '123123'")
+        load_postgres(server.admin, None, PG_DATABASES)
+        subprocess.run([*driver, "--postgres", f"127.0.0.1:{server.port}"], check=True)
+    finally:
+        stop()
+    return _recorded(root)
+
+
+def _recorded(root: Path) -> dict:
     statuses = [json.loads(line) for line in (root / "output.jsonl").read_text().splitlines()]
     for status in statuses:  # what grading never reads: the prompts (large) and the raw responses
         for name in ("current_prompt", "last_agent_response"):
@@ -249,13 +276,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("out", type=Path)
     parser.add_argument("--record", nargs=2, metavar=("AGENT", "PYTHON"))
+    parser.add_argument("--postgres", action="store_true", help="bird_interact_agent's loop on PostgreSQL")
     args = parser.parse_args()
     if not args.record:
-        build(args.out)
+        build(args.out, args.postgres)
         return
-    found = record(args.out, Path(args.record[0]), args.record[1])
-    RECORDED.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {RECORDED}", file=sys.stderr)
+    found = record(args.out, Path(args.record[0]), args.record[1], args.postgres)
+    target = RECORDED_PG if args.postgres else RECORDED
+    target.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {target}", file=sys.stderr)
 
 
 if __name__ == "__main__":

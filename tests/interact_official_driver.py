@@ -74,8 +74,9 @@ def main() -> None:
     parser.add_argument("agent", type=Path)
     parser.add_argument("root", type=Path)
     parser.add_argument("--patience", type=int, default=10)
+    parser.add_argument("--postgres", metavar="HOST:PORT", help="bird_interact_agent's loop on this server")
     args = parser.parse_args()
-    _stub("openai", "anthropic", "google", "vertexai", "psycopg2", "docker", "tiktoken")
+    _stub("openai", "anthropic", "google", "vertexai", "docker", "tiktoken", *(() if args.postgres else ("psycopg2",)))
     sys.path.insert(0, str(args.agent))
     from batch_run_bird_interact import main as loop
 
@@ -118,7 +119,7 @@ def main() -> None:
         start_actual_index=0,
         limit=None,
         resume=False,
-        mini_interact=True,
+        mini_interact=not args.postgres,
         db_host="unused",
         db_port=5432,
         user_patience_budget=args.patience,
@@ -128,6 +129,11 @@ def main() -> None:
         debug=False,
     )
     loop.setup_logging(verbose=False, log_level="ERROR", log_file=run_args.log_file)
+    if args.postgres:  # what main() does with --db_host/--db_port; the user and password are the loop's defaults
+        from src.config.db_config import set_global_db_config
+
+        host, port = args.postgres.rsplit(":", 1)
+        set_global_db_config(host=host, port=int(port))
     loop.run_batch_evaluation(run_args)
 
 
