@@ -7,7 +7,8 @@ docs/interact.md.
         (AGENT: mini_interact/knowledge_based/mini_interact_agent of bird-bench/BIRD-Interact, PYTHON: a venv
         with jsonlines, tqdm and sqlglot), its LLM calls answered from the scripts by
         tests/interact_official_driver.py, and write tests/data/parity/interact_mini.json: the run it
-        recorded (the official output lines) and the official verdicts per submit, phase and task.
+        recorded (the official output lines) and the official verdicts per submit, phase and task; and its
+        --debug run (the gold submitted in each phase): the reward and phases per task, for --oracle.
     python tests/interact_generator.py OUT --postgres --record AGENT PYTHON   the same with bird_interact_agent
         (AGENT: bird_interact_agent/, PYTHON with psycopg2 too) on a throwaway PostgreSQL server:
         tests/data/parity/interact_postgres.json
@@ -226,8 +227,10 @@ def record(root: Path, agent: Path, python: str, postgres: bool = False) -> dict
     bird_interact_agent's loop on a throwaway server (tests/dbservers.py) with its superuser `root`."""
     build(root, postgres)
     driver = [python, str(Path(__file__).parent / "interact_official_driver.py"), str(agent), str(root)]
+    oracle = [*driver, "--debug", "--output", "oracle.jsonl"]  # mini's loop only: the gold submitted
     if not postgres:
         subprocess.run(driver, check=True)
+        subprocess.run(oracle, check=True)
         return _recorded(root)
     from dbservers import start_postgres
     from livesql_generator import load_postgres
@@ -248,7 +251,16 @@ def _recorded(root: Path) -> dict:
     for status in statuses:  # what grading never reads: the prompts (large) and the raw responses
         for name in ("current_prompt", "last_agent_response"):
             status.pop(name, None)
-    return {"run": statuses, "official": official_verdicts(statuses)}
+    if not (root / "oracle.jsonl").exists():  # bird_interact_agent's loop has no --debug
+        return {"run": statuses, "official": official_verdicts(statuses)}
+    gold = [json.loads(line) for line in (root / "oracle.jsonl").read_text().splitlines()]
+    oracle = {
+        s["original_data"]["instance_id"]: {
+            k: s.get(k) for k in ("last_reward", "phase1_completed", "phase2_completed")
+        }
+        for s in gold
+    }
+    return {"run": statuses, "official": official_verdicts(statuses), "oracle": oracle}
 
 
 def official_verdicts(statuses: list) -> dict:

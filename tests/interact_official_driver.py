@@ -3,6 +3,7 @@ with its LLM calls answered from scripts: the agent's turns from ROOT/scripts.js
 fixed sentence.  Run with the official venv's Python (jsonlines, tqdm, sqlglot):
 
     python tests/interact_official_driver.py AGENT_DIR ROOT      writes ROOT/output.jsonl
+    python tests/interact_official_driver.py AGENT_DIR ROOT --debug --output oracle.jsonl   the gold submitted
 
 The LLM client libraries the loop imports (openai, anthropic, google-generativeai, vertexai, tiktoken) psycopg2 and docker
 (the PostgreSQL handler and the container environment it imports beside the SQLite one) are stood in by empty modules: none of them is
@@ -75,6 +76,8 @@ def main() -> None:
     parser.add_argument("root", type=Path)
     parser.add_argument("--patience", type=int, default=10)
     parser.add_argument("--postgres", metavar="HOST:PORT", help="bird_interact_agent's loop on this server")
+    parser.add_argument("--debug", action="store_true", help="the loop's --debug: the gold submitted, to OUTPUT")
+    parser.add_argument("--output", default="output.jsonl")
     args = parser.parse_args()
     _stub("openai", "anthropic", "google", "vertexai", "docker", "tiktoken", *(() if args.postgres else ("psycopg2",)))
     sys.path.insert(0, str(args.agent))
@@ -105,7 +108,7 @@ def main() -> None:
     loop.collect_response_from_api = answer
     run_args = argparse.Namespace(
         data_path=str(args.root / "tasks.jsonl"),
-        output_path=str(args.root / "output.jsonl"),
+        output_path=str(args.root / args.output),
         agent_output_path=None,
         user_output_path=None,
         agent_model="agent",
@@ -126,7 +129,7 @@ def main() -> None:
         verbose=False,
         log_level="ERROR",
         log_file=str(args.root / "official.log"),
-        debug=False,
+        debug=args.debug,
     )
     loop.setup_logging(verbose=False, log_level="ERROR", log_file=run_args.log_file)
     if args.postgres:  # what main() does with --db_host/--db_port; the user and password are the loop's defaults

@@ -126,7 +126,8 @@ def test_every_ex_bird_equals_the_official_loop(bird_files, tmp_path):
     expected = _oracle(db_root, preds, tmp_path)
     assert [int(i.score) for i in report.instances] == expected
     assert 0 < sum(expected) < len(expected)
-    by = {int(i.instance_id): i for i in report.instances}
+    by = dict(enumerate(report.instances))  # by position; each named by its question_id (100, 102, ...)
+    assert [i.instance_id for i in report.instances] == [str(100 + 2 * k) for k in range(len(CASES))]
     assert by[15].score == 1 and by[15].execution["ran"].startswith("private copy"), "a DELETE can score 1"
     assert by[17].score == 0 and by[18].score == 0 and by[19].score == 0  # INSERT, DDL, DELETE ... RETURNING
     assert by[20].reason == "unreadable_gold"
@@ -158,6 +159,7 @@ def test_cli_prints_the_official_table_and_writes_the_report(bird_files, tmp_pat
         out,
         "--output_log_path",
         tmp_path / "log.txt",
+        "--allow-gold-errors",  # a case's gold fails on purpose: exit 2 without this, as on every command
     )
     assert result.exit_code == 0, result.output
     expected = _oracle(db_root, preds, tmp_path, dev=False)
@@ -170,7 +172,7 @@ def test_cli_prints_the_official_table_and_writes_the_report(bird_files, tmp_pat
     assert "{:20} {:<20.2f} {:<20.2f} {:<20.2f} {:<20.2f}".format("EX", *scores) in result.output
     assert "start calculate EX" in (tmp_path / "log.txt").read_text()
     data = json.loads(out.read_text())
-    assert [i["instance_id"] for i in data["instances"]] == [str(i) for i in range(len(CASES))]
+    assert [i["instance_id"] for i in data["instances"]] == [str(100 + 2 * k) for k in range(len(CASES))]
     assert all("ex_bird" in i["execution"] and "ex_strict" in i["execution"] for i in data["instances"])
 
 
@@ -238,3 +240,12 @@ def test_rves_buckets_and_ves():
     assert official_rves([2.0, 1.0, 0.5, 0.25, 0.1, 0.0]) == pytest.approx(
         (125**0.5 * 10 + 100 + 75**0.5 * 10 + 50**0.5 * 10 + 25**0.5 * 10 + 0) / 6
     )
+
+
+def test_instances_are_named_by_question_id_when_every_question_has_its_own():
+    from evaluators.bird.run import question_names
+
+    assert question_names([{"question_id": 7}, {"question_id": 3}], 2) == ["7", "3"]
+    assert question_names([{"question_id": 7}, {"question_id": 7}], 2) == ["0", "1"]  # not unique: positions
+    assert question_names([{"question_id": 7}, {}], 2) == ["0", "1"]
+    assert question_names([{"question_id": 7}], 2) == ["0", "1"]  # fewer questions than gold lines

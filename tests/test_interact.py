@@ -137,3 +137,17 @@ def test_the_command_grades_a_run_from_another_folder(folder, tmp_path, monkeypa
     assert result.exit_code == 0, result.output
     assert "c-Int." in result.output and (tmp_path / "out" / "i.json").exists()
     assert run_cli("interact", "--tasks", "public.jsonl", "--db_root", str(folder)).exit_code == 2
+
+
+def test_the_shared_tail_json_fail_under_and_gold_errors(folder, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["--tasks", str(folder / "tasks.jsonl"), "--run", str(folder / "run.jsonl"), "--db_root", str(folder)]
+    done = run_cli("interact", *args, "--format", "json", "--fail-under", "0.99")
+    assert done.exit_code == 1
+    broken = tmp_path / "tasks.jsonl"
+    lines = [json.loads(line) for line in (folder / "tasks.jsonl").read_text().splitlines()]
+    lines[0]["sol_sql"] = []  # q_first: no gold for phase 1, the handler fails every submit
+    broken.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    args[1] = str(broken)
+    assert run_cli("interact", *args).exit_code == 2
+    assert run_cli("interact", *args, "--allow-gold-errors").exit_code == 0

@@ -84,3 +84,19 @@ def test_mini_interact_submits_phases_and_rewards_equal_the_official(sqlite_grad
 def test_bird_interact_postgres_submits_phases_and_rewards_equal_the_official(postgres_graded, task):
     ours, official = postgres_graded
     _compare(_ours(ours[task]), official[task])
+
+
+def test_oracle_rewards_equal_the_official_debug_run(tmp_path):
+    """`--oracle` against mini's `main.py --debug` (the gold submitted in each phase), recorded beside the run."""
+    interact_generator.build(tmp_path)
+    options = InteractOptions(work_dir=tmp_path / "work", db_root=tmp_path, oracle=True)
+    report = grade_interact(tmp_path / "public.jsonl", tmp_path / "gt.jsonl", None, options, jobs=2)
+    ours = {
+        i.instance_id: {
+            "last_reward": i.execution["oracle_reward"],
+            "phase1_completed": 1 in i.execution["phases_solved"],
+            "phase2_completed": 2 in i.execution["phases_solved"],
+        }
+        for i in report.instances
+    }
+    assert ours == json.loads(RECORDS["sqlite"].read_text())["oracle"]

@@ -14,14 +14,15 @@ from pathlib import Path
 from evaluators.bird import native, official
 from evaluators.bird.official import split_prediction
 from evaluators.errors import Location, UsageError
-from evaluators.execution.executor import ExecConfig, run_parallel
+from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
 from evaluators.loading import pairing
 from evaluators.loading.database_folder import SERVER_FAILURES, SERVER_OPTIONS, check_database_folder, server_hint
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
-from evaluators.reporting.report import InstanceReport, Report, build_summary
+from evaluators.reporting.report import InstanceReport, Report
 from evaluators.specs import Problem
 
 DIALECTS = {"sqlite": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
@@ -74,50 +75,89 @@ class _Runner:
 
 
 def grade_bird(
-    predictions: Path, gold: Path, questions: Path | None, options: BirdOptions, data_mode: str = "dev"
+    predictions: Path, gold: Path, questions: Path | None, options: BirdOptions, data_mode: str = "dev", progress=None
 ) -> Report:
-    problems: list[Problem] = []
-    if Path(predictions).is_dir():
-        options = replace(options, layout="dev")  # BIRD dev's evaluation.py reads a folder; mini-dev a file
-    pred_file = native.resolve(predictions, data_mode, "predict_{mode}.json")
-    gold_file = native.resolve(gold, data_mode, "{mode}_gold.sql")
-    preds = native.read_predictions(pred_file, named=not Path(predictions).is_dir())
-    golds = native.read_gold(gold_file, problems)
-    metadata = native.read_questions(questions, problems)
-    _check_lengths(preds, golds, metadata, pred_file, questions, problems)
-    if options.layout == "dev":
-        problems.extend(official.dev_crash_problems(preds, pred_file))
-    _check_databases(golds, options, problems)
-    fenced = official.fence_problem(preds, pred_file)
-    if fenced is not None:
-        problems.append(fenced)
-    config = ExecConfig(
-        output_dir=options.work_dir,
-        timeout_s=options.meta_time_out,
-        postgres_dsn=options.postgres_dsn,
-        mysql_dsn=options.mysql_dsn,
-        memory_limit_mb=options.memory_limit_mb,
-        postgres_psycopg2_values=True,  # the values psycopg2 gives (uuid and records as text ...), as compared officially
-        official_statements=True,  # SHOW, VALUES, SET @x ...: what the official drivers run, read-only
-    )
-    runner = _Runner(options, config)
-    if options.backend != "sqlite":
-        _check_server(runner)
-    items = [
-        (i, g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
-        for i, g in enumerate(golds)
-    ]
-    try:
-        instances = run_parallel(
-            lambda item: _grade(item[0], item[1], item[2], item[3], runner), items, max(1, options.num_cpus)
+    """The Python API behind `evaluate.py bird`: the run of `BirdBenchmark` (grading/benchmark.py)."""
+    return run_benchmark(BirdBenchmark(predictions, gold, questions, options, data_mode), options.num_cpus, progress)
+
+
+class BirdBenchmark(Benchmark):
+    """BIRD's files read as its official scripts read them, each question graded by `_grade`."""
+
+    semantics = "bird"
+    names = NAMES
+
+    def __init__(self, predictions: Path, gold: Path, questions: Path | None, options: BirdOptions, data_mode: str):
+        if Path(predictions).is_dir():
+            options = replace(options, layout="dev")  # BIRD dev's evaluation.py reads a folder; mini-dev a file
+        self.predictions, self.gold, self.questions = Path(predictions), Path(gold), questions
+        self.options, self.data_mode = options, data_mode
+        self.runner: _Runner  # made by `read`
+
+    def read(self) -> Inputs:
+        options, problems = self.options, list[Problem]()
+        pred_file = native.resolve(self.predictions, self.data_mode, "predict_{mode}.json")
+        gold_file = native.resolve(self.gold, self.data_mode, "{mode}_gold.sql")
+        preds = native.read_predictions(pred_file, named=not self.predictions.is_dir())
+        golds = native.read_gold(gold_file, problems)
+        metadata = native.read_questions(self.questions, problems)
+        _check_lengths(preds, golds, metadata, pred_file, self.questions, problems)
+        if options.layout == "dev":
+            problems.extend(official.dev_crash_problems(preds, pred_file))
+        _check_databases(golds, options, problems)
+        fenced = official.fence_problem(preds, pred_file)
+        if fenced is not None:
+            problems.append(fenced)
+        config = ExecConfig(
+            output_dir=options.work_dir,
+            timeout_s=options.meta_time_out,
+            postgres_dsn=options.postgres_dsn,
+            mysql_dsn=options.mysql_dsn,
+            memory_limit_mb=options.memory_limit_mb,
+            postgres_psycopg2_values=True,  # the values psycopg2 gives (uuid and records as text ...), as compared officially
+            official_statements=True,  # SHOW, VALUES, SET @x ...: what the official drivers run, read-only
         )
-    finally:
-        runner.rows.close()
-    summary = build_summary("bird", instances, len(preds), _unpaired(preds, golds), problems, NAMES)
-    efficiency = {**soft_f1_summary(instances), **efficiency_summary(instances, options)}
-    if efficiency:
-        summary = replace(summary, execution_metrics={**(summary.execution_metrics or {}), **efficiency})
-    return Report(summary, tuple(instances))
+        self.runner = _Runner(options, config)
+        if options.backend != "sqlite":
+            _check_server(self.runner)
+        names = question_names(metadata, len(golds))
+        items = [
+            (names[i], g, preds[i] if i < len(preds) else None, metadata[i] if i < len(metadata) else {})
+            for i, g in enumerate(golds)
+        ]
+        gold_files = (gold_file, *([self.questions] if self.questions else []))
+        return Inputs(items, len(preds), tuple(problems), tuple(_unpaired(preds, golds)), gold_files)
+
+    def grade(self, item) -> InstanceReport:
+        name, gold, pred, question = item
+        return _grade(name, gold, pred, question, self.runner)
+
+    def broken(self, item, words: str) -> InstanceReport:
+        name, gold, pred, question = item
+        meta = {k: v for k, v in question.items() if k in ("question_id", "db_id", "difficulty")}
+        return _instance(name, gold, pred, meta, every(NAMES, Verdict(0.0, "internal_error", words)), {})
+
+    def figures(self, instances: list) -> dict:
+        return {**soft_f1_summary(instances), **efficiency_summary(instances, self.options)}
+
+    def official_lines(self, report: Report) -> str:
+        return official_lines(report)
+
+    def warnings(self, report: Report) -> list[str]:
+        warning = (report.summary.execution_metrics or {}).get("ves_warning")
+        return [warning] if warning else []
+
+    def close(self) -> None:  # after `read` made the runner (run_benchmark's order)
+        self.runner.rows.close()
+
+
+def question_names(questions: list[dict], count: int) -> list[str]:
+    """Each gold line's instance id: its question's `question_id` when every question has one, each its own
+    (BIRD's files do), else its position (0, 1, ...), as the official scripts count."""
+    ids = [str(q.get("question_id", "")) for q in questions[:count]]
+    if len(ids) == count and all(ids) and len(set(ids)) == count:
+        return ids
+    return [str(i) for i in range(count)]
 
 
 def _check_lengths(preds, golds, metadata, pred_file: Path, questions: Path | None, problems: list) -> None:
@@ -177,22 +217,27 @@ def _unpaired(preds, golds) -> list[str]:
 
 
 def _grade(
-    index: int, gold: native.GoldLine | None, pred: native.PredictionValue | None, question: dict, runner: _Runner
+    name: str, gold: native.GoldLine | None, pred: native.PredictionValue | None, question: dict, runner: _Runner
 ) -> InstanceReport:
     meta = {k: v for k, v in question.items() if k in ("question_id", "db_id", "difficulty")}
     if gold is None:
         return _instance(
-            index,
+            name,
             None,
             pred,
             meta,
-            _both(Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)")),
+            every(NAMES, Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)")),
             {},
         )
     meta.setdefault("db_id", gold.db_id)
     if pred is None:
         return _instance(
-            index, gold, None, meta, _both(Verdict(0.0, "missing_prediction", "no prediction at this position")), {}
+            name,
+            gold,
+            None,
+            meta,
+            every(NAMES, Verdict(0.0, "missing_prediction", "no prediction at this position")),
+            {},
         )
     sql, named_db = official.split_prediction(pred.value)
     db_id = gold.db_id
@@ -203,20 +248,22 @@ def _grade(
     if runner.options.backend == "sqlite" and (db is None or not Path(db).is_file()):
         words = official.DEV_EMPTY_DB if db_id == "" else f"no database {db_id}/{db_id}.sqlite"
         verdict = Verdict(0.0, "no_database", f"{words} under {runner.options.db_root}")
-        return _instance(index, gold, pred, meta, _both(verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
+        return _instance(name, gold, pred, meta, every(NAMES, verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
     verdicts, info = _execute(sql, gold, db, runner, db_id != gold.db_id)
     info["db_named_in_prediction"] = named_db
     if db_id != gold.db_id:
         info["ran_on"] = f"{db_id} (BIRD dev runs the prediction and the gold on the prediction's db_id)"
-    return _instance(index, gold, pred, meta, verdicts, info)
-
-
-def _both(verdict: Verdict) -> dict:
-    return {name: verdict for name in NAMES}
+    return _instance(name, gold, pred, meta, verdicts, info)
 
 
 def _failed(verdict: Verdict, info: dict) -> tuple[dict, dict]:
-    return _both(verdict), {**info, "ex_bird": False, "ex_strict": False, "soft_f1": 0.0, "soft_f1_unordered": 0.0}
+    return every(NAMES, verdict), {
+        **info,
+        "ex_bird": False,
+        "ex_strict": False,
+        "soft_f1": 0.0,
+        "soft_f1_unordered": 0.0,
+    }
 
 
 def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, elsewhere: bool) -> tuple[dict, dict]:
@@ -260,9 +307,26 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, e
         info["ex_bird_note"] = unhashable
         words, reason = unhashable, "unhashable_result"
     else:
-        words = "BIRD EX: " + ("equal as sets of rows" if bird else "different sets of rows")
+        words = "BIRD EX: " + ("equal as sets of rows" if bird else _difference(pred_rows, gold_rows))
         reason = "match" if bird else "value_mismatch"
     return {"bird": Verdict(float(bird), reason, words), "strict": strict}, info
+
+
+def _difference(pred_rows: list, gold_rows: list) -> str:
+    """Why the sets differ, as `grade` says it: the row counts and a gold row the prediction lacks (or the
+    other way round), cut short."""
+    words = f"different sets of rows ({len(gold_rows)} gold, {len(pred_rows)} predicted"
+    predicted, gold = set(pred_rows), set(gold_rows)  # hashable: BIRD EX compared them as sets
+    missing = next((row for row in gold_rows if row not in predicted), None)
+    if missing is not None:
+        return f"{words}; gold row {_row_text(missing)} not predicted)"
+    extra = next((row for row in pred_rows if row not in gold), None)
+    return f"{words}; predicted row {_row_text(extra)} not in the gold)" if extra is not None else words + ")"
+
+
+def _row_text(row: tuple) -> str:
+    text = "(" + ", ".join(map(str, row)) + ")"
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _soft_f1(pred_rows: list, gold_rows: list) -> dict:
@@ -415,20 +479,18 @@ def _official_pair(sql: str, gold_sql: str, db: str | None, runner: _Runner):
 
 
 def _instance(
-    index: int,
+    name: str,
     gold: native.GoldLine | None,
     pred: native.PredictionValue | None,
     meta: dict,
     verdicts: dict,
     info: dict,
 ) -> InstanceReport:
-    bird, strict = verdicts["bird"], verdicts["strict"]
     location = str(pred.location) if pred else (str(gold.location) if gold else None)
-    return InstanceReport.from_verdicts(
-        str(index),
-        bird,
-        strict,
-        {"bird": bird.score, "strict": strict.score},
+    return item_report(
+        NAMES,
+        name,
+        verdicts,
         funcs=("execution_match",),
         answer_type="sql" if pred else None,
         location=location,
@@ -458,6 +520,33 @@ def official_table(report: Report, metric: str = "EX", key: str | None = None) -
         "{:20} {:<20} {:<20} {:<20} {:<20}".format(metric, *scores),
     ]
     return "\n".join(lines) + "\n"
+
+
+def official_lines(report: Report) -> str:
+    """What the official scripts print (EX, and Soft F1 per difficulty), with strict, VES and plan costs."""
+    table = official_table(report)
+    lines = ["As the official script prints it (over the pairs it compares):", table.rstrip("\n")]
+    lines.append(official_table(_strict_view(report), metric="EX strict").splitlines()[-1])
+    lines += ["", "Soft F1 (mini-dev's evaluation_f1.py, rows compared by position):"]
+    lines.append(official_table(report, metric="Soft-F1", key="soft_f1").rstrip("\n"))
+    unordered = official_table(report, metric="Soft-F1 unordered", key="soft_f1_unordered")
+    lines.append(unordered.splitlines()[-1] + "  (ours: rows paired by content)")
+    metrics = report.summary.execution_metrics or {}
+    if metrics.get("ves") is not None:
+        lines.append(
+            f"VES (BIRD dev) {metrics['ves']:.2f}   R-VES (mini-dev) {metrics['r_ves']:.2f}   "
+            f"({metrics['ves_iterations']} iterations; median ratio CV {metrics['ves_ratio_cv_median']})"
+        )
+    if "plan_cost_vs_time_spearman" in metrics:
+        lines.append(
+            f"plan cost vs time ratio: Spearman {metrics['plan_cost_vs_time_spearman']} over "
+            f"{metrics['plan_cost_pairs']} question(s)"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _strict_view(report: Report) -> Report:
+    return replace(report, instances=tuple(replace(i, score=i.strict_score) for i in report.instances))
 
 
 def _percent(instances: list, key: str | None = None) -> str:

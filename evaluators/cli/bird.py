@@ -7,11 +7,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
-from evaluators.cli.options import AbsolutePath, echo, handle_errors, write_reports
-
-# Queries at once: the official pool has --num_cpus processes whatever the cores, and a query waiting for its
-# timeout holds a slot without using a core.  The bound keeps a typo from starting thousands of processes.
-MAX_QUERY_SLOTS = 64
+from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
 Examples (the official scripts' arguments, unchanged):
@@ -63,14 +59,13 @@ def _path(*names, exists: bool = False, **kwargs):
     show_default=True,
     type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
 )
-@options.timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", "meta_time_out", default=30.0)
-@click.option(
+@options.timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", default=30.0)
+@options.jobs_option(
+    "Run",
+    1,
+    False,
     "--num_cpus",
     "--num-cpus",
-    "num_cpus",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
     help=(
         "Queries at once, as the official pool of processes: more than the cores lets slow queries wait out "
         "their timeout side by side (each runs in its own process; at most 64)."
@@ -78,8 +73,8 @@ def _path(*names, exists: bool = False, **kwargs):
 )
 @click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
 @_path("--output_log_path", "--output-log-path", "log_path", help="Append the official table here, as the scripts do.")
-@options.output_option("Our JSON report (CSV beside it).")
-@options.work_dir_option("Where database copies and scratch files go (default: beside --output).")
+@options.report_options()
+@options.work_dir_option("Where database copies and scratch files go (default: beside --output, else ./.grade-work).")
 @click.option(
     "--ves-iterations",
     type=click.IntRange(0),
@@ -104,30 +99,27 @@ def bird(
     db_root,
     questions,
     sql_dialect,
-    meta_time_out,
-    num_cpus,
+    timeout,
+    jobs,
     data_mode,
     log_path,
-    output,
     work_dir,
     ves_iterations,
     plan_cost,
     postgres_dsn,
     mysql_dsn,
     memory_limit_mb,
+    **tail,
 ):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
-    from evaluators.bird.run import BirdOptions, grade_bird, official_table
+    from evaluators.bird.run import BirdBenchmark, BirdOptions
 
-    if work_dir is None:
-        work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
-    # The predictions are one file, often beside where people write results; the databases are a folder.
-    options.check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    work_dir = options.work_dir_for(work_dir, tail["output"])
     bird_options = BirdOptions(
         db_root,
         _dialect(sql_dialect),
-        meta_time_out,
-        min(num_cpus, MAX_QUERY_SLOTS),
+        timeout,
+        jobs,
         work_dir,
         postgres_dsn,
         mysql_dsn,
@@ -135,42 +127,25 @@ def bird(
         plan_cost,
         memory_limit_mb=memory_limit_mb,
     )
-    report = grade_bird(predicted, ground_truth, questions, bird_options, data_mode)
-    table = official_table(report)
-    options.warn_about_pairing(report)
-    echo(report.to_text(), nl=False)
-    echo("\nAs the official script prints it (over the pairs it compares):\n" + table, nl=False)
-    strict = official_table(_strict_view(report), metric="EX strict")
-    echo(strict.splitlines()[-1] + "\n", nl=False)
-    f1 = official_table(report, metric="Soft-F1", key="soft_f1")
-    echo("\nSoft F1 (mini-dev's evaluation_f1.py, rows compared by position):\n" + f1, nl=False)
-    unordered = official_table(report, metric="Soft-F1 unordered", key="soft_f1_unordered")
-    echo(unordered.splitlines()[-1] + "  (ours: rows paired by content)\n", nl=False)
-    metrics = report.summary.execution_metrics or {}
-    if metrics.get("ves") is not None:
-        echo(
-            f"VES (BIRD dev) {metrics['ves']:.2f}   R-VES (mini-dev) {metrics['r_ves']:.2f}   "
-            f"({metrics['ves_iterations']} iterations; median ratio CV {metrics['ves_ratio_cv_median']})"
-        )
-        if metrics.get("ves_warning"):
-            echo("warning: " + metrics["ves_warning"], err=True)
-    if "plan_cost_vs_time_spearman" in metrics:
-        echo(
-            f"plan cost vs time ratio: Spearman {metrics['plan_cost_vs_time_spearman']} over "
-            f"{metrics['plan_cost_pairs']} question(s)"
-        )
-    if log_path:
-        with open(log_path, "a", encoding="utf-8") as handle:
-            handle.write("start calculate EX\n" + table + "start calculate Soft-F1\n" + f1)
-    if output:
-        echo("wrote " + ", ".join(map(str, write_reports(report, output))), err=True)
+    benchmark = BirdBenchmark(predicted, ground_truth, questions, bird_options, data_mode)
+    # The predictions are one file, often beside where people write results; the databases are a folder.
+    options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_root}, then=_log_to(log_path))
 
 
 def _dialect(value: str) -> str:
     return {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL"}[value.lower()]
 
 
-def _strict_view(report):
-    from dataclasses import replace
+def _log_to(log_path: Path | None):
+    """--output_log_path: the official EX and Soft F1 tables appended there, as the official scripts do."""
+    if log_path is None:
+        return None
 
-    return replace(report, instances=tuple(replace(i, score=i.strict_score) for i in report.instances))
+    def write(report) -> None:
+        from evaluators.bird.run import official_table
+
+        table, f1 = official_table(report), official_table(report, metric="Soft-F1", key="soft_f1")
+        with open(log_path, "a", encoding="utf-8") as handle:
+            handle.write("start calculate EX\n" + table + "start calculate Soft-F1\n" + f1)
+
+    return write

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,8 +9,7 @@ import click
 
 from evaluators.cli import options
 from evaluators.cli.databases import check_databases
-from evaluators.cli.options import check_writable_outside, echo, echo_json, handle_errors, write_reports
-from evaluators.errors import Failed, MissingExtra
+from evaluators.cli.options import check_writable_outside, handle_errors
 from evaluators.matching.semantics import PRESETS
 
 GRADE_EPILOG = """\b
@@ -35,20 +33,9 @@ Examples:
     show_default=True,
     help="Which semantics is the reported `score`; strict_score is always reported too.",
 )
-@options.output_option(
-    "Write the JSON report here, with a CSV and the figure (SVG; PNG with --plot-format png) of the same "
-    "name beside it (a name ending in .html writes the HTML report instead)."
+@options.report_options(
+    "Write the JSON report here, with a CSV and the figure (SVG; PNG with --plot-format png) of the same name beside it"
 )
-@options.html_option
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="json: the report on stdout and nothing else there (messages and progress on stderr).",
-)
-@options.allow_gold_errors_option
 @click.option(
     "--plot/--no-plot",
     default=True,
@@ -63,9 +50,7 @@ Examples:
     help="svg: drawn in milliseconds, no library; png: matplotlib (pip install '.[plots]'), about a second more.",
 )
 @options.jobs_option("Grade")
-@click.option("--fail-under", type=click.FloatRange(0, 1), help="Exit 1 when the score is below this.")
 @options.max_file_mb_option
-@click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal).")
 @click.option(
     "--attempt-score",
     type=click.Choice(["last", "best"]),
@@ -89,13 +74,13 @@ def grade(
     output,
     with_html,
     output_format,
+    fail_under,
     allow_gold_errors,
+    progress,
     plot,
     plot_format,
     jobs,
-    fail_under,
     max_file_mb,
-    progress,
     attempt_score,
     layout,
     ves_iterations,
@@ -121,7 +106,7 @@ def grade(
         gold_dir,
         semantics=semantics,
         jobs=jobs,
-        progress=progress_bar(progress),
+        progress=options.progress_bar(progress),
         options=Options(
             max_file_bytes=max_file_mb * 1024 * 1024,
             layout=layout,
@@ -134,23 +119,16 @@ def grade(
     )
     if setup_problems:
         report = replace(report, summary=replace(report.summary, problems=(*setup_problems, *report.summary.problems)))
-        for problem in setup_problems:
-            echo(f"warning: {problem}", err=True)
-    if output_format == "json":
-        echo_json(report.to_json())
-    else:
-        echo(report.to_text(), nl=False)
-    if output:
-        _write_outputs(report, output, plot_format if plot else None, with_html)
-    options.raise_on_gold_errors(report, allow_gold_errors)
-    broken = [i.instance_id for i in report.instances if i.reason == "internal_error"]
-    if broken:  # the figure is not the submission's: some instances were never really graded
-        raise Failed(
-            f"{len(broken)} instance(s) could not be graded (internal_error, see the report): "
-            f"{', '.join(broken[:5])}{' ...' if len(broken) > 5 else ''}"
-        )
-    if fail_under is not None and report.summary.score < fail_under:
-        raise Failed(f"score {report.summary.score:.4f} is below --fail-under {fail_under}")
+    options.finish(
+        report,
+        output=output,
+        with_html=with_html,
+        output_format=output_format,
+        fail_under=fail_under,
+        allow_gold_errors=allow_gold_errors,
+        plot=plot_format if plot else None,
+        warnings=setup_problems,
+    )
 
 
 def build_executor(
@@ -177,8 +155,7 @@ def build_executor(
 ):
     from evaluators.execution.executor import ExecConfig, Executor
 
-    if work_dir is None:
-        work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
+    work_dir = options.work_dir_for(work_dir, output)
     if db_dir is None and (Path(gold_dir) / "databases").is_dir():
         db_dir = Path(gold_dir) / "databases"
     return Executor(
@@ -202,60 +179,3 @@ def build_executor(
             mysql_dsn=mysql_dsn,
         )
     )
-
-
-def progress_bar(wanted: bool | None):
-    """A factory for grading's progress: click's bar (ETA, percent, rate) on a terminal's stderr, nothing when
-    piped (click hides it) or when --no-progress."""
-    if wanted is False or (wanted is None and not sys.stderr.isatty()):
-        return None  # quiet when piped: click would still print the label
-
-    def make(total: int):
-        return _Bar(total)
-
-    return make
-
-
-class _Bar:
-    def __init__(self, total: int):
-        import time
-
-        self.clock, self.start = time.monotonic, time.monotonic()
-        self.done = 0
-        self.bar = click.progressbar(
-            length=total,
-            label="grading",
-            file=sys.stderr,
-            show_eta=True,
-            show_percent=True,
-            show_pos=True,
-            width=0,
-            item_show_func=lambda rate: rate,
-        )
-        self.bar.__enter__()
-
-    def step(self, n: int = 1) -> None:
-        self.done += n
-        rate = self.done / max(self.clock() - self.start, 1e-9)
-        self.bar.update(n, f"{rate:.1f}/s")
-
-    def close(self) -> None:
-        self.bar.__exit__(None, None, None)
-
-
-def _write_outputs(report, output: Path, plot: str | None, with_html: bool = False) -> None:
-    from evaluators.reporting.report import write_atomic
-
-    if output.suffix.lower() in (".html", ".htm"):
-        write_atomic(output, report.to_html())
-        echo(f"wrote {output}", err=True)
-        return
-    written = write_reports(report, output, with_html)
-    if plot:
-        from evaluators.reporting.plots import plot_report
-
-        try:
-            written.append(plot_report(report, output.with_suffix(f".{plot}")))
-        except MissingExtra as exc:
-            echo(f"note: no {plot.upper()} plot: {exc}", err=True)
-    echo("wrote " + ", ".join(str(p) for p in written), err=True)

@@ -3,12 +3,10 @@ submit's official verdict, the phase rewards and budgets, strict beside them; `-
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from evaluators.cli import options
-from evaluators.cli.options import AbsolutePath, echo, handle_errors, write_reports
+from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
 Examples:
@@ -51,14 +49,12 @@ Examples:
     type=click.FloatRange(0),
     help="The user-patience part of the budget (default: from each record's total_budget, else 10).",
 )
-@click.option("--num_threads", "--num-threads", "num_threads", type=click.IntRange(1), default=4, show_default=True)
+@options.jobs_option("Run", 4, False, "--num_threads", "--num-threads", help="Tasks graded at once.")
 @options.timeout_option("Seconds per submit phase (set-up, the SQL, the test cases).")
 @options.memory_limit_option(minimum=64, default=2048)
 @click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True)
-@options.output_option("Our JSON report (CSV beside it).")
-@options.html_option
-@options.work_dir_option("Where private database copies go.")
-@options.allow_gold_errors_option
+@options.report_options()
+@options.work_dir_option("Where private database copies go (default: beside --output, else ./.grade-work).")
 @handle_errors
 def interact(
     tasks,
@@ -69,18 +65,16 @@ def interact(
     engine,
     postgres_dsn,
     patience,
-    num_threads,
+    jobs,
     timeout,
     memory_limit_mb,
     disk_limit_mb,
-    output,
-    with_html,
     work_dir,
-    allow_gold_errors,
+    **tail,
 ):
     """Grade a recorded BIRD-Interact run (mini-interact on SQLite, bird-interact-lite/full on PostgreSQL)."""
     from evaluators.errors import UsageError
-    from evaluators.interact.run import InteractOptions, grade_interact, official_table
+    from evaluators.interact.run import Interact, InteractOptions
 
     if engine == "sqlite" and db_root is None:
         raise UsageError("--db_root is required with --engine sqlite")
@@ -88,9 +82,7 @@ def interact(
         raise UsageError("--postgres-dsn is required with --engine postgresql (PG* variables apply too)")
     if run_file is None and not oracle:
         raise UsageError("give --run (a recorded run) or --oracle (grade the gold)")
-    if work_dir is None:
-        work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
-    options.check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    work_dir = options.work_dir_for(work_dir, tail["output"])
     run_options = InteractOptions(
         engine=engine,
         db_root=db_root,
@@ -102,11 +94,5 @@ def interact(
         memory_limit_mb=memory_limit_mb,
         disk_limit_mb=disk_limit_mb,
     )
-    report = grade_interact(tasks, gt, run_file, run_options, num_threads)
-    options.warn_about_pairing(report)
-    echo(report.to_text(), nl=False)
-    title = "Gold submitted as every submit" if oracle else "Rewards (official a-Interact, strict, c-Interact)"
-    echo(f"\n{title}:\n" + official_table(report), nl=False)
-    if output:
-        echo("wrote " + ", ".join(map(str, write_reports(report, output, with_html))), err=True)
-    options.raise_on_gold_errors(report, allow_gold_errors)
+    run = Interact(tasks, gt, run_file, run_options)
+    options.run_benchmark_command(run, jobs, tail, work_dir, {"database": db_root})

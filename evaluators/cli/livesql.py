@@ -3,12 +3,10 @@ arguments (`--jsonl_file`, `--num_threads`, `--mode`, `--logging`) and our repor
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from evaluators.cli import options
-from evaluators.cli.options import AbsolutePath, echo, handle_errors, write_reports
+from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
 Examples:
@@ -43,7 +41,7 @@ Examples:
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
 @click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
 @options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
-@click.option("--num_threads", "--num-threads", "num_threads", type=click.IntRange(1), default=4, show_default=True)
+@options.jobs_option("Run", 4, False, "--num_threads", "--num-threads", help="Instances graded at once.")
 @click.option(
     "--mode", type=click.Choice(["pred", "gold"]), default="pred", show_default=True, help="gold: grade sol_sql."
 )
@@ -51,10 +49,8 @@ Examples:
 @options.timeout_option("Seconds per phase of an instance.")
 @options.memory_limit_option(minimum=64, default=2048)
 @click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True)
-@options.output_option("Our JSON report (CSV beside it).")
-@options.html_option
-@options.work_dir_option("Where private database copies go.")
-@options.allow_gold_errors_option
+@options.report_options()
+@options.work_dir_option("Where private database copies go (default: beside --output, else ./.grade-work).")
 @handle_errors
 def livesql(
     jsonl_file,
@@ -63,33 +59,29 @@ def livesql(
     benchmark,
     engine,
     postgres_dsn,
-    num_threads,
+    jobs,
     mode,
     logging_,
     timeout,
     memory_limit_mb,
     disk_limit_mb,
-    output,
-    with_html,
     work_dir,
-    allow_gold_errors,
+    **tail,
 ):
     """Grade LiveSQLBench / BIRD-CRITIC predictions by their test cases (Query and Management tasks)."""
     from evaluators.errors import UsageError
-    from evaluators.livesql.run import LiveSQLOptions, grade_livesql, official_table
+    from evaluators.livesql.run import LiveSQLBenchmark, LiveSQLOptions
 
     if engine == "sqlite" and db_root is None:
         raise UsageError("--db_root is required with --engine sqlite")
     if engine == "postgresql" and not postgres_dsn:
         raise UsageError("--postgres-dsn is required with --engine postgresql (PG* variables apply too)")
-    if work_dir is None:
-        work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
-    options.check_writable_outside({"--output": output, "--work-dir": work_dir}, {"database": db_root})
+    work_dir = options.work_dir_for(work_dir, tail["output"])
     run_options = LiveSQLOptions(
         benchmark=benchmark,
         engine=engine,
         db_root=db_root,
-        num_threads=num_threads,
+        num_threads=jobs,
         work_dir=work_dir,
         postgres_dsn=postgres_dsn,
         mode=mode,
@@ -97,35 +89,5 @@ def livesql(
         memory_limit_mb=memory_limit_mb,
         disk_limit_mb=disk_limit_mb,
     )
-    report = grade_livesql(jsonl_file, gold, run_options)
-    if engine == "sqlite":
-        report = _check_db_root(report, db_root)
-    options.warn_about_pairing(report)
-    echo(report.to_text(), nl=False)
-    echo("\nPass rate per category (official, and strict beside it):\n" + official_table(report), nl=False)
-    if output:
-        echo("wrote " + ", ".join(map(str, write_reports(report, output, with_html))), err=True)
-    options.raise_on_gold_errors(report, allow_gold_errors)
-
-
-def _check_db_root(report, db_root: Path):
-    """A --db_root holding none of the instances' databases is exit 2 (`database_folder`), not "0 %"; some
-    missing, a problem said at the top.  Checked on the report: every such instance is `no_database` at once,
-    before anything of it runs, so nothing was spent grading."""
-    from dataclasses import replace
-
-    from evaluators.errors import InstanceError
-    from evaluators.livesql.native import sqlite_template
-    from evaluators.loading.database_folder import check_database_folder
-
-    def found(db: str) -> bool:
-        try:
-            return sqlite_template(db_root, db) is not None
-        except InstanceError:  # an unsafe name is that instance's verdict already, not a missing database
-            return True
-
-    needed = [i.metadata.get("database") for i in report.instances if i.metadata.get("database") not in (None, "?")]
-    problem = check_database_folder("--db_root", db_root, needed, found, "{db}/{db}_template.sqlite")
-    if problem is None:
-        return report
-    return replace(report, summary=replace(report.summary, problems=(problem, *report.summary.problems)))
+    run = LiveSQLBenchmark(jsonl_file, gold, run_options)
+    options.run_benchmark_command(run, jobs, tail, work_dir, {"database": db_root})

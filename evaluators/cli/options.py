@@ -95,23 +95,29 @@ class Jobs(click.ParamType):
         return number
 
 
-def jobs_option(what: str, default="auto", auto: bool = True):
-    """`--jobs`; `auto=False`: a number only (work that is not shared out by instance)."""
+def jobs_option(what: str, default="auto", auto: bool = True, *official: str, help: str | None = None):
+    """`--jobs`; `auto=False`: a number only (work that is not shared out by instance); `official`: the
+    official scripts' spellings of the same option (`--num_cpus`, `--num_threads`)."""
     return click.option(
         "--jobs",
+        *official,
+        "jobs",
         type=Jobs() if auto else click.IntRange(1, 64),
         default=default,
         show_default=True,
-        help=f"{what} in N processes; auto: one per available core when there are enough instances to share out."
-        if auto
-        else f"{what} in N processes.",
+        help=help
+        or (
+            f"{what} in N processes; auto: one per available core when there are enough instances to share out."
+            if auto
+            else f"{what} in N processes."
+        ),
     )
 
 
-def timeout_option(help: str, *names: str, default: float = 60.0):
-    """Seconds before a query (or a phase) is stopped; `names`: the official scripts' spellings."""
+def timeout_option(help: str, *official: str, default: float = 60.0):
+    """`--timeout`: seconds before a query (or a phase) is stopped; `official`: the official scripts' spellings."""
     return click.option(
-        *(names or ("--timeout",)), type=click.FloatRange(0.1), default=default, show_default=True, help=help
+        "--timeout", *official, "timeout", type=click.FloatRange(0.1), default=default, show_default=True, help=help
     )
 
 
@@ -132,6 +138,13 @@ html_option = click.option(
 
 def work_dir_option(help: str):
     return click.option("--work-dir", type=AbsolutePath(file_okay=False, path_type=Path), help=help)
+
+
+def work_dir_for(work_dir: Path | None, output: Path | None) -> Path:
+    """--work-dir, or its default: `<output stem>_exec` beside --output, else ./.grade-work."""
+    if work_dir is not None:
+        return work_dir
+    return output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
 
 
 allow_gold_errors_option = click.option(
@@ -306,24 +319,175 @@ def _check_writable(output: Path) -> None:
         raise UsageError(f"--output {output}: cannot write there ({exc.strerror or exc})") from None
 
 
-def warn_about_pairing(report) -> None:
+def warn_about_pairing(report, more=()) -> None:
     """Predictions that may be paired with the wrong gold lines, and databases missing from the folder given,
     said on stderr before the figures (they are in the report's problems too): a low score for those reasons
-    is not the model's."""
+    is not the model's.  `more`: the command's own warnings, each said once."""
     from evaluators.loading import database_folder, pairing
 
-    for text in database_folder.warnings(report.summary.problems) + pairing.warnings(report.summary.problems):
+    problems = report.summary.problems
+    texts = [*database_folder.warnings(problems), *pairing.warnings(problems), *map(str, more)]
+    for text in dict.fromkeys(texts):
         echo(f"warning: {text}", err=True)
 
 
-def write_reports(report, output: Path, with_html: bool = False) -> list[Path]:
-    """The JSON report at `output`, its CSV beside it (and its HTML with `with_html`); the paths written."""
+def write_reports(report, output: Path, with_html: bool = False, plot: str | None = None) -> list[Path]:
+    """The report files of every command, each written atomically; the paths written.
+
+    By --output's suffix: `.html` the HTML report, `.csv` the CSV, anything else the JSON with the CSV beside it
+    (and the HTML with `with_html`, the figure with `plot`: svg or png)."""
     from evaluators.reporting.report import write_atomic
 
+    suffix = output.suffix.lower()
+    if suffix in (".html", ".htm"):
+        write_atomic(output, report.to_html())
+        return [output]
+    if suffix == ".csv":
+        write_atomic(output, report.to_csv())
+        return [output]
     written = [output, output.with_suffix(".csv")]
     write_atomic(output, report.to_json())
     write_atomic(written[1], report.to_csv())
     if with_html:
         written.append(output.with_suffix(".html"))
-        write_atomic(written[2], report.to_html())
+        write_atomic(written[-1], report.to_html())
+    if plot:
+        from evaluators.errors import MissingExtra
+        from evaluators.reporting.plots import plot_report
+
+        try:
+            written.append(plot_report(report, output.with_suffix(f".{plot}")))
+        except MissingExtra as exc:
+            echo(f"note: no {plot.upper()} plot: {exc}", err=True)
     return written
+
+
+class FailUnder(click.ParamType):
+    """A score from 0 to 1, or a percent above 1 (55 is 0.55): BIRD and LiveSQLBench print percents."""
+
+    name = "SCORE"
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if number < 0:
+            self.fail(f"{number} is below 0", param, ctx)
+        return number / 100 if number > 1 else number
+
+
+def report_options(output_help: str = "Write the JSON report here, with a CSV beside it"):
+    """The tail every grading command shares, declared once: --output, --html, --format, --fail-under,
+    --allow-gold-errors, --progress.  The command hands them to `finish` as they come (`**tail`)."""
+    return option_stack(
+        output_option(f"{output_help} (a name ending in .html writes the HTML report instead, .csv the CSV alone)."),
+        html_option,
+        click.option(
+            "--format",
+            "output_format",
+            type=click.Choice(["text", "json"]),
+            default="text",
+            show_default=True,
+            help="json: the report on stdout and nothing else there (messages, progress and the official "
+            "tables on stderr).",
+        ),
+        click.option(
+            "--fail-under",
+            type=FailUnder(),
+            help="Exit 1 when the score is below this: a fraction (0.55) or a percent (55).",
+        ),
+        allow_gold_errors_option,
+        click.option("--progress/--no-progress", default=None, help="Progress bar (default: only on a terminal)."),
+    )
+
+
+def finish(
+    report,
+    *,
+    output: Path | None,
+    with_html: bool,
+    output_format: str,
+    fail_under: float | None,
+    allow_gold_errors: bool,
+    progress=None,
+    official: str = "",
+    warnings: tuple | list = (),
+    plot: str | None = None,
+) -> None:
+    """Every command's end, the same everywhere: warnings, the report (text or JSON) and the official lines,
+    the report files, then the exit code (2 gold errors, 1 instances not graded or a score below --fail-under)."""
+    from evaluators.errors import Failed
+
+    warn_about_pairing(report, warnings)
+    if output_format == "json":
+        echo_json(report.to_json())
+        if official:
+            echo("\n" + official, err=True, nl=False)
+    else:
+        echo(report.to_text(), nl=False)
+        if official:
+            echo("\n" + official, nl=False)
+    if output:
+        echo("wrote " + ", ".join(map(str, write_reports(report, output, with_html, plot))), err=True)
+    raise_on_gold_errors(report, allow_gold_errors)
+    broken = [i.instance_id for i in report.instances if i.reason == "internal_error"]
+    if broken:  # the figure is not the submission's: some instances were never really graded
+        raise Failed(
+            f"{len(broken)} instance(s) could not be graded (internal_error, see the report): "
+            f"{', '.join(broken[:5])}{' ...' if len(broken) > 5 else ''}"
+        )
+    if fail_under is not None and report.summary.score < fail_under:
+        raise Failed(f"score {report.summary.score:.4f} is below --fail-under {fail_under}")
+
+
+def run_benchmark_command(benchmark, jobs, tail: dict, work_dir: Path, protected: dict, then=None) -> None:
+    """A benchmark command after its flags: --output and --work-dir checked (writable, outside the `protected`
+    folders), the run (grading/benchmark.py), `then(report)` if given, then `finish`."""
+    from evaluators.grading.benchmark import run_benchmark
+    from evaluators.grading.jobs import resolve_jobs
+
+    check_writable_outside({"--output": tail["output"], "--work-dir": work_dir}, protected)
+    report = run_benchmark(benchmark, resolve_jobs(jobs, 10**6), progress_bar(tail.get("progress")))
+    if then is not None:
+        then(report)
+    finish(report, official=benchmark.official_lines(report), warnings=benchmark.warnings(report), **tail)
+
+
+def progress_bar(wanted: bool | None):
+    """A factory for a run's progress: click's bar (ETA, percent, rate) on a terminal's stderr, nothing when
+    piped (click hides it) or when --no-progress."""
+    if wanted is False or (wanted is None and not sys.stderr.isatty()):
+        return None  # quiet when piped: click would still print the label
+
+    def make(total: int):
+        return _Bar(total)
+
+    return make
+
+
+class _Bar:
+    def __init__(self, total: int):
+        import time
+
+        self.clock, self.start = time.monotonic, time.monotonic()
+        self.done = 0
+        self.bar = click.progressbar(
+            length=total,
+            label="grading",
+            file=sys.stderr,
+            show_eta=True,
+            show_percent=True,
+            show_pos=True,
+            width=0,
+            item_show_func=lambda rate: rate,
+        )
+        self.bar.__enter__()
+
+    def step(self, n: int = 1) -> None:
+        self.done += n
+        rate = self.done / max(self.clock() - self.start, 1e-9)
+        self.bar.update(n, f"{rate:.1f}/s")
+
+    def close(self) -> None:
+        self.bar.__exit__(None, None, None)

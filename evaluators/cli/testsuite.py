@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
-from evaluators.cli.options import AbsolutePath, echo, handle_errors, warn_about_pairing, write_reports
+from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
 Examples:
@@ -75,8 +75,11 @@ Examples:
     help="Spider's tables.json (the scorer's foreign keys); needed by --etype match and all.",
 )
 @options.timeout_option("Seconds per query (the scorer's own limit).")
-@options.output_option("Write the JSON report here, with a CSV beside it.")
-@options.work_dir_option("Where query results go (default: beside --output, else .grade-work).")
+@options.memory_limit_option(
+    "Memory one query may use: SQLite's cap, its worker's and its fetched rows' (docs/security.md)."
+)
+@options.report_options()
+@options.work_dir_option("Where query results go (default: beside --output, else ./.grade-work).")
 @options.jobs_option("Run")
 @handle_errors
 def test_suite(
@@ -89,49 +92,19 @@ def test_suite(
     etype,
     table,
     timeout,
-    output,
+    memory_limit_mb,
     work_dir,
     jobs,
+    **tail,
 ):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
-    from evaluators.grading.jobs import resolve_jobs
-    from evaluators.testsuite.run import grade_test_suite, official_accuracy, official_tables
+    from evaluators.execution.executor import ExecConfig
+    from evaluators.testsuite.run import TestSuiteBenchmark
 
-    if work_dir is None:
-        work_dir = output.parent / f"{output.stem}_exec" if output else Path(".grade-work")
-    report = grade_test_suite(
-        gold_file,
-        pred_file,
-        db_dir,
-        work_dir,
-        keep_distinct=keep_distinct,
-        timeout_s=timeout,
-        jobs=resolve_jobs(jobs, 10**6),
-        plug_value=plug_value,
-        plug_value_cap=plug_value_cap,
-        etype=etype,
-        table=table,
+    work_dir = options.work_dir_for(work_dir, tail["output"])
+    config = ExecConfig(
+        output_dir=work_dir, timeout_s=timeout, sqlite_decode_errors="ignore", memory_limit_mb=memory_limit_mb
     )
-    warn_about_pairing(report)
-    echo(report.to_text(), nl=False)
-    s = report.summary
-    accuracy, compared = official_accuracy(report)
-    echo(f"\nexecution (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}")
-    echo(f"score over all {s.gold_instances} gold lines: test-suite {s.score:.3f}, strict {s.strict_score:.3f}")
-    echo("\ntest-suite-sql-eval's tables (evaluation.py --etype " + etype + "):\n" + official_tables(report, etype))
-    unjudged = [i.instance_id for i in report.instances if (i.metadata or {}).get("exact_match_error")]
-    if unjudged:
-        echo(
-            f"warning: {len(unjudged)} question(s) left out of the tables ({', '.join(unjudged[:10])}): the "
-            "scorer's parser cannot read their gold (the scorer stops there); see exact_match_error",
-            err=True,
-        )
-    capped = [i for i in report.instances if (i.execution or {}).get("plug_value", {}).get("cap_hit")]
-    if capped:
-        echo(
-            f"warning: --plug-value-cap {plug_value_cap} hit on {len(capped)} question(s) "
-            f"({', '.join(i.instance_id for i in capped[:10])}); the official search would try more variants",
-            err=True,
-        )
-    if output:
-        echo("wrote " + ", ".join(map(str, write_reports(report, output))), err=True)
+    plug = plug_value_cap if plug_value else None
+    benchmark = TestSuiteBenchmark(gold_file, pred_file, db_dir, config, keep_distinct, plug, etype, table)
+    options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_dir})

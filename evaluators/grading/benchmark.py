@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evaluators.grading.parallel import run_each
+from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 
@@ -89,6 +90,18 @@ def run_benchmark(benchmark: Benchmark, jobs: int = 1, progress=None) -> Report:
         summary = replace(summary, execution_metrics={**(summary.execution_metrics or {}), **figures})
     summary = replace(summary, provenance=provenance([Path(g) for g in inputs.gold]))
     return Report(summary, tuple(instances))
+
+
+def every(names: tuple, verdict: Verdict) -> dict:
+    """One verdict for every semantics (an item that no rule could compare: missing, broken, no database)."""
+    return {name: verdict for name in names}
+
+
+def item_report(names: tuple, instance_id: str, verdicts: dict, **fields) -> InstanceReport:
+    """An item's report from its verdicts by name (`names[0]` the official one, `strict` beside it)."""
+    chosen, strict = verdicts[names[0]], verdicts["strict"]
+    scores = {name: verdicts[name].score for name in names}
+    return InstanceReport.from_verdicts(instance_id, chosen, strict, scores, **fields)
 
 
 def _guarded(benchmark: Benchmark, item) -> InstanceReport:

@@ -11,12 +11,12 @@ per-submit verdicts, phase completion, budgets.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evaluators.cwd import absolute_or_none
 from evaluators.errors import InstanceError, UsageError
-from evaluators.grading.benchmark import Benchmark, Inputs
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report
 from evaluators.interact import native, replay
 from evaluators.interact.submit import Judge
 from evaluators.livesql.run import LiveSQLOptions, database_ref
@@ -149,7 +149,8 @@ class Interact(Benchmark):
         return {"interact": figures(instances)}
 
     def official_lines(self, report: Report) -> str:
-        return official_table(report)
+        title = "Gold submitted as every submit" if self.options.oracle else "Rewards (official, strict, c-Interact)"
+        return f"{title}:\n" + official_table(report)
 
 
 def _problem(record, words: str):
@@ -204,18 +205,18 @@ def _submit_row(submit, strict=None) -> dict:
 
 
 def _report(task, meta, official: Verdict, strict: Verdict | None = None, scores=None, execution=None, where=None):
-    strict = strict or official
-    return InstanceReport.from_verdicts(
+    verdicts = {"official": official, "strict": strict} if strict is not None else every(NAMES, official)
+    report = item_report(
+        NAMES,
         task.instance_id,
-        official,
-        strict,
-        scores or {"official": official.score, "strict": strict.score},
+        verdicts,
         funcs=("interact",),
         answer_type="sql",
         location=str(where or task.location),
         metadata=meta,
         execution=execution or {},
     )
+    return replace(report, scores=scores) if scores else report
 
 
 # ------------------------------------------------------------------ oracle: the gold as every submit
@@ -224,26 +225,31 @@ _TODAY = re.compile(r"current_date|current_timestamp|\bnow\s*\(|date\s*\(\s*'now
 
 
 def _oracle_report(task, meta: dict, judge: Judge, flavour: str) -> InstanceReport:
-    """Phase 1's gold, then (once it passes) phase 2's, joined as main.py's --debug joins them."""
-    rules = replay.Rules("official", flavour)
-    reward, causes, phase1 = 0.0, [], None
+    """Phase 1's gold, then (once it passes) phase 2's, joined as main.py's --debug joins them.  The score is the
+    share of the task's full reward the gold earns with every phase counted (0.7 + 0.3: in mini the official
+    reward would hide a phase-2 gold that fails); `oracle_reward` is the official one."""
+    official, weights = replay.Rules("official", flavour), replay.Rules("strict", flavour)
+    reward, score, causes, phase1 = 0.0, 0.0, [], None
+    solved: list[int] = []
     for phase in (1, 2) if task.has_follow_up else (1,):
         sol = task.phase(phase).get("sol_sql", [])
         text = "\n".join(sol) if isinstance(sol, list) else str(sol or "")
         verdict = judge.verdict("official", phase, (text,), phase1)
         if not verdict.passed:
-            causes.append(f"phase {phase}: {_cause(verdict, text, judge)}: {verdict.detail[:300]}")
+            causes.append(f"phase {phase}: {_cause(verdict, text)}: {verdict.detail[:300]}")
+            reward = 0.0  # the handler's reset, as for any failed submit
             break
-        reward += rules.phase_rewards(task.has_follow_up).get(phase, 0)
-        phase1 = (text,)
-    full = rules.full_reward(task.has_follow_up)
-    score = 1.0 if not causes else reward / full if full else 0.0
+        reward += official.phase_rewards(task.has_follow_up).get(phase, 0)
+        score += weights.phase_rewards(task.has_follow_up).get(phase, 0)
+        phase1, solved = (text,), [*solved, phase]
+    score = round(score, 10)
     reason = "gold_full_reward" if not causes else causes[0].split(": ")[1]
-    verdict = Verdict(score, reason, "; ".join(causes) or f"the gold earns the full reward ({full:g})")
-    return _report(task, meta, verdict, verdict, {"official": score, "strict": score}, {"oracle_reward": reward})
+    verdict = Verdict(score, reason, "; ".join(causes) or "the gold earns the full reward")
+    scores = {"official": score, "strict": score, "c_interact": score}  # the gold is every phase's first submit
+    return _report(task, meta, verdict, verdict, scores, {"oracle_reward": reward, "phases_solved": solved})
 
 
-def _cause(verdict: Verdict, text: str, judge: Judge) -> str:
+def _cause(verdict: Verdict, text: str) -> str:
     detail = verdict.detail.lower()
     if verdict.reason == "invalid_gold":
         return "gold_missing"

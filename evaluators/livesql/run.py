@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.cwd import absolute_or_none
 from evaluators.errors import InstanceError
-from evaluators.execution.executor import run_parallel
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
 from evaluators.livesql import native
 from evaluators.livesql.profiles import Profile, profile_for
 from evaluators.matching.verdicts import Verdict
-from evaluators.reporting.report import InstanceReport, Report, build_summary
+from evaluators.reporting.report import InstanceReport, Report
 
 NAMES = ("official", "strict")
 SANDBOX = "evaluators.livesql.sandbox:grade"  # the worker's action: one instance on private databases
@@ -48,26 +48,61 @@ class LiveSQLOptions:
         return profile_for(self.benchmark, self.engine)
 
 
-def grade_livesql(jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions) -> Report:
-    jsonl_file, gold_file = Path(jsonl_file).resolve(), Path(gold_file).resolve() if gold_file else None
-    problems: list = []
-    predictions = native.read_lines(jsonl_file, problems, submitted=True)
-    gold = native.read_lines(gold_file, problems) if gold_file is not None else None
-    lines, unknown = native.merge(predictions, gold, problems)
-    instances = run_parallel(lambda line: _guarded(line, options), lines, max(1, options.num_threads))
-    summary = build_summary("official", instances, len(predictions), unknown, problems, NAMES)
-    metrics = {**(summary.execution_metrics or {}), "livesql": category_table(instances)}
-    return Report(replace(summary, execution_metrics=metrics), tuple(instances))
+def grade_livesql(jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions, progress=None) -> Report:
+    """The Python API behind `evaluate.py livesql`: the run of `LiveSQLBenchmark` (grading/benchmark.py)."""
+    return run_benchmark(LiveSQLBenchmark(jsonl_file, gold_file, options), options.num_threads, progress)
 
 
-def _guarded(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
-    """One broken instance never stops the run: a bug while grading it becomes its reason."""
-    try:
-        return grade_line(line, options)
-    except Exception as exc:
-        meta = {"category": str(line.data.get("category", "Query")), "database": native.database_of(line.data) or "?"}
-        words = f"{type(exc).__name__}: {exc} (instance at {line.location})"
-        return _report(line, meta, "sql", _same(Verdict(0.0, "internal_error", words)))
+class LiveSQLBenchmark(Benchmark):
+    """LiveSQLBench / BIRD-CRITIC lines, each instance graded by its test cases inside one worker."""
+
+    semantics = "official"
+    names = NAMES
+
+    def __init__(self, jsonl_file: Path, gold_file: Path | None, options: LiveSQLOptions):
+        self.jsonl_file = Path(jsonl_file).resolve()
+        self.gold_file = Path(gold_file).resolve() if gold_file else None
+        self.options = options
+
+    def read(self) -> Inputs:
+        problems: list = []
+        predictions = native.read_lines(self.jsonl_file, problems, submitted=True)
+        gold = native.read_lines(self.gold_file, problems) if self.gold_file is not None else None
+        lines, unknown = native.merge(predictions, gold, problems)
+        if self.options.profile.engine == "sqlite" and self.options.db_root is not None:
+            problem = _missing_databases(lines, self.options.db_root)
+            problems = problems if problem is None else [problem, *problems]
+        return Inputs(lines, len(predictions), tuple(problems), tuple(unknown), (self.gold_file or self.jsonl_file,))
+
+    def grade(self, item: native.Line) -> InstanceReport:
+        return grade_line(item, self.options)
+
+    def broken(self, item: native.Line, words: str) -> InstanceReport:
+        meta = {"category": str(item.data.get("category", "Query")), "database": native.database_of(item.data) or "?"}
+        return _report(
+            item, meta, "sql", every(NAMES, Verdict(0.0, "internal_error", f"{words} (instance at {item.location})"))
+        )
+
+    def figures(self, instances: list) -> dict:
+        return {"livesql": category_table(instances)}
+
+    def official_lines(self, report: Report) -> str:
+        return "Pass rate per category (official, and strict beside it):\n" + official_table(report)
+
+
+def _missing_databases(lines: list, db_root: Path):
+    """A --db_root holding none of the instances' databases is exit 2 (`database_folder`), not "0 %"; some
+    missing, a problem said at the top; before anything runs."""
+    from evaluators.loading.database_folder import check_database_folder
+
+    def found(db: str) -> bool:
+        try:
+            return native.sqlite_template(db_root, db) is not None
+        except InstanceError:  # an unsafe name is that instance's verdict already, not a missing database
+            return True
+
+    needed = [db for line in lines if (db := native.database_of(line.data)) is not None]
+    return check_database_folder("--db_root", db_root, needed, found, "{db}/{db}_template.sqlite")
 
 
 def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
@@ -79,17 +114,19 @@ def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
     meta = {"category": data.get("category", "Query"), "database": db or "?"}
     missing = [f for f in profile.required if f not in data]
     if "pred_sqls" in missing:
-        return _report(line, meta, None, _same(Verdict(0.0, "missing_prediction", "no pred_sqls for this instance")))
+        return _report(
+            line, meta, None, every(NAMES, Verdict(0.0, "missing_prediction", "no pred_sqls for this instance"))
+        )
     if missing or db is None:
         words = f"missing fields: {', '.join(missing) or 'selected_database'} (the official harness fails it)"
-        return _report(line, meta, "sql", _same(Verdict(0.0, "invalid_gold", words)))
+        return _report(line, meta, "sql", every(NAMES, Verdict(0.0, "invalid_gold", words)))
     try:
         db_ref = database_ref(db, options)
     except InstanceError as exc:  # a name that is a path, or leads out of --db_root
-        return _report(line, meta, "sql", _same(Verdict(0.0, exc.reason, exc.detail)))
+        return _report(line, meta, "sql", every(NAMES, Verdict(0.0, exc.reason, exc.detail)))
     if db_ref is None:
         where = f"{db}/{db}_template.sqlite under {options.db_root}"
-        return _report(line, meta, "sql", _same(Verdict(0.0, "no_database", f"no database {where}")))
+        return _report(line, meta, "sql", every(NAMES, Verdict(0.0, "no_database", f"no database {where}")))
     event = run_instance(data, db_ref, options)
     verdicts, info = verdicts_of(event)
     return _report(line, meta, "sql", verdicts, info)
@@ -153,7 +190,7 @@ def verdicts_of(event: dict) -> tuple[dict, dict]:
     """The official and strict verdicts from the worker's answer, and what the report keeps of it."""
     if event.get("reason") != "ok":
         failed = Verdict(0.0, event.get("reason", "exec_error"), event.get("detail", ""))
-        return _same(failed), {"stage": "worker"}
+        return every(NAMES, failed), {"stage": "worker"}
     official = _phase_verdict(event["official"])
     strict = _phase_verdict(event["strict"]) if event.get("strict") else official
     info = {"official": event["official"], **({"strict": event["strict"]} if event.get("strict") else {})}
@@ -181,17 +218,11 @@ def _phase_verdict(phase: dict) -> Verdict:
     return Verdict(0.0, "test_failed", f"{first} of {phase['total']} failed: {message}")
 
 
-def _same(verdict: Verdict) -> dict:
-    return {name: verdict for name in NAMES}
-
-
 def _report(line: native.Line, meta: dict, answer_type, verdicts: dict, info: dict | None = None) -> InstanceReport:
-    official, strict = verdicts["official"], verdicts["strict"]
-    return InstanceReport.from_verdicts(
+    return item_report(
+        NAMES,
         line.instance_id,
-        official,
-        strict,
-        {"official": official.score, "strict": strict.score},
+        verdicts,
         funcs=("test_cases",),
         answer_type=answer_type,
         location=str(line.location),

@@ -81,17 +81,14 @@ def _counted(instance: InstanceReport) -> bool:
     return instance.answer_type is not None and instance.metadata.get("hardness") is not None
 
 
-def add_fields(
-    instances: list[InstanceReport], pairs: list, places: list[tuple[int, int]], exact: ExactMatch
-) -> list[InstanceReport]:
-    """Every compared question with its session, turn and exact-match fields, then its interaction's verdict."""
-    out = []
-    for instance, (gold, pred), (session, turn) in zip(instances, pairs, places, strict=True):
-        if gold is not None and pred is not None:
-            found = {"session": session, "turn": turn, **exact.fields(gold, pred.sql.replace("value", "1"))}
-            instance = replace(instance, metadata={**instance.metadata, **found})
-        out.append(instance)
-    return with_sessions(out, exact.matching)
+def with_fields(instance: InstanceReport, gold, pred, place: tuple[int, int], exact: ExactMatch) -> InstanceReport:
+    """A compared question with its session, turn and exact-match fields (its interaction's verdict comes
+    with `with_sessions`, once every question of the run is graded)."""
+    if gold is None or pred is None:
+        return instance
+    session, turn = place
+    found = {"session": session, "turn": turn, **exact.fields(gold, pred.sql.replace("value", "1"))}
+    return replace(instance, metadata={**instance.metadata, **found})
 
 
 def with_sessions(instances: list[InstanceReport], matching: bool) -> list[InstanceReport]:

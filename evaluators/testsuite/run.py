@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
 
-from evaluators.execution.executor import ExecConfig, ExecResult, run_parallel, run_sql
+from evaluators.execution.executor import ExecConfig, ExecResult, run_sql
+from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
 from evaluators.loading.database_folder import check_database_folder
 from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
-from evaluators.reporting.report import InstanceReport, Report, build_summary
+from evaluators.reporting.report import InstanceReport, Report
 from evaluators.specs import Problem
 from evaluators.testsuite import exact_run, rules
 from evaluators.testsuite.native import GoldLine, Prediction, database_variants, pair, read_gold, read_predictions
@@ -54,25 +56,91 @@ def grade_test_suite(
     plug_value_cap: int = PLUG_VALUE_CAP,
     etype: str = "exec",
     table: Path | None = None,
+    memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB,
+    progress=None,
 ) -> Report:
-    if plug_value or not keep_distinct:
-        rules.sqlparse_module()  # fails early, with the extra to install, rather than on every question
-    problems: list[Problem] = []
-    preds = read_predictions(Path(pred_file))
-    golds = read_gold(Path(gold_file), problems)
-    pairs = pair(golds, preds, Path(pred_file), problems)
-    _check_databases(pairs, Path(db_dir), problems)  # a wrong --db is said before tables.json is read against it
-    exact = exact_run.prepare(etype, table, Path(db_dir), golds)  # --etype match|all
-    config = ExecConfig(output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore")
-    runner = _Runner(config)
+    """The Python API behind `evaluate.py test-suite`: the run of `TestSuiteBenchmark` (grading/benchmark.py)."""
     plug = plug_value_cap if plug_value else None
-    items = [(i, gold, pred) for i, (gold, pred) in enumerate(pairs)]
-    instances = run_parallel(
-        lambda item: _grade(item[0], item[1], item[2], Path(db_dir), runner, keep_distinct, plug), items, jobs
+    config = ExecConfig(
+        output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore", memory_limit_mb=memory_limit_mb
     )
-    instances = exact_run.add_fields(instances, pairs, exact_run.turns(golds, preds), exact)
-    submitted = sum(len(session) for session in preds)
-    return Report(build_summary(SEMANTICS, instances, submitted, [], problems, NAMES), tuple(instances))
+    benchmark = TestSuiteBenchmark(
+        Path(gold_file), Path(pred_file), Path(db_dir), config, keep_distinct, plug, etype, table
+    )
+    return run_benchmark(benchmark, jobs, progress)
+
+
+@dataclass
+class TestSuiteBenchmark(Benchmark):
+    """test-suite-sql-eval's files, each pair graded on every database of the suite, exact match beside."""
+
+    gold_file: Path
+    pred_file: Path
+    db_dir: Path
+    config: ExecConfig
+    keep_distinct: bool = False
+    plug: int | None = None  # --plug-value's cap, None without it
+    etype: str = "exec"
+    table: Path | None = None
+    exact: exact_run.ExactMatch = field(init=False)  # made by `read`, with the runner
+    runner: _Runner = field(init=False)
+
+    semantics = SEMANTICS
+    names = NAMES
+    __test__ = False  # not a pytest class, whatever its name
+
+    def read(self) -> Inputs:
+        if self.plug is not None or not self.keep_distinct:
+            rules.sqlparse_module()  # fails early, with the extra to install, rather than on every question
+        problems: list[Problem] = []
+        preds = read_predictions(self.pred_file)
+        golds = read_gold(self.gold_file, problems)
+        pairs = pair(golds, preds, self.pred_file, problems)
+        _check_databases(pairs, self.db_dir, problems)  # a wrong --db is said before tables.json is read against it
+        self.exact = exact_run.prepare(self.etype, self.table, self.db_dir, golds)  # --etype match|all
+        self.runner = _Runner(self.config)
+        places = exact_run.turns(golds, preds)
+        items = [(i, gold, pred, place) for i, ((gold, pred), place) in enumerate(zip(pairs, places, strict=True))]
+        submitted = sum(len(session) for session in preds)
+        return Inputs(items, submitted, tuple(problems), (), (self.gold_file,))
+
+    def grade(self, item) -> InstanceReport:
+        index, gold, pred, place = item
+        instance = _grade(index, gold, pred, self.db_dir, self.runner, self.keep_distinct, self.plug)
+        return exact_run.with_fields(instance, gold, pred, place, self.exact)
+
+    def broken(self, item, words: str) -> InstanceReport:
+        index, gold, pred, _place = item
+        return _instance(index, gold, pred, every(NAMES, Verdict(0.0, "internal_error", words)), {})
+
+    def complete(self, instances: list[InstanceReport]) -> list[InstanceReport]:
+        return exact_run.with_sessions(instances, self.exact.matching)
+
+    def official_lines(self, report: Report) -> str:
+        s = report.summary
+        accuracy, compared = official_accuracy(report)
+        return (
+            f"execution (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}\n"
+            f"score over all {s.gold_instances} gold lines: test-suite {s.score:.3f}, strict {s.strict_score:.3f}\n"
+            f"\ntest-suite-sql-eval's tables (evaluation.py --etype {self.etype}):\n"
+            f"{official_tables(report, self.etype)}\n"
+        )
+
+    def warnings(self, report: Report) -> list[str]:
+        out = []
+        unjudged = [i.instance_id for i in report.instances if (i.metadata or {}).get("exact_match_error")]
+        if unjudged:
+            out.append(
+                f"{len(unjudged)} question(s) left out of the tables ({', '.join(unjudged[:10])}): the "
+                "scorer's parser cannot read their gold (the scorer stops there); see exact_match_error"
+            )
+        capped = [i.instance_id for i in report.instances if (i.execution or {}).get("plug_value", {}).get("cap_hit")]
+        if capped:
+            out.append(
+                f"--plug-value-cap {self.plug} hit on {len(capped)} question(s) "
+                f"({', '.join(capped[:10])}); the official search would try more variants"
+            )
+        return out
 
 
 def _check_databases(pairs: list, db_dir: Path, problems: list) -> None:
@@ -106,22 +174,18 @@ def _grade(
     plug: int | None,
 ) -> InstanceReport:
     if gold is None:
-        both = _both(Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)"))
+        both = every(NAMES, Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)"))
         return _instance(index, None, pred, both, {})
     if pred is None:
-        return _instance(index, gold, None, _both(Verdict(0.0, "missing_prediction", "no prediction line")), {})
+        return _instance(index, gold, None, every(NAMES, Verdict(0.0, "missing_prediction", "no prediction line")), {})
     variants = database_variants(db_dir, gold.db_id)
     if not variants:
         verdict = Verdict(0.0, "no_database", f"no {gold.db_id}/*.sqlite under {db_dir}")
-        return _instance(index, gold, pred, _both(verdict), {})
+        return _instance(index, gold, pred, every(NAMES, verdict), {})
     official, info = _official(gold, pred, variants, runner, keep_distinct, plug)
     strict = _strict(gold, pred, variants, runner)
     info["databases"] = len(variants)
     return _instance(index, gold, pred, {SEMANTICS: official, "strict": strict}, info)
-
-
-def _both(verdict: Verdict) -> dict:
-    return {name: verdict for name in NAMES}
 
 
 def _official(
@@ -199,14 +263,12 @@ def _strict(gold: GoldLine, pred: Prediction, variants: list[Path], runner: _Run
 
 
 def _instance(index: int, gold: GoldLine | None, pred: Prediction | None, verdicts: dict, info: dict) -> InstanceReport:
-    official, strict = verdicts[SEMANTICS], verdicts["strict"]
     metadata = {"db_id": gold.db_id} if gold else {}
     location = str(pred.location) if pred else (str(gold.location) if gold else None)
-    return InstanceReport.from_verdicts(
+    return item_report(
+        NAMES,
         str(index),
-        official,
-        strict,
-        {SEMANTICS: official.score, "strict": strict.score},
+        verdicts,
         funcs=("test_suite",),
         answer_type="sql" if pred else None,
         location=location,
