@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from evaluators.cli import options
+from evaluators.cli.livesql import check_engine, sandbox_limits
 from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
@@ -50,9 +51,7 @@ Examples:
     help="The user-patience part of the budget (default: from each record's total_budget, else 10).",
 )
 @options.jobs_option("Run", 4, False, "--num_threads", "--num-threads", help="Tasks graded at once.")
-@options.timeout_option("Seconds per submit phase (set-up, the SQL, the test cases).")
-@options.memory_limit_option(minimum=64, default=2048)
-@click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True)
+@sandbox_limits("Seconds per submit (set-up, the SQL, the test cases).")
 @options.report_options()
 @options.work_dir_option("Where private database copies go (default: beside --output, else ./.grade-work).")
 @handle_errors
@@ -76,10 +75,7 @@ def interact(
     from evaluators.errors import UsageError
     from evaluators.interact.run import Interact, InteractOptions
 
-    if engine == "sqlite" and db_root is None:
-        raise UsageError("--db_root is required with --engine sqlite")
-    if engine == "postgresql" and not postgres_dsn:
-        raise UsageError("--postgres-dsn is required with --engine postgresql (PG* variables apply too)")
+    check_engine(engine, db_root, postgres_dsn)
     if run_file is None and not oracle:
         raise UsageError("give --run (a recorded run) or --oracle (grade the gold)")
     work_dir = options.work_dir_for(work_dir, tail["output"])
