@@ -82,13 +82,20 @@ def run_benchmark(benchmark: Benchmark, jobs: int = 1, progress=None) -> Report:
     finally:
         benchmark.close()
     instances = benchmark.complete(instances)
-    summary = build_summary(
-        benchmark.semantics, instances, inputs.submitted, list(inputs.unknown), list(inputs.problems), benchmark.names
-    )
     figures = benchmark.figures(instances)
+    gold = [Path(g) for g in inputs.gold]
+    return report_of(benchmark.semantics, benchmark.names, instances, inputs, gold, figures)
+
+
+def report_of(semantics: str, names, instances: list, inputs: Inputs, gold, figures: dict, **summary_args) -> Report:
+    """A run's report, the same for `grade` and every benchmark: the summary of its instances (figures added
+    to its execution metrics) and where it came from (`gold`: a folder, or the gold's files)."""
+    summary = build_summary(
+        semantics, instances, inputs.submitted, list(inputs.unknown), list(inputs.problems), names, **summary_args
+    )
     if figures:
         summary = replace(summary, execution_metrics={**(summary.execution_metrics or {}), **figures})
-    summary = replace(summary, provenance=provenance([Path(g) for g in inputs.gold]))
+    summary = replace(summary, provenance=provenance(gold))
     return Report(summary, tuple(instances))
 
 

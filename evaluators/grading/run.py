@@ -6,14 +6,14 @@ from dataclasses import replace
 from functools import partial
 
 from evaluators.cwd import absolute
+from evaluators.grading.benchmark import Inputs, report_of
 from evaluators.grading.instance import NAMES, Graded, Options, grade_instance, spill_plan
 from evaluators.grading.jobs import resolve_jobs
 from evaluators.grading.parallel import Silent, run_each
 from evaluators.grading.warm import prepare
 from evaluators.matching.semantics import PRESETS, get_preset
 from evaluators.matching.verdicts import same_for_all
-from evaluators.reporting.provenance import provenance
-from evaluators.reporting.report import InstanceReport, Report, build_summary
+from evaluators.reporting.report import InstanceReport, Report
 from evaluators.specs import RunInputs
 from evaluators.tables.spill import remove_spilled
 
@@ -53,20 +53,19 @@ def grade(
         finally:
             _stop_graph_servers()
     instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded, strict=True)]
-    unknown = sorted(set(submission.records) - set(gold.records))
-    problems = [str(p) for p in gold.problems + submission.problems]
-    summary = build_summary(
+    unknown = tuple(sorted(set(submission.records) - set(gold.records)))
+    problems = tuple(str(p) for p in gold.problems + submission.problems)
+    report = report_of(
         semantics,
-        instances,
-        len(submission.records),
-        unknown,
-        problems,
         list(PRESETS),
+        instances,
+        Inputs(work, len(submission.records), problems, unknown),
+        gold_dir,
+        {},
         ves_iterations=options.ves_iterations if options.executor is not None else 0,
     )
-    gold_errors = summary.gold_errors + tuple(str(p) for p in gold.problems)
-    summary = replace(summary, provenance=provenance(gold_dir), gold_errors=gold_errors)
-    return Report(summary, tuple(instances))
+    gold_errors = report.summary.gold_errors + tuple(str(p) for p in gold.problems)
+    return replace(report, summary=replace(report.summary, gold_errors=gold_errors))
 
 
 def _stop_graph_servers() -> None:

@@ -96,9 +96,11 @@ def _missing_databases(lines: list, db_root: Path):
     from evaluators.loading.database_folder import check_database_folder
 
     def found(db: str) -> bool:
+        if native.unsafe_database(db):
+            return True  # an unsafe name is that instance's verdict (`unsafe_path`), not a missing database
         try:
             return native.sqlite_template(db_root, db) is not None
-        except InstanceError:  # an unsafe name is that instance's verdict already, not a missing database
+        except InstanceError:  # a link leading out of the root: that instance's verdict too
             return True
 
     needed = [db for line in lines if (db := native.database_of(line.data)) is not None]
