@@ -151,3 +151,9 @@ def test_the_shared_tail_json_fail_under_and_gold_errors(folder, tmp_path, monke
     args[1] = str(broken)
     assert run_cli("interact", *args).exit_code == 2
     assert run_cli("interact", *args, "--allow-gold-errors").exit_code == 0
+
+
+def test_a_db_root_holding_none_of_the_databases_is_exit_2(folder, tmp_path):
+    args = ["--tasks", str(folder / "tasks.jsonl"), "--run", str(folder / "run.jsonl"), "--db_root", str(tmp_path)]
+    done = run_cli("interact", *args)
+    assert done.exit_code == 2 and "shop" in done.output

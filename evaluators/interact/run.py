@@ -19,7 +19,7 @@ from evaluators.errors import InstanceError, UsageError
 from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report
 from evaluators.interact import native, replay
 from evaluators.interact.submit import Judge
-from evaluators.livesql.run import LiveSQLOptions, database_ref
+from evaluators.livesql.run import LiveSQLOptions, database_ref, missing_databases
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report
 
@@ -73,6 +73,9 @@ class Interact(Benchmark):
     def read(self) -> Inputs:
         problems: list = []
         tasks = native.read_tasks(self.tasks, self.gt, problems)
+        if self.options.engine == "sqlite" and self.options.db_root is not None:  # none there: exit 2, not 0 %
+            problem = missing_databases(tasks, self.options.db_root)
+            problems = problems if problem is None else [problem, *problems]
         if self.options.oracle:
             return Inputs([(t, None) for t in tasks], len(tasks), tuple(problems), (), self._gold_files())
         records = native.read_run(self.run, problems)

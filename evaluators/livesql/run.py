@@ -70,7 +70,7 @@ class LiveSQLBenchmark(Benchmark):
         gold = native.read_lines(self.gold_file, problems) if self.gold_file is not None else None
         lines, unknown = native.merge(predictions, gold, problems)
         if self.options.profile.engine == "sqlite" and self.options.db_root is not None:
-            problem = _missing_databases(lines, self.options.db_root)
+            problem = missing_databases(lines, self.options.db_root)
             problems = problems if problem is None else [problem, *problems]
         return Inputs(lines, len(predictions), tuple(problems), tuple(unknown), (self.gold_file or self.jsonl_file,))
 
@@ -90,7 +90,7 @@ class LiveSQLBenchmark(Benchmark):
         return "Pass rate per category (official, and strict beside it):\n" + official_table(report)
 
 
-def _missing_databases(lines: list, db_root: Path):
+def missing_databases(lines: list, db_root: Path):
     """A --db_root holding none of the instances' databases is exit 2 (`database_folder`), not "0 %"; some
     missing, a problem said at the top; before anything runs."""
     from evaluators.loading.database_folder import check_database_folder
