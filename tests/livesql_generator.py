@@ -609,14 +609,15 @@ def write_postgres(out: Path, copies: int = 1) -> dict:
     return files
 
 
-def load_postgres(admin, grader_role: str | None = None) -> None:
+def load_postgres(admin, grader_role: str | None = None, databases: dict | None = None) -> None:
     """`<db>_template` databases on the server `admin(dbname)` connects to as a superuser, marked as
     templates; with `grader_role` (the role `livesql --engine postgresql` connects as) prepared as
     `evaluate.py db prepare --template` makes them (docs/livesql.md): owned by the role, their tables by
     `<role>_tables`, each answer a role of its own."""
     from evaluators.execution.pg_roles import prepare_postgres
 
-    for name, script in PG_DATABASES.items():
+    databases = PG_DATABASES if databases is None else databases
+    for name, script in databases.items():
         with admin("postgres") as con:
             if con.execute("SELECT 1 FROM pg_database WHERE datname = %s", (f"{name}_template",)).fetchone():
                 con.execute(f"ALTER DATABASE {name}_template IS_TEMPLATE false")  # else it cannot be dropped
@@ -629,7 +630,7 @@ def load_postgres(admin, grader_role: str | None = None) -> None:
     if grader_role:
         with admin("postgres") as con:
             dsn = con.info.dsn
-        prepare_postgres(dsn, grader_role, templates=[f"{name}_template" for name in PG_DATABASES])
+        prepare_postgres(dsn, grader_role, templates=[f"{name}_template" for name in databases])
 
 
 def write(out: Path, copies: int = 1) -> dict:

@@ -136,7 +136,7 @@ FLOORS = (
     ("matching", ("matching",)),
     ("loading and reporting", ("loading", "reporting")),
     ("grading", ("grading",)),
-    ("formats", ("bird", "testsuite", "livesql", "goldtools", "ehrsql", "platinum", "health")),
+    ("formats", ("bird", "testsuite", "livesql", "interact", "goldtools", "ehrsql", "platinum", "health")),
     ("cli", ("cli",)),
     ("entry", ("entry", "__init__")),
 )

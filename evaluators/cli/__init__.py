@@ -17,6 +17,7 @@ from evaluators.cli.doctor import doctor
 from evaluators.cli.ehrsql import ehrsql
 from evaluators.cli.gold import gold
 from evaluators.cli.grade import GRADE_EPILOG, grade
+from evaluators.cli.interact import interact
 from evaluators.cli.livesql import livesql
 from evaluators.cli.options import stop_interrupted
 from evaluators.cli.platinum import platinum
@@ -62,3 +63,4 @@ main.add_command(compare)
 main.add_command(ehrsql)
 main.add_command(platinum)
 main.add_command(doctor)
+main.add_command(interact)

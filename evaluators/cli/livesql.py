@@ -19,6 +19,25 @@ Examples:
 """
 
 
+def sandbox_limits(timeout_help: str):
+    """--timeout, --memory-limit-mb and --disk-limit-mb of a run on livesql's sandbox (`livesql`, `interact`)."""
+    return options.option_stack(
+        options.timeout_option(timeout_help),
+        options.memory_limit_option(minimum=64, default=2048),
+        click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True),
+    )
+
+
+def check_engine(engine: str, db_root, postgres_dsn) -> None:
+    """SQLite needs --db_root, PostgreSQL a server (exit 2 before anything runs)."""
+    from evaluators.errors import UsageError
+
+    if engine == "sqlite" and db_root is None:
+        raise UsageError("--db_root is required with --engine sqlite")
+    if engine == "postgresql" and not postgres_dsn:
+        raise UsageError("--postgres-dsn is required with --engine postgresql (PG* variables apply too)")
+
+
 @click.command("livesql", epilog=EPILOG)
 @click.option(
     "--jsonl_file",
@@ -48,9 +67,7 @@ Examples:
     "--mode", type=click.Choice(["pred", "gold"]), default="pred", show_default=True, help="gold: grade sol_sql."
 )
 @click.option("--logging", "logging_", default="false", help="Accepted for the official command line; unused.")
-@options.timeout_option("Seconds per phase of an instance.")
-@options.memory_limit_option(minimum=64, default=2048)
-@click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True)
+@sandbox_limits("Seconds per phase of an instance.")
 @options.report_options()
 @options.work_dir_option("Where private database copies go (default: beside --output, else ./.grade-work).")
 @fingerprint_option
@@ -80,13 +97,9 @@ def livesql(
     **tail,
 ):
     """Grade LiveSQLBench / BIRD-CRITIC predictions by their test cases (Query and Management tasks)."""
-    from evaluators.errors import UsageError
     from evaluators.livesql.run import LiveSQLBenchmark, LiveSQLOptions
 
-    if engine == "sqlite" and db_root is None:
-        raise UsageError("--db_root is required with --engine sqlite")
-    if engine == "postgresql" and not postgres_dsn:
-        raise UsageError("--postgres-dsn is required with --engine postgresql (PG* variables apply too)")
+    check_engine(engine, db_root, postgres_dsn)
     work_dir = options.work_dir_for(work_dir, tail["output"])
     check_fingerprint(fingerprint, db_root, work_dir, postgres_dsn)
     run_options = LiveSQLOptions(

@@ -68,7 +68,10 @@ HARNESS_NAMES = {
 }
 # How many connections a helper called without one can still take from the harness's psycopg2 pool (its
 # `maxconn` less the phase's own connection; they are never put back): LiveSQLBench 5, BIRD-CRITIC 10.
-SPARE_CONNECTIONS = {"livesql": 4, "critic": 9}
+SPARE_CONNECTIONS = {"livesql": 4, "critic": 9, "interact": 4}
+# BIRD-Interact's submit handling (`execute_submit_action`) hands a custom test case only `execute_queries`
+# (and `pred_query_result`); its default test is the module's own function, which sees every helper.
+HARNESS_NAMES["interact-sqlite"] = HARNESS_NAMES["interact"] = ("execute_queries",)
 
 
 # How each harness's `remove_distinct` cuts DISTINCT out (helpers.remove_distinct).
@@ -88,6 +91,8 @@ class Profile:
     checks_issue_sql: bool = False
     remove_distinct: str = "space"  # one of DISTINCT_VARIANTS
     scorer: str = ""  # the official file and commit this preset reproduces
+    default_harness: str | None = None  # whose helper names the default test sees (None: this profile's)
+    preprocess_must_pass: bool = False  # a failing preprocess_sql fails the phase (BIRD-Interact's phase 2)
     preset: str = ""  # its name in PROFILES (default: the harness's)
 
     def __post_init__(self) -> None:
@@ -97,7 +102,7 @@ class Profile:
         """(test case sources, the keyword arguments each is called with) for `instance`."""
         tests = list(instance.get("test_cases") or [])
         conditions = instance.get("conditions") or {}
-        if self.name == "livesql":
+        if self.name in ("livesql", "interact", "interact-sqlite"):
             if instance.get("category", "Query") == "Query":
                 return [DEFAULT_TEST_CASE], {"conditions": conditions}
             return tests, {}  # a Management task without test cases passes on execution alone
@@ -140,6 +145,26 @@ PROFILES = {
         remove_distinct="regex",
         scorer="bird-bench/BIRD-CRITIC-1 evaluation/src/postgresql_test_utils.py at 8264017 (2025-12-11)",
     ),
+    # BIRD-Interact's submits (evaluators/interact/): Query tasks the default test only, other tasks their own
+    # test cases (none: a pass), exec-ed with nothing prepended; the phase-2 set-up must run.
+    "interact-sqlite": Profile(
+        "interact-sqlite",
+        "sqlite",
+        "",
+        ("pred_sqls",),
+        default_harness="livesql-sqlite",
+        preprocess_must_pass=True,
+        scorer="bird-bench/BIRD-Interact mini_interact_agent: main.py run_batch_evaluation, execute_submit_action",
+    ),
+    "interact": Profile(
+        "interact",
+        "postgres",
+        "",
+        ("pred_sqls",),
+        default_harness="livesql",
+        preprocess_must_pass=True,
+        scorer="bird-bench/BIRD-Interact bird_interact_agent: the batch loop's execute_submit_action",
+    ),
 }
 PROFILES[CRITIC_BEFORE_REGEX] = replace(  # the same harness, before its regex (a version users may need)
     PROFILES["critic"],
@@ -158,6 +183,8 @@ def profile_for(benchmark: str, engine: str, scorer: str | None = None) -> Profi
     """benchmark: livesql | critic; engine: sqlite | postgresql; `scorer`: a preset by name (PROFILES),
     which must be of that benchmark and engine; None: the current version."""
     sqlite = engine.lower() == "sqlite"
+    if benchmark == "interact":
+        return PROFILES["interact-sqlite" if sqlite else "interact"]
     if benchmark == "livesql":
         current = PROFILES["livesql-sqlite" if sqlite else "livesql"]
     else:

@@ -71,7 +71,7 @@ class LiveSQLBenchmark(Benchmark):
         gold = native.read_lines(self.gold_file, problems) if self.gold_file is not None else None
         lines, unknown = native.merge(predictions, gold, problems)
         if self.options.profile.engine == "sqlite" and self.options.db_root is not None:
-            problem = _missing_databases(lines, self.options.db_root)
+            problem = missing_databases(lines, self.options.db_root)
             problems = problems if problem is None else [problem, *problems]
         return Inputs(lines, len(predictions), tuple(problems), tuple(unknown), (self.gold_file or self.jsonl_file,))
 
@@ -94,7 +94,7 @@ class LiveSQLBenchmark(Benchmark):
         return "Pass rate per category (official, and strict beside it):\n" + official_table(report)
 
 
-def _missing_databases(lines: list, db_root: Path):
+def missing_databases(lines: list, db_root: Path):
     """A --db_root holding none of the instances' databases is exit 2 (`database_folder`), not "0 %"; some
     missing, a problem said at the top; before anything runs."""
     from evaluators.loading.database_folder import check_database_folder
@@ -127,18 +127,18 @@ def grade_line(line: native.Line, options: LiveSQLOptions) -> InstanceReport:
         words = f"missing fields: {', '.join(missing) or 'selected_database'} (the official harness fails it)"
         return _report(line, meta, "sql", every(NAMES, Verdict(0.0, "invalid_gold", words)))
     try:
-        db_ref = _database(db, options)
+        db_ref = database_ref(db, options)
     except InstanceError as exc:  # a name that is a path, or leads out of --db_root
         return _report(line, meta, "sql", every(NAMES, Verdict(0.0, exc.reason, exc.detail)))
     if db_ref is None:
         where = f"{db}/{db}_template.sqlite under {options.db_root}"
         return _report(line, meta, "sql", every(NAMES, Verdict(0.0, "no_database", f"no database {where}")))
-    event = _run(data, db_ref, options)
+    event = run_instance(data, db_ref, options)
     verdicts, info = verdicts_of(event)
     return _report(line, meta, "sql", verdicts, info)
 
 
-def _database(db: str, options: LiveSQLOptions) -> str | None:
+def database_ref(db: str, options: LiveSQLOptions) -> str | None:
     problem = native.unsafe_database(db)
     if problem:
         raise InstanceError("unsafe_path", problem)
@@ -150,7 +150,7 @@ def _database(db: str, options: LiveSQLOptions) -> str | None:
     return str(options.db_root / found) if found is not None else None
 
 
-def _run(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
+def run_instance(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
     from evaluators.execution import worker
     from evaluators.execution.backends.base import Request, credential_environment
 
@@ -212,6 +212,9 @@ def verdicts_of(event: dict) -> tuple[dict, dict]:
 def _phase_verdict(phase: dict) -> Verdict:
     if phase.get("stage") == "refused":
         return Verdict(0.0, "exec_error", phase["messages"][0])
+    if phase.get("stage") == "preprocess":
+        reason = "timeout" if phase.get("timeout") else "exec_error"
+        return Verdict(0.0, reason, "set-up before the prediction: " + "; ".join(phase.get("messages", [])))
     if phase.get("stage") == "prediction":
         reason = "timeout" if phase.get("timeout") else "exec_error"
         return Verdict(0.0, reason, "prediction: " + "; ".join(phase.get("messages", [])))

@@ -126,8 +126,11 @@ def _phase(place: _Place, profile: Profile, instance: dict, pred_sqls: list, str
     with contextlib.ExitStack() as stack:
         conn, db_arg, watch = stack.enter_context(place.database(deadline))
         session = place.session(stack, conn, db_arg, strict, deadline)
-        session.execute_queries(split_field(instance, "preprocess_sql"), conn)  # errors ignored, as the harness
-        session.deadline = deadline
+        prepared = session.execute_queries(split_field(instance, "preprocess_sql"), conn)  # errors ignored,
+        session.deadline = deadline  # as the harness, unless the profile says a failed set-up fails the phase
+        if profile.preprocess_must_pass and (prepared[1] or prepared[2]):
+            result.update(stage="preprocess", timeout=prepared[2], messages=[prepared[3].strip()], used=[])
+            return result
         if strict and instance.get("category", "Query") == "Query":
             session.untouched = place.untouched(stack, instance, deadline)
         outcome, failed, timed_out, message = session.execute_queries(pred_sqls, conn)
@@ -196,7 +199,8 @@ def _strict_here(tests: list, sqls: list) -> bool:
 
 def _run_test(profile, source, session, outcome, pred_sqls, sol_sqls, db_arg, kwargs) -> tuple[bool, str, str]:
     """Run one test case as the harness does (exec with its names); (passed, message, what it printed)."""
-    env = namespace(session, profile.name, outcome)
+    default = profile.default_harness if source == DEFAULT_TEST_CASE else None
+    env = namespace(session, default or profile.name, outcome)
     local = {"conn": session.conn, "pred_sqls": pred_sqls, "sol_sqls": sol_sqls, "db_path": db_arg, "kwargs": kwargs}
     code = profile.prelude + source + "\n__test_case_result__ = test_case(pred_sqls, sol_sqls, db_path, conn, **kwargs)"
     buffer = captured_stdout()

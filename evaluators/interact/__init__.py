@@ -1,0 +1,1 @@
+"""BIRD-Interact: tasks and recorded runs graded offline (docs/interact.md)."""
