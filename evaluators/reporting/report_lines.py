@@ -11,7 +11,9 @@ from evaluators.reasons import GOLD_ERROR_REASONS as GOLD_ERROR_REASONS  # read 
 from evaluators.reasons import MEANINGS
 from evaluators.reporting.execution_summary import valid_at_k_text
 
-REASONS: dict[str, str] = dict(MEANINGS)  # what each reason means, the words every rendering shows
+REASONS: dict[str, str] = {
+    str(reason): words for reason, words in MEANINGS.items()
+}  # what each reason means, the words every rendering shows
 
 
 def count(values) -> dict:
