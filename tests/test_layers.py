@@ -128,6 +128,7 @@ FLOORS = (
             "terminal_safe",
             "pinned",
             "reasons",
+            "limits",
         ),
     ),
     ("metrics", ("metrics",)),

@@ -20,6 +20,8 @@ import re
 import sqlite3
 import time
 
+from evaluators.limits import DEFAULT_MEMORY_LIMIT_MB
+
 _PROGRESS_EVERY = 10_000
 _LOCKED_PRAGMAS = {
     "max_page_count",
@@ -38,7 +40,7 @@ def lock_down_sqlite(conn, memory_limit_mb, disk_limit_mb, deadline: float, copy
     """The copy's limits, set before the prediction runs and locked (the authorizer); the watch that holds
     the disk limit on everything the instance keeps on disk."""
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    conn.execute(f"PRAGMA hard_heap_limit = {int((memory_limit_mb or 4096) * 1024 * 1024)}")
+    conn.execute(f"PRAGMA hard_heap_limit = {int((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) * 1024 * 1024)}")
     conn.execute("PRAGMA temp_store = MEMORY")
     limit = int((disk_limit_mb or 1024) * 1024 * 1024)
     pages, size = conn.execute("PRAGMA page_count").fetchone()[0], conn.execute("PRAGMA page_size").fetchone()[0]
@@ -269,7 +271,7 @@ def process_memory_limit(memory_limit_mb):
     machine (room left for Python); the old limit comes back after, as the worker is reused."""
     import resource
 
-    wanted = int(((memory_limit_mb or 4096) + 2048) * 1024 * 1024)
+    wanted = int(((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) + 2048) * 1024 * 1024)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY or soft > wanted:
         resource.setrlimit(resource.RLIMIT_AS, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))

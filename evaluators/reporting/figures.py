@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evaluators.limits import MAX_BREAKDOWN_GROUPS
 from evaluators.metrics.stats import bootstrap_ci
 
-MAX_GROUPS = 50  # a breakdown with more groups than this is no chart (an id, a free-text field)
+MAX_GROUPS = MAX_BREAKDOWN_GROUPS  # a breakdown with more groups than this is no chart (an id, a free-text field)
 # Difficulty levels in the order the benchmarks print them (BIRD; Spider and the test suite).
 LEVELS = (("simple", "moderate", "challenging"), ("easy", "medium", "hard", "extra"))
 

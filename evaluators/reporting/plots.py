@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaluators.errors import MissingExtra
+from evaluators.limits import MAX_FIGURE_PANELS
 from evaluators.reporting.figures import Bar, breakdown_bars, semantics_bars
 
-MAX_PANELS = 4
+MAX_PANELS = MAX_FIGURE_PANELS
 ROW_INCHES = 0.28
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import html
 
+from evaluators.limits import MAX_FIGURE_PANELS
 from evaluators.reporting.figures import Bar, breakdown_bars, semantics_bars
 
-MAX_PANELS = 4
+MAX_PANELS = MAX_FIGURE_PANELS
 
 
 def escape(value) -> str:

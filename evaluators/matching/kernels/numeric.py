@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from evaluators.limits import BLOCK_CELLS
+
 REL_TOL = 1e-9
 
 
@@ -63,7 +65,7 @@ def hash_order(h: np.ndarray) -> np.ndarray:
     return order
 
 
-BLOCK = 1 << 16  # cells per step of all_close: its temporaries stay small, and a miss stops the scan early
+BLOCK = BLOCK_CELLS  # cells per step of all_close: its temporaries stay small, and a miss stops the scan early
 
 
 def all_close(a: np.ndarray, b: np.ndarray, abs_tol: float, nan_equal: bool = False) -> bool:

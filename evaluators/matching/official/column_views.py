@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evaluators.limits import EXACT_FLOAT_INT
 from evaluators.matching.kernels.row_pairing import text_bytes
 from evaluators.matching.kernels.tokens import TokenSpace
 from evaluators.tables.frames import arrow_strings, columns_of
@@ -35,7 +36,7 @@ from evaluators.tables.frames import arrow_strings, columns_of
 NAN_CODE, NONE_CODE, NAT_CODE, ZERO_CODE, NA_CODE = -1, -2, -3, -4, -5
 SHORT = 1000  # columns up to this long are sorted by Python rather than by numpy's string ranking
 MASKED = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)} | {"boolean"}
-WHOLE_FLOAT_LIMIT = 2**53  # below this a whole float prints as its int plus ".0", never in exponent form
+WHOLE_FLOAT_LIMIT = EXACT_FLOAT_INT  # below this a whole float prints as its int plus ".0", never in exponent form
 OBJECT = np.dtype(object)
 
 

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evaluators.limits import EXACT_FLOAT_INT
 from evaluators.matching.official.rule import _positions
 from evaluators.matching.verdicts import Verdict
 
 _SPECIAL = ("inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "true", "false")
 _WHITESPACE = "' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)"  # what pandas' number parser skips
-_EXACT_INT = 2**53  # beyond it math.isclose's float conversion loses what DuckDB's DOUBLE keeps differently
+_EXACT_INT = EXACT_FLOAT_INT  # beyond it math.isclose's float conversion loses what DuckDB's DOUBLE keeps differently
 # A cell's class in the typing pass: NA, integer of at most 18 digits, other plain number, text, or a
 # cell pandas may type its own way (booleans, infinities, padded numbers, 19 digits and more).
 _NA, _INT, _FLOAT, _TEXT, _ODD = range(5)

@@ -15,12 +15,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evaluators.limits import SMALL_TABLE_ROWS
 from evaluators.matching.official.column_views import common_numeric, sort_as_scorers
 from evaluators.matching.official.python_cells import literal_match
 from evaluators.tables.frames import arrow_texts, column_arrays, to_objects
 
 # Past these (rows; rows x gold columns x predicted columns) the vectorised views win (bench/corpus.py).
-MAX_ROWS = 200
+MAX_ROWS = SMALL_TABLE_ROWS
 MAX_WORK = 5_000
 
 

@@ -23,12 +23,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from evaluators.limits import BLOCK_CELLS, EXACT_FLOAT_INT, HEAD_ROWS
 from evaluators.matching.kernels.tokens import TokenSpace
 
 NULL, INT, BIGINT, FLOAT, TEXT = 0, 1, 2, 3, 4
-HEAD = 4096  # rows of a column's head print
-SUM_BLOCK = 1 << 16  # rows per step of identity_sum: temporaries that stay in cache, not fresh column-long buffers
-INT64_SAFE = 2**53  # beyond this a float64 column may have lost integer digits
+HEAD = HEAD_ROWS  # rows of a column's head print
+SUM_BLOCK = BLOCK_CELLS  # rows per step of identity_sum: temporaries that stay in cache, not fresh column-long buffers
+INT64_SAFE = EXACT_FLOAT_INT  # beyond this a float64 column may have lost integer digits
 
 
 def floats_tell_their_text(values: np.ndarray) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evaluators.limits import BLOCK_CELLS
 from evaluators.matching.kernels.numeric import BLOCK, all_close, hash_order, isclose
 from evaluators.matching.strict.cells import BIGINT, FLOAT, INT, NULL, TEXT, StrictColumn
 
@@ -302,7 +303,7 @@ class _Sample:
         return _sum(_mix(self.hp_rows, pred.identity_key_at(self.pred_rows))) == self.gold_sum
 
 
-_BLOCK = 1 << 16  # rows per step of the column-long passes below: small temporaries, not fresh mappings
+_BLOCK = BLOCK_CELLS  # rows per step of the column-long passes below: small temporaries, not fresh mappings
 
 
 def _mix_identity(h: np.ndarray, column: StrictColumn, in_place: bool) -> np.ndarray:

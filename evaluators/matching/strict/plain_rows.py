@@ -20,10 +20,11 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
+from evaluators.limits import SMALL_TABLE_ROWS
 from evaluators.matching.strict.cells import floats_tell_their_text
 from evaluators.tables.frames import arrow_texts, column_arrays, to_objects
 
-MAX_ROWS = 200  # past this, the vectorised typed cells are as cheap
+MAX_ROWS = SMALL_TABLE_ROWS  # past this, the vectorised typed cells are as cheap
 
 
 def plain_columns(frame: pd.DataFrame) -> list[list] | None:

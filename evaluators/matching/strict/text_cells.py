@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from evaluators.limits import HEAD_ROWS
 from evaluators.matching.strict.cells import (
     BIGINT,
     FLOAT,
@@ -98,9 +99,6 @@ def _few_distinct(array: pa.Array) -> bool:
     through its dictionary: one hash pass gives both the cells' types and the token table's codes."""
     head = array.slice(0, HEAD_ROWS)
     return len(head) > 0 and 4 * pc.count_distinct(head).as_py() <= len(head)
-
-
-HEAD_ROWS = 4096
 
 
 def _type_encoded(array: pa.Array, tokens: TokenTable) -> Cells:
