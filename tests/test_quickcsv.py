@@ -182,36 +182,48 @@ def _encode(token: str, quoted: bool) -> str:
     return '"' + token.replace('"', '""') + '"' if quoted else token
 
 
+# Strategies made once: hypothesis validates every new strategy object, and one per cell cost more than the
+# generation itself. The same objects draw the same values: the examples are the ones drawn before.
+CELL = st.text(alphabet='ab1 .-e"\n,', max_size=4)
+TOKENS = {id(pool): st.sampled_from(pool) for pool in [*POOLS, ALL]}
+WEIRD_TOKENS = {key: st.one_of(tokens, CELL) for key, tokens in TOKENS.items()}
+WIDTH, ONE_IN_5, ONE_IN_7, ONE_IN_41, ROWS, COIN = (
+    st.integers(1, 4), st.integers(0, 4), st.integers(0, 6), st.integers(0, 40), st.integers(0, 6), st.booleans()
+)  # fmt: skip
+POOL, NAME, BLANKISH = st.sampled_from(POOLS), st.sampled_from(NAMES), st.sampled_from(["", "", " ", "\t", ","])
+ENDS = {True: st.sampled_from(["\n", "\r\n", "\r"]), False: st.sampled_from(["\n", "\r\n"])}
+TAIL = {end: st.sampled_from([end, "", end + end]) for end in ["\n", "\r\n", "\r"]}
+PREFIX = st.sampled_from(["", "", "", "\n", "\ufeff"])
+
+
 @st.composite
 def csv_texts(draw) -> bytes:
-    width = draw(st.integers(1, 4))
-    pools = [draw(st.sampled_from(POOLS)) for _ in range(width)]
-    weird = draw(st.integers(0, 4)) == 0  # now and then: stray quotes, ragged rows, odd line ends
-    cell = st.text(alphabet='ab1 .-e"\n,', max_size=4) if weird else st.nothing()
+    width = draw(WIDTH)
+    pools = [draw(POOL) for _ in range(width)]
+    weird = draw(ONE_IN_5) == 0  # now and then: stray quotes, ragged rows, odd line ends
 
     def field(pool):
-        if draw(st.integers(0, 40)) == 0:
+        if draw(ONE_IN_41) == 0:
             pool = ALL  # a stray token of another kind
-        token = draw(st.one_of(st.sampled_from(pool), cell) if weird else st.sampled_from(pool))
+        token = draw((WEIRD_TOKENS if weird else TOKENS)[id(pool)])
         safe = not any(char in token for char in ',"\r\n')
-        return _encode(token, draw(st.booleans()) if safe or weird else True)
+        return _encode(token, draw(COIN) if safe or weird else True)
 
-    names = [draw(st.sampled_from(NAMES)) for _ in range(width)]
+    names = [draw(NAME) for _ in range(width)]
     if not weird:  # mostly names pandas keeps, so that the rest of the file gets compared
         names = [name if name and name not in names[:k] else f"c{k}" for k, name in enumerate(names)]
-    header = [_encode(name, draw(st.booleans())) for name in names]
+    header = [_encode(name, draw(COIN)) for name in names]
     lines = [",".join(header)]
-    for _ in range(draw(st.integers(0, 6))):
+    for _ in range(draw(ROWS)):
         row = [field(pool) for pool in pools]
-        if weird and draw(st.integers(0, 4)) == 0:
-            row = row[:-1] if draw(st.booleans()) else row + [field(ALL)]
+        if weird and draw(ONE_IN_5) == 0:
+            row = row[:-1] if draw(COIN) else row + [field(ALL)]
         lines.append(",".join(row))
-        if draw(st.integers(0, 6)) == 0:
-            lines.append(draw(st.sampled_from(["", "", " ", "\t", ","])))
-    ends = ["\n", "\r\n", "\r"] if weird else ["\n", "\r\n"]
-    end = draw(st.sampled_from(ends))
-    text = end.join(lines) + draw(st.sampled_from([end, "", end + end]))
-    prefix = draw(st.sampled_from(["", "", "", "\n", "\ufeff"])) if weird else ""
+        if draw(ONE_IN_7) == 0:
+            lines.append(draw(BLANKISH))
+    end = draw(ENDS[weird])
+    text = end.join(lines) + draw(TAIL[end])
+    prefix = draw(PREFIX) if weird else ""
     return (prefix + text).encode()
 
 
