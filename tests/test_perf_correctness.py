@@ -10,6 +10,7 @@ so that equal multisets, ties and near-misses are common.
 
 from __future__ import annotations
 
+import functools
 import io
 import sys
 import time
@@ -99,12 +100,48 @@ NULLS = {
 }
 
 
+# Strategies made once (per argument where they take one): hypothesis validates every new strategy object,
+# and one per cell made drawing 1000 pairs cost 21 CPU s. The same objects draw the same values: the examples
+# are the ones drawn before.
+COIN, KIND = st.booleans(), st.sampled_from(sorted(VALUES))
+CELLS = {
+    (kind, nulls): st.sampled_from(VALUES[kind] + (NULLS[kind] if nulls else [])) for kind in VALUES for nulls in (0, 1)
+}
+HOW = st.sampled_from(["same", "shuffle", "mutate", "nudge", "nudge", "retype", "independent", "length"])
+ROWS, LONGER_OR_SHORTER, NO_COLS = st.integers(0, 7), st.sampled_from([-1, 1]), st.just([])
+
+
 @st.composite
 def column(draw, rows: int, kind: str | None = None):
-    kind = kind or draw(st.sampled_from(sorted(VALUES)))
-    nulls = NULLS[kind] if draw(st.booleans()) else []
-    pool = VALUES[kind] + nulls
-    return kind, [draw(st.sampled_from(pool)) for _ in range(rows)]
+    kind = kind or draw(KIND)
+    nulls = draw(COIN)
+    cells = CELLS[kind, nulls]
+    return kind, [draw(cells) for _ in range(rows)]
+
+
+@functools.cache
+def column_of(rows: int, kind: str | None = None) -> st.SearchStrategy:
+    return column(rows, kind)
+
+
+@functools.cache
+def columns_of(rows: int) -> st.SearchStrategy:
+    return st.lists(column_of(rows), min_size=1, max_size=4)
+
+
+@functools.cache
+def below(high: int) -> st.SearchStrategy[int]:
+    return st.integers(0, high - 1)
+
+
+@functools.cache
+def orders(rows: int) -> st.SearchStrategy:
+    return st.permutations(range(rows))
+
+
+@functools.cache
+def condition_cols(width: int) -> st.SearchStrategy:
+    return st.one_of(NO_COLS, st.lists(below(width), min_size=1, max_size=3))
 
 
 def frame_of(columns) -> pd.DataFrame:
@@ -113,44 +150,39 @@ def frame_of(columns) -> pd.DataFrame:
 
 @st.composite
 def table_pair(draw):
-    rows = draw(st.integers(0, 7))
-    gold_cols = draw(st.lists(column(rows), min_size=1, max_size=4))
+    rows = draw(ROWS)
+    gold_cols = draw(columns_of(rows))
     gold = frame_of(gold_cols)
-    how = draw(st.sampled_from(["same", "shuffle", "mutate", "nudge", "nudge", "retype", "independent", "length"]))
+    how = draw(HOW)
     if how == "independent":
-        pred_cols = [draw(column(rows, kind)) for kind, _ in gold_cols]
+        pred_cols = [draw(column_of(rows, kind)) for kind, _ in gold_cols]
     elif how == "length":
-        other = rows + draw(st.sampled_from([-1, 1])) if rows else 1
-        pred_cols = [draw(column(other, kind)) for kind, _ in gold_cols]
+        other = rows + draw(LONGER_OR_SHORTER) if rows else 1
+        pred_cols = [draw(column_of(other, kind)) for kind, _ in gold_cols]
     else:
         pred_cols = [(kind, list(values)) for kind, values in gold_cols]
         if how != "same" and rows:
-            order = draw(st.permutations(range(rows)))
+            order = draw(orders(rows))
             pred_cols = [(kind, [values[i] for i in order]) for kind, values in pred_cols]
         if how == "mutate" and rows:
-            k = draw(st.integers(0, len(pred_cols) - 1))
+            k = draw(below(len(pred_cols)))
             kind, values = pred_cols[k]
-            values[draw(st.integers(0, rows - 1))] = draw(column(1, kind))[1][0]
+            values[draw(below(rows))] = draw(column_of(1, kind))[1][0]
         if how == "nudge":
             for _, values in pred_cols:
                 for i, v in enumerate(values):
-                    if (
-                        isinstance(v, (int, float))
-                        and not isinstance(v, bool)
-                        and repr(v) in NEAR
-                        and draw(st.booleans())
-                    ):
+                    if isinstance(v, (int, float)) and not isinstance(v, bool) and repr(v) in NEAR and draw(COIN):
                         values[i] = NEAR[repr(v)]
         if how == "retype":
-            k = draw(st.integers(0, len(pred_cols) - 1))
+            k = draw(below(len(pred_cols)))
             kind, values = pred_cols[k]
             pred_cols[k] = ("float", [float(v) if isinstance(v, (int, float)) and v is not None else v for v in values])
-    if draw(st.booleans()):
-        pred_cols.append(draw(column(len(pred_cols[0][1]))))
+    if draw(COIN):
+        pred_cols.append(draw(column_of(len(pred_cols[0][1]))))
     pred_cols = draw(st.permutations(pred_cols))
     pred = frame_of(pred_cols)
-    cols = draw(st.one_of(st.just([]), st.lists(st.integers(0, gold.shape[1] - 1), min_size=1, max_size=3)))
-    return pred, gold, cols, draw(st.booleans())
+    cols = draw(condition_cols(gold.shape[1]))
+    return pred, gold, cols, draw(COIN)
 
 
 def via_csv(frame: pd.DataFrame, low_memory: bool) -> pd.DataFrame:
