@@ -85,6 +85,7 @@ def build_world(root: Path) -> Path:
     _livesql_files(root, work)
     _ehrsql_files(work)
     _platinum_files(work)
+    _interact_files(work)
     return work
 
 
@@ -250,3 +251,16 @@ def _platinum_files(work: Path) -> None:
     shutil.move(work / "platinum" / "data.json", work / "bird_platinum.json")
     (work / "results").mkdir(exist_ok=True)
     shutil.move(work / "platinum" / "results" / "preds.json", work / "results" / "model.json")
+
+
+def _interact_files(work: Path) -> None:
+    """mini-interact's layout (tests/interact_generator.py): the public tasks and their GT beside the database
+    folder, and the recorded run of the unmodified official loop on them (results.jsonl)."""
+    import interact_generator
+
+    folder = work / "mini_interact"
+    interact_generator.build(folder)
+    shutil.move(folder / "public.jsonl", work / "mini_interact.jsonl")
+    shutil.move(folder / "gt.jsonl", work / "mini_interact_gt.jsonl")
+    recorded = json.loads(interact_generator.RECORDED.read_text())
+    (work / "results.jsonl").write_text("".join(json.dumps(s) + "\n" for s in recorded["run"]))

@@ -14,8 +14,8 @@ Examples:
   python evaluate.py interact --tasks mini_interact.jsonl --gt mini_interact_gt.jsonl --run results.jsonl \\
       --db_root mini_interact/ --output out/interact.json
   python evaluate.py interact --tasks mini_interact.jsonl --gt mini_interact_gt.jsonl --oracle --db_root mini_interact/
-  python evaluate.py interact --tasks lite.jsonl --gt lite_gt.jsonl --run results.jsonl --engine postgresql \\
-      --postgres-dsn postgresql://grader@localhost:5432/postgres
+
+bird-interact-lite/full: the same with --engine postgresql --postgres-dsn DSN in place of --db_root.
 """
 
 
