@@ -159,3 +159,24 @@ def test_a_gold_revision_excludes_instances_with_the_reason_shown(tmp_path):
     assert run_cli("doctor", "grade", "--gold-dir", gold, "--output", ceiling).exit_code == 0
     report = json.loads(ceiling.read_text())
     assert report["gold_instances"] == 10 and "ex_string" in report["provenance"]["excluded"]
+
+
+def test_interact_runs_the_oracle_and_names_each_cause(tmp_path):
+    import interact_generator
+
+    interact_generator.build(tmp_path)
+    lines = (tmp_path / "tasks.jsonl").read_text().splitlines()
+    broken = {**json.loads(lines[0]), "instance_id": "q_gold_bad", "sol_sql": ["SELECT nope FROM customers"]}
+    (tmp_path / "tasks.jsonl").write_text("\n".join([*lines, json.dumps(broken)]) + "\n")
+    target = tmp_path / "out" / "interact.json"
+    args = ["doctor", "interact", "--tasks", tmp_path / "tasks.jsonl", "--db_root", tmp_path, "--output", target]
+    result = run_cli(*args, "--html")
+    assert result.exit_code == 0, result.output
+    found = json.loads(target.read_text())
+    causes = {u["instance_id"]: u["cause"] for u in found["unscoreable"]}
+    assert causes["q_gold_bad"] == "gold_error"  # the injected defect
+    assert causes["q_empty_gold"] == "empty_gold"
+    assert causes["m_bad_preprocess"] == "gold_error"  # phase 2's set-up fails
+    assert "q_first" not in causes and found["gold_instances"] == len(lines) + 1
+    assert found["scoreable"] == found["gold_instances"] - len(causes) == found["achievable"]
+    assert "doctor interact" in result.output and target.with_suffix(".html").exists()

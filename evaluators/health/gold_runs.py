@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from evaluators.execution.executor import ExecConfig, run_sql
-from evaluators.health.ceiling import Ceiling, Unscoreable, ceiling_of
+from evaluators.health.ceiling import Ceiling, Unscoreable, cause_of, ceiling_of
 from evaluators.health.dates import at_reference_date
 from evaluators.loading.pairing import GoldLine
 
@@ -84,6 +84,47 @@ def livesql_ceiling(jsonl_file: Path, gold_file: Path | None, options, reference
     report = grade_livesql(jsonl_file, gold_file, replace(options, mode="gold"))
     empty = _empty_livesql_golds(report, jsonl_file, gold_file, options) if options.engine == "sqlite" else set()
     return ceiling_of("livesql", options.profile.preset, report, empty, reference_date)
+
+
+# the oracle's causes (interact/run.py) in doctor's words; its detail keeps the oracle's own name
+_INTERACT_CAUSES = {
+    "gold_missing": "gold_missing",
+    "no_database": "gold_missing",
+    "gold_does_not_run": "gold_error",
+    "gold_multi_statement": "gold_error",
+    "gold_today_date": "empty_gold",
+    "gold_empty_or_unequal": "empty_gold",
+    "gold_fails_own_test": "fails_own_tests",
+}
+
+
+def interact_ceiling(tasks: Path, gt: Path | None, options, jobs: int = 1) -> Ceiling:
+    """BIRD-Interact: `interact --oracle` (the gold submitted in every phase); a task whose gold does not earn
+    the full reward, every phase counted, is unscoreable with the oracle's cause."""
+    from evaluators.interact.run import grade_interact
+
+    report = grade_interact(tasks, gt, None, replace(options, oracle=True), jobs)
+    unscoreable, passing = [], 0
+    for instance in report.instances:
+        if instance.score >= 1:
+            passing += 1
+            continue
+        cause = _INTERACT_CAUSES.get(instance.reason)
+        if cause == "gold_error" and "timeout" in instance.detail.lower():
+            cause = "gold_timeout"
+        found = (cause, f"{instance.reason}: {instance.detail}") if cause else cause_of(instance, False)
+        unscoreable.append(Unscoreable(instance.instance_id, *(found or ("fails_official_rule", instance.detail))))
+    rewards = [i.execution.get("oracle_reward", 0.0) for i in report.instances]
+    facts = {**(report.summary.provenance or {}), "oracle_reward_mean": sum(rewards) / len(rewards) if rewards else 0.0}
+    return Ceiling(
+        "interact",
+        f"{options.flavour}-oracle",
+        len(report.instances),
+        passing,
+        passing,
+        tuple(unscoreable),
+        provenance=facts,
+    )
 
 
 def _empty_livesql_golds(report, jsonl_file: Path, gold_file: Path | None, options) -> set[str]:
