@@ -253,12 +253,13 @@ def doctor_livesql(
 )
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
+@options.work_dir_option("The gold SQL written as answers, and their results (default: beside --output).")
 @handle_errors
-def doctor_grade(gold_dir, semantics, output, with_html):
+def doctor_grade(gold_dir, semantics, output, with_html, work_dir):
     """Spider2 folders' achievable ceiling: every gold file graded as the answer to itself (gold lint's self-check)."""
     from evaluators.health.gold_runs import grade_ceiling
 
-    _report(grade_ceiling(gold_dir, semantics), output, with_html)
+    _report(grade_ceiling(gold_dir, semantics, _work(work_dir, output)), output, with_html)
 
 
 @doctor.command("interact", epilog=CEILING_EPILOG)

@@ -14,6 +14,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from evaluators.errors import InstanceError
 from evaluators.execution.executor import ExecConfig, run_sql
 from evaluators.health.ceiling import Ceiling, Unscoreable, cause_of, ceiling_of
 from evaluators.health.dates import at_reference_date
@@ -227,32 +228,34 @@ def _line_at(line: str, day: str) -> str:
     return f"{at_reference_date(sql, day, 'sqlite')}\t{db}{end}"
 
 
-def grade_ceiling(gold_dir: Path, semantics: str = "spider2") -> Ceiling:
+def grade_ceiling(gold_dir: Path, semantics: str = "spider2", work_dir: Path = Path(".grade-work")) -> Ceiling:
     """Spider2 folders: each gold graded as the answer to itself by `gold lint`'s self-check (the real
-    matchers, every preset), a failure under `semantics` unscoreable.  SQL golds (execution_match, temporal
-    specs) are not run here: they count as passing, and the report says how many."""
+    matchers, every preset), a failure under `semantics` unscoreable.  execution_match golds run through
+    grade itself, their SQL as the answer (`_sql_gold_causes`); temporal specs are not run here: they count
+    as passing, and the report says how many."""
     from evaluators.goldtools.lint import lint_instance
     from evaluators.grading.run import excluded_by_revision
     from evaluators.loading.specs import load_gold
-    from evaluators.matching import registry
     from evaluators.reporting.provenance import provenance
 
     loaded = load_gold(Path(gold_dir))
     excluded = excluded_by_revision(loaded.records.values())
     records = {i: g for i, g in loaded.records.items() if i not in excluded}
     unscoreable = [Unscoreable(str(p.location), "gold_error", p.message) for p in loaded.problems]
-    passing = 0
+    passing, empty = 0, 0  # an empty gold passes (execution_match: BIRD EX) but is unscoreable
+    sql_causes = _sql_gold_causes(Path(gold_dir), records, semantics, work_dir)
     for gold in records.values():
         errors, _ = lint_instance(gold, Path(gold_dir))
-        found = _grade_cause([e.message for e in errors], semantics)
+        found = _grade_cause([e.message for e in errors], semantics) or sql_causes.get(gold.instance_id)
         if found is None:
             passing += 1
         else:
             unscoreable.append(Unscoreable(gold.instance_id, *found))
-    not_run = sum(1 for g in records.values() if any(s.temporal or registry.is_sql_func(s.func) for s in g.specs))
+            empty += found[0] == "empty_gold"
+    not_run = sum(1 for g in records.values() if any(s.temporal for s in g.specs))
     total = len(records) + len(loaded.problems)
     facts = {**provenance(Path(gold_dir)), "sql_golds_not_run": not_run, "excluded": excluded}
-    return Ceiling("grade", semantics, total, passing, passing, tuple(unscoreable), provenance=facts)
+    return Ceiling("grade", semantics, total, passing + empty, passing, tuple(unscoreable), provenance=facts)
 
 
 def _grade_cause(messages: list[str], semantics: str) -> tuple[str, str] | None:
@@ -267,3 +270,41 @@ def _grade_cause(messages: list[str], semantics: str) -> tuple[str, str] | None:
         return "gold_error", words
     failing = [m for m in self_checks if semantics in m.split(" fails under ", 1)[-1].split(":", 1)[0].split(", ")]
     return ("fails_official_rule", "; ".join(failing)) if failing else None
+
+
+def _sql_gold_causes(gold_dir: Path, records: dict, semantics: str, work_dir: Path) -> dict:
+    """Each execution_match gold's SQL written as the answer to itself and graded by grade (its executor, the
+    one opener): instance id -> its cause, or None when it passes and returns rows."""
+    from evaluators.execution.executor import default_executor
+    from evaluators.grading.instance import Options
+    from evaluators.grading.run import grade
+    from evaluators.loading.checks import read_sql_file
+    from evaluators.matching import registry
+
+    chosen = {i: g for i, g in records.items() if any(registry.is_sql_func(s.func) and not s.temporal for s in g.specs)}
+    if not chosen:
+        return {}
+    answers, lines = _work(work_dir) / "gold_sql_as_answers", []
+    for instance_id, gold in chosen.items():
+        spec = next(s for s in gold.specs if registry.is_sql_func(s.func))
+        name = spec.parameters.get("gold_query") or spec.parameters.get("gold_sql") or "gold.sql"
+        try:
+            sql = read_sql_file(gold_dir / instance_id / name, 10 << 20, "unreadable_gold")
+        except InstanceError as exc:
+            sql = f"-- {exc.detail}"  # grade names the unreadable gold itself
+        (answers / instance_id).mkdir(parents=True, exist_ok=True)
+        (answers / instance_id / "answer.sql").write_text(sql, encoding="utf-8")
+        lines.append({"instance_id": instance_id, "answer_type": "file", "answer_or_path": "answer.sql"})
+    (answers / "results_metadata.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    executor = default_executor(gold_dir, work_dir=_work(work_dir) / "gold_sql_runs")
+    report = grade(answers, gold_dir, semantics, options=Options(executor=executor, ves_iterations=0))
+    return {i.instance_id: cause_of(i, _empty_result(i)) for i in report.instances if i.instance_id in chosen}
+
+
+def _empty_result(instance) -> bool:
+    """The gold query's result file (written by the grader) holds a header and no row."""
+    path = instance.execution.get("gold_query_csv")
+    if instance.score < 1 or not path or not Path(path).is_file():
+        return False
+    with open(path, encoding="utf-8") as handle:
+        return sum(1 for line in handle if line.strip()) <= 1
