@@ -159,3 +159,51 @@ def test_a_gold_revision_excludes_instances_with_the_reason_shown(tmp_path):
     assert run_cli("doctor", "grade", "--gold-dir", gold, "--output", ceiling).exit_code == 0
     report = json.loads(ceiling.read_text())
     assert report["gold_instances"] == 10 and "ex_string" in report["provenance"]["excluded"]
+
+
+def test_interact_runs_the_oracle_and_names_each_cause(tmp_path):
+    import interact_generator
+
+    interact_generator.build(tmp_path)
+    lines = (tmp_path / "tasks.jsonl").read_text().splitlines()
+    broken = {**json.loads(lines[0]), "instance_id": "q_gold_bad", "sol_sql": ["SELECT nope FROM customers"]}
+    (tmp_path / "tasks.jsonl").write_text("\n".join([*lines, json.dumps(broken)]) + "\n")
+    target = tmp_path / "out" / "interact.json"
+    args = ["doctor", "interact", "--tasks", tmp_path / "tasks.jsonl", "--db_root", tmp_path, "--output", target]
+    result = run_cli(*args, "--html")
+    assert result.exit_code == 0, result.output
+    found = json.loads(target.read_text())
+    causes = {u["instance_id"]: u["cause"] for u in found["unscoreable"]}
+    assert causes["q_gold_bad"] == "gold_error"  # the injected defect
+    assert causes["q_empty_gold"] == "empty_gold"
+    assert causes["m_bad_preprocess"] == "gold_error"  # phase 2's set-up fails
+    assert "q_first" not in causes and found["gold_instances"] == len(lines) + 1
+    assert found["scoreable"] == found["gold_instances"] - len(causes) == found["achievable"]
+    assert "doctor interact" in result.output and target.with_suffix(".html").exists()
+
+
+def test_grade_runs_sql_golds_and_names_a_failing_and_an_empty_one(tmp_path):
+    import shutil
+
+    gold = tmp_path / "gold"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "gold", gold)
+    lines = (gold / "spider2_eval.jsonl").read_text().splitlines()
+    golds = {
+        "sql_passes": "SELECT COUNT(*) FROM orders",
+        "sql_fails": "SELECT nope FROM orders",
+        "sql_empty": "SELECT * FROM orders WHERE 1 = 0",
+    }
+    spec = {"func": "execution_match", "parameters": {"gold_sql": "gold.sql"}}
+    for instance_id, sql in golds.items():
+        (gold / instance_id).mkdir()
+        (gold / instance_id / "gold.sql").write_text(sql)
+        lines.append(json.dumps({"instance_id": instance_id, "evaluation": spec, "type": "SQLite", "db": "shop"}))
+    (gold / "spider2_eval.jsonl").write_text("\n".join(lines) + "\n")
+    target = tmp_path / "out" / "grade.json"
+    result = run_cli("doctor", "grade", "--gold-dir", gold, "--output", target)
+    assert result.exit_code == 0, result.output
+    report = json.loads(target.read_text())
+    causes = {u["instance_id"]: u["cause"] for u in report["unscoreable"]}
+    assert causes["sql_fails"] == "gold_error" and causes["sql_empty"] == "empty_gold"
+    assert "sql_passes" not in causes
+    assert (report["gold_instances"], report["achievable"], report["scoreable"]) == (14, 13, 12)  # empty passes

@@ -253,9 +253,34 @@ def doctor_livesql(
 )
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
+@options.work_dir_option("The gold SQL written as answers, and their results (default: beside --output).")
 @handle_errors
-def doctor_grade(gold_dir, semantics, output, with_html):
+def doctor_grade(gold_dir, semantics, output, with_html, work_dir):
     """Spider2 folders' achievable ceiling: every gold file graded as the answer to itself (gold lint's self-check)."""
     from evaluators.health.gold_runs import grade_ceiling
 
-    _report(grade_ceiling(gold_dir, semantics), output, with_html)
+    _report(grade_ceiling(gold_dir, semantics, _work(work_dir, output)), output, with_html)
+
+
+@doctor.command("interact", epilog=CEILING_EPILOG)
+@click.option("--tasks", required=True, type=AbsolutePath(exists=True, dir_okay=False), help="The tasks' JSON lines.")
+@click.option("--gt", type=AbsolutePath(exists=True, dir_okay=False), help="The GT lines, laid over the tasks.")
+@click.option("--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False))
+@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
+@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
+@options.timeout_option("Seconds per submit.")
+@options.output_option("The ceiling report (JSON).")
+@options.html_option
+@options.work_dir_option("Private database copies (default: beside --output).")
+@handle_errors
+def doctor_interact(tasks, gt, db_root, engine, postgres_dsn, timeout, output, with_html, work_dir):
+    """BIRD-Interact's achievable ceiling: the gold submitted in every phase (`interact --oracle`)."""
+    from evaluators.cli.livesql import check_engine
+    from evaluators.health.gold_runs import interact_ceiling
+    from evaluators.interact.run import InteractOptions
+
+    check_engine(engine, db_root, postgres_dsn)
+    run_options = InteractOptions(
+        engine=engine, db_root=db_root, postgres_dsn=postgres_dsn, work_dir=_work(work_dir, output), timeout_s=timeout
+    )
+    _report(interact_ceiling(tasks, gt, run_options), output, with_html)

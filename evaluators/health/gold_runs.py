@@ -14,8 +14,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from evaluators.errors import InstanceError
 from evaluators.execution.executor import ExecConfig, run_sql
-from evaluators.health.ceiling import Ceiling, Unscoreable, ceiling_of
+from evaluators.health.ceiling import Ceiling, Unscoreable, cause_of, ceiling_of
 from evaluators.health.dates import at_reference_date
 from evaluators.loading.pairing import GoldLine
 
@@ -84,6 +85,47 @@ def livesql_ceiling(jsonl_file: Path, gold_file: Path | None, options, reference
     report = grade_livesql(jsonl_file, gold_file, replace(options, mode="gold"))
     empty = _empty_livesql_golds(report, jsonl_file, gold_file, options) if options.engine == "sqlite" else set()
     return ceiling_of("livesql", options.profile.preset, report, empty, reference_date)
+
+
+# the oracle's causes (interact/run.py) in doctor's words; its detail keeps the oracle's own name
+_INTERACT_CAUSES = {
+    "gold_missing": "gold_missing",
+    "no_database": "gold_missing",
+    "gold_does_not_run": "gold_error",
+    "gold_multi_statement": "gold_error",
+    "gold_today_date": "empty_gold",
+    "gold_empty_or_unequal": "empty_gold",
+    "gold_fails_own_test": "fails_own_tests",
+}
+
+
+def interact_ceiling(tasks: Path, gt: Path | None, options, jobs: int = 1) -> Ceiling:
+    """BIRD-Interact: `interact --oracle` (the gold submitted in every phase); a task whose gold does not earn
+    the full reward, every phase counted, is unscoreable with the oracle's cause."""
+    from evaluators.interact.run import grade_interact
+
+    report = grade_interact(tasks, gt, None, replace(options, oracle=True), jobs)
+    unscoreable, passing = [], 0
+    for instance in report.instances:
+        if instance.score >= 1:
+            passing += 1
+            continue
+        cause = _INTERACT_CAUSES.get(instance.reason)
+        if cause == "gold_error" and "timeout" in instance.detail.lower():
+            cause = "gold_timeout"
+        found = (cause, f"{instance.reason}: {instance.detail}") if cause else cause_of(instance, False)
+        unscoreable.append(Unscoreable(instance.instance_id, *(found or ("fails_official_rule", instance.detail))))
+    rewards = [i.execution.get("oracle_reward", 0.0) for i in report.instances]
+    facts = {**(report.summary.provenance or {}), "oracle_reward_mean": sum(rewards) / len(rewards) if rewards else 0.0}
+    return Ceiling(
+        "interact",
+        f"{options.flavour}-oracle",
+        len(report.instances),
+        passing,
+        passing,
+        tuple(unscoreable),
+        provenance=facts,
+    )
 
 
 def _empty_livesql_golds(report, jsonl_file: Path, gold_file: Path | None, options) -> set[str]:
@@ -186,32 +228,34 @@ def _line_at(line: str, day: str) -> str:
     return f"{at_reference_date(sql, day, 'sqlite')}\t{db}{end}"
 
 
-def grade_ceiling(gold_dir: Path, semantics: str = "spider2") -> Ceiling:
+def grade_ceiling(gold_dir: Path, semantics: str = "spider2", work_dir: Path = Path(".grade-work")) -> Ceiling:
     """Spider2 folders: each gold graded as the answer to itself by `gold lint`'s self-check (the real
-    matchers, every preset), a failure under `semantics` unscoreable.  SQL golds (execution_match, temporal
-    specs) are not run here: they count as passing, and the report says how many."""
+    matchers, every preset), a failure under `semantics` unscoreable.  execution_match golds run through
+    grade itself, their SQL as the answer (`_sql_gold_causes`); temporal specs are not run here: they count
+    as passing, and the report says how many."""
     from evaluators.goldtools.lint import lint_instance
     from evaluators.grading.run import excluded_by_revision
     from evaluators.loading.specs import load_gold
-    from evaluators.matching import registry
     from evaluators.reporting.provenance import provenance
 
     loaded = load_gold(Path(gold_dir))
     excluded = excluded_by_revision(loaded.records.values())
     records = {i: g for i, g in loaded.records.items() if i not in excluded}
     unscoreable = [Unscoreable(str(p.location), "gold_error", p.message) for p in loaded.problems]
-    passing = 0
+    passing, empty = 0, 0  # an empty gold passes (execution_match: BIRD EX) but is unscoreable
+    sql_causes = _sql_gold_causes(Path(gold_dir), records, semantics, work_dir)
     for gold in records.values():
         errors, _ = lint_instance(gold, Path(gold_dir))
-        found = _grade_cause([e.message for e in errors], semantics)
+        found = _grade_cause([e.message for e in errors], semantics) or sql_causes.get(gold.instance_id)
         if found is None:
             passing += 1
         else:
             unscoreable.append(Unscoreable(gold.instance_id, *found))
-    not_run = sum(1 for g in records.values() if any(s.temporal or registry.is_sql_func(s.func) for s in g.specs))
+            empty += found[0] == "empty_gold"
+    not_run = sum(1 for g in records.values() if any(s.temporal for s in g.specs))
     total = len(records) + len(loaded.problems)
     facts = {**provenance(Path(gold_dir)), "sql_golds_not_run": not_run, "excluded": excluded}
-    return Ceiling("grade", semantics, total, passing, passing, tuple(unscoreable), provenance=facts)
+    return Ceiling("grade", semantics, total, passing + empty, passing, tuple(unscoreable), provenance=facts)
 
 
 def _grade_cause(messages: list[str], semantics: str) -> tuple[str, str] | None:
@@ -226,3 +270,41 @@ def _grade_cause(messages: list[str], semantics: str) -> tuple[str, str] | None:
         return "gold_error", words
     failing = [m for m in self_checks if semantics in m.split(" fails under ", 1)[-1].split(":", 1)[0].split(", ")]
     return ("fails_official_rule", "; ".join(failing)) if failing else None
+
+
+def _sql_gold_causes(gold_dir: Path, records: dict, semantics: str, work_dir: Path) -> dict:
+    """Each execution_match gold's SQL written as the answer to itself and graded by grade (its executor, the
+    one opener): instance id -> its cause, or None when it passes and returns rows."""
+    from evaluators.execution.executor import default_executor
+    from evaluators.grading.instance import Options
+    from evaluators.grading.run import grade
+    from evaluators.loading.checks import read_sql_file
+    from evaluators.matching import registry
+
+    chosen = {i: g for i, g in records.items() if any(registry.is_sql_func(s.func) and not s.temporal for s in g.specs)}
+    if not chosen:
+        return {}
+    answers, lines = _work(work_dir) / "gold_sql_as_answers", []
+    for instance_id, gold in chosen.items():
+        spec = next(s for s in gold.specs if registry.is_sql_func(s.func))
+        name = spec.parameters.get("gold_query") or spec.parameters.get("gold_sql") or "gold.sql"
+        try:
+            sql = read_sql_file(gold_dir / instance_id / name, 10 << 20, "unreadable_gold")
+        except InstanceError as exc:
+            sql = f"-- {exc.detail}"  # grade names the unreadable gold itself
+        (answers / instance_id).mkdir(parents=True, exist_ok=True)
+        (answers / instance_id / "answer.sql").write_text(sql, encoding="utf-8")
+        lines.append({"instance_id": instance_id, "answer_type": "file", "answer_or_path": "answer.sql"})
+    (answers / "results_metadata.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    executor = default_executor(gold_dir, work_dir=_work(work_dir) / "gold_sql_runs")
+    report = grade(answers, gold_dir, semantics, options=Options(executor=executor, ves_iterations=0))
+    return {i.instance_id: cause_of(i, _empty_result(i)) for i in report.instances if i.instance_id in chosen}
+
+
+def _empty_result(instance) -> bool:
+    """The gold query's result file (written by the grader) holds a header and no row."""
+    path = instance.execution.get("gold_query_csv")
+    if instance.score < 1 or not path or not Path(path).is_file():
+        return False
+    with open(path, encoding="utf-8") as handle:
+        return sum(1 for line in handle if line.strip()) <= 1
