@@ -48,6 +48,17 @@ class Reason(StrEnum):
     CORRECT_ABSTENTION = "correct_abstention"
     ANSWERED_UNANSWERABLE = "answered_unanswerable"
     OFFICIAL_ERROR = "official_error"
+    NO_SUBMIT = "no_submit"
+    SOLVED = "solved"
+    REWARD_RESET = "reward_reset"
+    PHASE1_ONLY = "phase1_only"
+    GOLD_FULL_REWARD = "gold_full_reward"
+    GOLD_MISSING = "gold_missing"
+    GOLD_MULTI_STATEMENT = "gold_multi_statement"
+    GOLD_DOES_NOT_RUN = "gold_does_not_run"
+    GOLD_TODAY_DATE = "gold_today_date"
+    GOLD_EMPTY_OR_UNEQUAL = "gold_empty_or_unequal"
+    GOLD_FAILS_OWN_TEST = "gold_fails_own_test"
     UNDECIDED = "undecided"  # internal: the out-of-core route could not decide; pandas grades the pair
 
 
@@ -97,4 +108,15 @@ MEANINGS: dict[Reason, str] = {
     Reason.CORRECT_ABSTENTION: "EHRSQL: the answer abstains (null) on a question that has none: +1",
     Reason.ANSWERED_UNANSWERABLE: "EHRSQL: an answer to a question that has none: -1 (then the penalty)",
     Reason.OFFICIAL_ERROR: "the official scorer raises on this question and gives no verdict (strict grades it)",
+    Reason.NO_SUBMIT: "BIRD-Interact: the task ended with no graded submit (the budget, or another action)",
+    Reason.SOLVED: "BIRD-Interact: every phase of the task solved, the full reward kept",
+    Reason.REWARD_RESET: "BIRD-Interact (official): a failed submit after the solving one reset the reward to 0",
+    Reason.PHASE1_ONLY: "BIRD-Interact: phase 1 solved, the follow-up (phase 2) not",
+    Reason.GOLD_FULL_REWARD: "BIRD-Interact --oracle: the gold gets the full reward",
+    Reason.GOLD_MISSING: "BIRD-Interact --oracle: the task has no gold SQL, or no database",
+    Reason.GOLD_MULTI_STATEMENT: "BIRD-Interact --oracle: the gold is several statements, which the SQLite submit refuses",
+    Reason.GOLD_DOES_NOT_RUN: "BIRD-Interact --oracle: the gold (or its set-up) fails on its database",
+    Reason.GOLD_TODAY_DATE: "BIRD-Interact --oracle: the gold depends on today's date and its result is empty",
+    Reason.GOLD_EMPTY_OR_UNEQUAL: "BIRD-Interact --oracle: the gold's result is empty (ex_base gives 0) or unequal to itself",
+    Reason.GOLD_FAILS_OWN_TEST: "BIRD-Interact --oracle: the gold fails the task's own test cases",
 }
