@@ -146,7 +146,7 @@ class BirdBenchmark(Benchmark):
         return {**soft_f1_summary(instances), **efficiency_summary(instances, self.options)}
 
     def official_lines(self, report: Report) -> str:
-        return official_lines(report)
+        return official_lines(report, self.options.layout)
 
     def warnings(self, report: Report) -> list[str]:
         warning = (report.summary.execution_metrics or {}).get("ves_warning")
@@ -512,12 +512,12 @@ def _instance(
     )
 
 
-def official_table(report: Report, metric: str = "EX", key: str | None = None) -> str:
+def official_table(report: Report, metric: str = "EX", key: str | None = None, label: str | None = None) -> str:
     """The official scripts' table: count and figure per difficulty and in total (over the compared pairs);
     `key` names a per-question figure in `execution` (Soft F1) instead of the score."""
     groups = _by_level(report)
     banner = f"======================================    {metric}    ====================================="
-    return _level_table(groups, banner, metric, [_percent(g, key) for g in groups])
+    return _level_table(groups, banner, label or metric, [_percent(g, key) for g in groups])
 
 
 def ves_tables(report: Report) -> str:
@@ -554,9 +554,10 @@ def _time_ratio(instance) -> float:
     return (instance.execution.get("bird_ves") or {}).get("time_ratio", 0.0) if instance.score >= 1 else 0.0
 
 
-def official_lines(report: Report) -> str:
+def official_lines(report: Report, layout: str = "mini-dev") -> str:
     """What the official scripts print (EX, and Soft F1 per difficulty), with strict, VES and plan costs."""
-    table = official_table(report)
+    # BIRD dev's evaluation.py labels the same table ACCURACY / accuracy; mini-dev's evaluation_ex.py EX
+    table = official_table(report, "ACCURACY", label="accuracy") if layout == "dev" else official_table(report)
     lines = ["As the official script prints it (over the pairs it compares):", table.rstrip("\n")]
     lines.append(official_table(_strict_view(report), metric="EX strict").splitlines()[-1])
     lines += ["", "Soft F1 (mini-dev's evaluation_f1.py, rows compared by position):"]
