@@ -217,6 +217,20 @@ def test_ves_and_rves_by_their_official_definitions_and_plan_cost(bird_files, tm
     assert "plan_cost_vs_time_spearman" in metrics and metrics["ves_timed"] > 0
     timed = next(i for i in compared if i.execution.get("bird_ves", {}).get("time_ratio"))
     assert timed.execution["plan_cost"]["pred"] is not None
+    # the ves scripts' tables per difficulty, as BIRD dev's and mini-dev's print them
+    from evaluators.bird.run import official_lines
+
+    lines = official_lines(report).splitlines()
+    dev, mini = lines.index("=" * 41 + "    VES   " + "=" * 40), lines.index("=" * 38 + "    R-VES    " + "=" * 37)
+    assert lines[dev - 2].split() == ["simple", "moderate", "challenging", "total"]
+    assert lines[dev - 1].split()[-1] == str(len(compared)) == lines[mini - 1].split()[-1]
+    assert lines[dev + 1].split()[0] == "ves" and float(lines[dev + 1].split()[-1]) == round(metrics["ves"], 2)
+    assert lines[mini + 1].split()[0] == "R-VES" and float(lines[mini + 1].split()[-1]) == round(metrics["r_ves"], 2)
+    assert lines[dev + 1][:21] == "ves" + " " * 18  # the scripts' {:20} columns
+    # BIRD dev's evaluation.py prints the same EX table under ACCURACY, its row `accuracy`
+    dev_lines = official_lines(report, "dev").splitlines()
+    banner = dev_lines.index("=" * 38 + "    ACCURACY    " + "=" * 37)
+    assert dev_lines[banner + 1].split()[0] == "accuracy" and "    EX    " not in official_lines(report, "dev")
 
 
 @pytest.mark.parametrize(

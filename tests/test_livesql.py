@@ -236,3 +236,32 @@ def test_gold_errors_exit_2_unless_allowed(generated, tmp_path):
     assert result.exit_code == 2, result.output
     assert "gold error" in result.output and "q_exact" in result.output
     assert CliRunner().invoke(main, [*args, "--allow-gold-errors"]).exit_code == 0
+
+
+def test_the_command_prints_the_official_statistics_block(generated, tmp_path):
+    """The official evaluation.py's report.txt block: its counts from the recorded official verdicts."""
+    from click.testing import CliRunner
+
+    from evaluators.cli import main
+
+    args = ["livesql", "--jsonl_file", str(generated["livesql"]), "--db_root", str(generated["root"])]
+    result = CliRunner().invoke(main, [*args, "--num_threads", "2", "--work-dir", str(tmp_path / "w")])
+    assert result.exit_code == 0, result.output
+    statuses = [v["status"] for v in OFFICIAL["livesql"].values()]
+    failed = statuses.count("failed")
+    block = result.output[result.output.index("-" * 50) :].splitlines()
+    assert block[:3] == [
+        "-" * 50,
+        "BIRD-Interact Statistics (Postgres, Multi-Thread):",
+        f"Number of Instances: {len(statuses)}",
+    ]
+    counts = [int(line.rsplit(": ", 1)[1]) for line in block[3:6]]
+    assert [line.split(":")[0] for line in block[3:8]] == [
+        "Number of Execution Errors",
+        "Number of Timeouts",
+        "Number of Assertion Errors",
+        "Total Errors",
+        "Overall Accuracy",
+    ]
+    assert sum(counts) == failed and block[6] == f"Total Errors: {failed}"
+    assert block[7] == f"Overall Accuracy: {100 * (len(statuses) - failed) / len(statuses):.2f}%"

@@ -112,3 +112,32 @@ def test_cells_in_words_with_the_digits_that_tell_them_apart():
     assert cell_pair(0.22844160091143337, 0.2284416009) == ("0.228441600911", "0.2284416009")
     assert cell_pair(float("nan"), np.int64(3)) == ("NULL", "3")
     assert cell_words("x") == "'x'" and cell_words(1.0) == "1"
+
+
+@pytest.mark.parametrize(
+    "levels",
+    [("simple", "moderate", "challenging"), ("easy", "medium", "hard", "extra")],
+)
+def test_breakdowns_list_difficulty_in_the_benchmarks_order(levels):
+    """The terminal and the JSON list difficulty as the benchmark does, not alphabetically (challenging first)."""
+    from evaluators.reporting.report import InstanceReport, build_summary
+
+    def one(k: int, level: str) -> InstanceReport:
+        return InstanceReport(
+            f"q{k}",
+            ("sql",),
+            "sql",
+            1.0,
+            1.0,
+            "match",
+            "",
+            "match",
+            "",
+            {"official": 1.0},
+            None,
+            {"difficulty": level},
+        )
+
+    instances = [one(k, level) for k, level in enumerate(sorted(levels))]
+    summary = build_summary("official", instances, len(instances), [], [], ["official"])
+    assert list(summary.breakdowns["difficulty"]) == list(levels)

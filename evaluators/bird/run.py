@@ -146,7 +146,7 @@ class BirdBenchmark(Benchmark):
         return {**soft_f1_summary(instances), **efficiency_summary(instances, self.options)}
 
     def official_lines(self, report: Report) -> str:
-        return official_lines(report)
+        return official_lines(report, self.options.layout)
 
     def warnings(self, report: Report) -> list[str]:
         warning = (report.summary.execution_metrics or {}).get("ves_warning")
@@ -435,7 +435,7 @@ def _ves_figures(compared: list, iterations: int) -> dict:
     from evaluators.metrics.ves import official_rves, official_ves
     from evaluators.reporting.execution_summary import TIMING_NOTE
 
-    ratios = [(i.execution.get("bird_ves") or {}).get("time_ratio", 0.0) if i.score >= 1 else 0.0 for i in compared]
+    ratios = [_time_ratio(i) for i in compared]
     timed = [
         i.execution["bird_ves"] for i in compared if i.score >= 1 and "ratio_cv" in (i.execution.get("bird_ves") or {})
     ]
@@ -512,25 +512,52 @@ def _instance(
     )
 
 
-def official_table(report: Report, metric: str = "EX", key: str | None = None) -> str:
+def official_table(report: Report, metric: str = "EX", key: str | None = None, label: str | None = None) -> str:
     """The official scripts' table: count and figure per difficulty and in total (over the compared pairs);
     `key` names a per-question figure in `execution` (Soft F1) instead of the score."""
+    groups = _by_level(report)
+    banner = f"======================================    {metric}    ====================================="
+    return _level_table(groups, banner, label or metric, [_percent(g, key) for g in groups])
+
+
+def ves_tables(report: Report) -> str:
+    """VES per difficulty as BIRD dev's evaluation_ves.py prints it, then R-VES as mini-dev's prints it."""
+    from evaluators.metrics.ves import official_rves, official_ves
+
+    groups = _by_level(report)
+    ratios = [[_time_ratio(i) for i in g] for g in groups]
+    ves = [f"{official_ves(r):.2f}" if r else "-" for r in ratios]
+    rves = [f"{official_rves(r):.2f}" if r else "-" for r in ratios]
+    dev = _level_table(groups, "=" * 41 + "    VES   " + "=" * 40, "ves", ves)
+    mini = _level_table(groups, "=" * 38 + "    R-VES    " + "=" * 37, "R-VES", rves)
+    return dev + mini
+
+
+def _by_level(report: Report) -> list[list]:
+    """The compared pairs per difficulty, in the scripts' order, then all of them (the `total` column)."""
     compared = [i for i in report.instances if i.answer_type is not None]
-    by_level = {level: [i for i in compared if i.metadata.get("difficulty") == level] for level in LEVELS}
-    counts = [len(by_level[level]) for level in LEVELS] + [len(compared)]
-    scores = [_percent(by_level[level], key) for level in LEVELS] + [_percent(compared, key)]
+    return [[i for i in compared if i.metadata.get("difficulty") == level] for level in LEVELS] + [compared]
+
+
+def _level_table(groups: list[list], banner: str, label: str, scores: list[str]) -> str:
     lines = [
         "{:20} {:20} {:20} {:20} {:20}".format("", *LEVELS, "total"),
-        "{:20} {:<20} {:<20} {:<20} {:<20}".format("count", *counts),
-        f"======================================    {metric}    =====================================",
-        "{:20} {:<20} {:<20} {:<20} {:<20}".format(metric, *scores),
+        "{:20} {:<20} {:<20} {:<20} {:<20}".format("count", *map(len, groups)),
+        banner,
+        "{:20} {:<20} {:<20} {:<20} {:<20}".format(label, *scores),
     ]
     return "\n".join(lines) + "\n"
 
 
-def official_lines(report: Report) -> str:
+def _time_ratio(instance) -> float:
+    """The official per-question time ratio: 0 for a wrong answer (the ves scripts' reward)."""
+    return (instance.execution.get("bird_ves") or {}).get("time_ratio", 0.0) if instance.score >= 1 else 0.0
+
+
+def official_lines(report: Report, layout: str = "mini-dev") -> str:
     """What the official scripts print (EX, and Soft F1 per difficulty), with strict, VES and plan costs."""
-    table = official_table(report)
+    # BIRD dev's evaluation.py labels the same table ACCURACY / accuracy; mini-dev's evaluation_ex.py EX
+    table = official_table(report, "ACCURACY", label="accuracy") if layout == "dev" else official_table(report)
     lines = ["As the official script prints it (over the pairs it compares):", table.rstrip("\n")]
     lines.append(official_table(_strict_view(report), metric="EX strict").splitlines()[-1])
     lines += ["", "Soft F1 (mini-dev's evaluation_f1.py, rows compared by position):"]
@@ -539,6 +566,8 @@ def official_lines(report: Report) -> str:
     lines.append(unordered.splitlines()[-1] + "  (ours: rows paired by content)")
     metrics = report.summary.execution_metrics or {}
     if metrics.get("ves") is not None:
+        lines += ["", "VES (BIRD dev's evaluation_ves.py) and R-VES (mini-dev's), as they print them:"]
+        lines.append(ves_tables(report).rstrip("\n"))
         lines.append(
             f"VES (BIRD dev) {metrics['ves']:.2f}   R-VES (mini-dev) {metrics['r_ves']:.2f}   "
             f"({metrics['ves_iterations']} iterations; median ratio CV {metrics['ves_ratio_cv_median']})"

@@ -91,7 +91,8 @@ class LiveSQLBenchmark(Benchmark):
         return {self.options.profile.preset: self.options.profile.scorer}
 
     def official_lines(self, report: Report) -> str:
-        return "Pass rate per category (official, and strict beside it):\n" + official_table(report)
+        table = "Pass rate per category (official, and strict beside it):\n" + official_table(report)
+        return table + "\n" + official_statistics(report)
 
 
 def missing_databases(lines: list, db_root: Path):
@@ -256,4 +257,32 @@ def official_table(report: Report) -> str:
     lines = [f"{'category':12} {'count':>6} {'official %':>11} {'strict %':>9}"]
     for label, row in table.items():
         lines.append(f"{label:12} {row['n']:>6} {100 * row['official']:>11.2f} {100 * row['strict']:>9.2f}")
+    return "\n".join(lines) + "\n"
+
+
+RULE = "-" * 50
+TIMEOUTS = frozenset({"timeout"})
+ASSERTIONS = frozenset({"test_failed", "issue_sql_passed"})  # a test case (or the issue_sql check) said no
+
+
+def official_statistics(report: Report) -> str:
+    """The official evaluation.py's statistics block, worded and laid out as its report.txt has it (the
+    header names BIRD-Interact and Postgres whatever the run, as the official one does): every failing
+    instance counted once, a timeout, a failed test case (assertion) or else an execution error."""
+    graded = report.instances  # every line, as the official one counts its data_list
+    failed = [i for i in graded if i.score < 1]
+    timeouts = sum(i.reason in TIMEOUTS for i in failed)
+    assertions = sum(i.reason in ASSERTIONS for i in failed)
+    errors = len(failed) - timeouts - assertions
+    accuracy = 100 * (len(graded) - len(failed)) / len(graded) if graded else 0.0
+    lines = [
+        RULE,
+        "BIRD-Interact Statistics (Postgres, Multi-Thread):",
+        f"Number of Instances: {len(graded)}",
+        f"Number of Execution Errors: {errors}",
+        f"Number of Timeouts: {timeouts}",
+        f"Number of Assertion Errors: {assertions}",
+        f"Total Errors: {len(failed)}",
+        f"Overall Accuracy: {accuracy:.2f}%",
+    ]
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 
 from evaluators.reporting.execution_summary import execution_metrics, render_lines, validity_section
+from evaluators.reporting.figures import in_benchmark_order
 from evaluators.reporting.report_lines import (  # noqa: F401 (REASONS and GOLD_ERROR_REASONS are read from here too)
     GOLD_ERROR_REASONS,
     REASONS,
@@ -307,7 +308,7 @@ def _breakdowns(instances: list[InstanceReport]) -> dict:
                 "score": sum(x.score for x in items) / len(items),
                 "strict_score": sum(x.strict_score for x in items) / len(items),
             }
-            for label, items in sorted(buckets.items())
+            for label, items in ((label, buckets[label]) for label in in_benchmark_order(buckets))
         }
     return out
 
