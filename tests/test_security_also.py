@@ -244,11 +244,12 @@ def test_cypher_path_searches_stop_at_the_timeout_and_the_next_query_runs(tmp_pa
         return run_sql("cypher", "k", query, config, tmp_path / "r.csv", collect="inline")
 
     assert run("MATCH (n:N) RETURN count(n)").rows()[1] == [(40,)]
+    # `WHERE (a)-[*]->(b)` is left out: an existence check stops at its first path, so it ends within the
+    # timeout on a quiet machine (1.8 s of 2 s) and says nothing about stopping.
     for query in (
         "MATCH p=(a:N {id: 1})-[*]->(b:N {id: 2}) RETURN count(p)",
         "MATCH (a:N)-[*0..]-(b:N) RETURN count(b)",
         "MATCH (a:N), (b:N), (c:N) RETURN count(shortestPath((a)-[*]->(b)))",
-        "MATCH (a:N), (b:N) WHERE (a)-[*]->(b) RETURN count(a)",
         "MATCH (a:N {id: 1}) CALL algo.SSpaths({sourceNode: a, relTypes: ['E'], maxLen: 40, pathCount: 1000000000})"
         " YIELD path RETURN count(path)",
     ):
