@@ -14,10 +14,10 @@ How a benchmark plugs in: subclass `Benchmark` and supply
 - optionally `processes = True` (the rule computes in Python: items graded in forked processes, by chunks,
   not in threads; the benchmark is pickled to them, and `close()` also runs at each chunk's end there) with
   `aborted()` (after a signal killed them: their leftovers to remove), `grade_all` (another way to run
-  the items, e.g. on Ray), `complete(instances)` (fields that need the whole run, e.g. test-suite's interactions),
-  `figures(instances)` (the official figures, into `summary.execution_metrics`), `official_lines(report)`
-  (the official script's tables, as it prints them), `warnings(report)` (said on stderr), `close()`
-  (called once the items ran), `facts()` and `summary_args()` (more provenance, the summary's options) and
+  the items, e.g. on Ray), `complete(instances)` (fields that need the whole run, e.g. test-suite's
+  interactions), `figures(instances)` (the official figures, into `summary.execution_metrics`),
+  `official_lines(report)` (the official script's tables, as it prints them), `official_files(report)`
+  (its report files), `warnings(report)` (said on stderr), `close()` (called once the items ran), `facts()` and `summary_args()` (more provenance, the summary's options) and
   `finished(report)` (the report once built).
 
 `run_benchmark` owns the rest: the parallel run (`grading/parallel.py`, the pool `grade` uses, signals
@@ -81,6 +81,11 @@ class Benchmark:
 
     def official_lines(self, report: Report) -> str:
         return ""
+
+    def official_files(self, report: Report) -> dict:
+        """The official script's own report files, name -> text, written beside `--output` as
+        `<output stem>.<name>` (never beside the submission, where the official script writes them)."""
+        return {}
 
     def scorers(self) -> dict:
         """The official scorer each verdict reproduces (repository, file, commit), for the provenance."""
