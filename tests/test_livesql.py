@@ -265,3 +265,32 @@ def test_the_command_prints_the_official_statistics_block(generated, tmp_path):
     ]
     assert sum(counts) == failed and block[6] == f"Total Errors: {failed}"
     assert block[7] == f"Overall Accuracy: {100 * (len(statuses) - failed) / len(statuses):.2f}%"
+
+
+def test_output_writes_the_official_report_txt_beside_ours(generated, tmp_path):
+    """With --output, the official evaluation.py's report.txt goes beside our report: its statistics block,
+    a timestamp, then per instance (sorted by id) the failed test cases the official run recorded."""
+    import re
+
+    from click.testing import CliRunner
+
+    from evaluators.cli import main
+
+    args = ["livesql", "--jsonl_file", str(generated["livesql"]), "--db_root", str(generated["root"])]
+    args += ["--num_threads", "2", "--work-dir", str(tmp_path / "w"), "--output", str(tmp_path / "run.json")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "run.report.txt").read_text()
+    head, _, questions = text.partition("\n\n")
+    printed = result.output[result.output.index("-" * 50) :].splitlines()[:8]
+    assert head.splitlines()[:8] == printed and head.splitlines()[8].startswith("Timestamp: ")
+    official = OFFICIAL["livesql"]
+    rows = questions.splitlines()
+    assert [re.match(r"Question_(\S+): ", row).group(1) for row in rows] == sorted(official)
+    for row in rows:
+        found = re.match(r"Question_(\S+): \((\d+)/(\d+)\) test cases passed, failed test cases: ([^|]*)(.*)", row)
+        instance, listed, note = found.group(1), found.group(4).strip(), found.group(5)
+        failed = [] if listed in ("", "None") else listed.split(", ")
+        assert failed == official[instance]["failed_test_cases"], row
+        assert bool(note) == (official[instance]["status"] == "failed"), row
+    assert "run.report.txt" in result.output

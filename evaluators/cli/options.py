@@ -402,6 +402,17 @@ def report_options(output_help: str = "Write the JSON report here, with a CSV be
     )
 
 
+def write_beside(output: Path, files: dict) -> list[Path]:
+    """An official script's report files beside ours, `<output stem>.<name>`, each written atomically."""
+    from evaluators.reporting.report import write_atomic
+
+    written = []
+    for name, text in files.items():
+        written.append(output.with_name(f"{output.stem}.{name}"))
+        write_atomic(written[-1], text)
+    return written
+
+
 def finish(
     report,
     *,
@@ -414,6 +425,7 @@ def finish(
     official: str = "",
     warnings: tuple | list = (),
     plot: str | None = None,
+    official_files: dict | None = None,
 ) -> None:
     """Every command's end, the same everywhere: warnings, the report (text or JSON) and the official lines,
     the report files, then the exit code (2 gold errors, 1 instances not graded or a score below --fail-under)."""
@@ -429,7 +441,8 @@ def finish(
         if official:
             echo("\n" + official, nl=False)
     if output:
-        echo("wrote " + ", ".join(map(str, write_reports(report, output, with_html, plot))), err=True)
+        written = write_reports(report, output, with_html, plot) + write_beside(output, official_files or {})
+        echo("wrote " + ", ".join(map(str, written)), err=True)
     raise_on_gold_errors(report, allow_gold_errors)
     broken = [i.instance_id for i in report.instances if i.reason == "internal_error"]
     if broken:  # the figure is not the submission's: some instances were never really graded
@@ -451,7 +464,8 @@ def run_benchmark_command(benchmark, jobs, tail: dict, work_dir: Path, protected
     report = run_benchmark(benchmark, resolve_jobs(jobs, 10**6), progress_bar(tail.get("progress")))
     if then is not None:
         then(report)
-    finish(report, official=benchmark.official_lines(report), warnings=benchmark.warnings(report), **tail)
+    official, files = benchmark.official_lines(report), benchmark.official_files(report)
+    finish(report, official=official, official_files=files, warnings=benchmark.warnings(report), **tail)
 
 
 def progress_bar(wanted: bool | None):

@@ -11,10 +11,14 @@ How a benchmark plugs in: subclass `Benchmark` and supply
   in a thread of the run's pool: its queries must run in worker processes (`execution/worker.py`);
 - `broken(item, words)`: the report of an item whose rule raised (reason `internal_error`, `words` says
   what): one broken item never stops the run;
-- optionally `complete(instances)` (fields that need the whole run, e.g. test-suite's interactions),
-  `figures(instances)` (the official figures, into `summary.execution_metrics`), `official_lines(report)`
-  (the official script's tables, as it prints them), `warnings(report)` (said on stderr) and `close()`
-  (called once the items ran).
+- optionally `processes = True` (the rule computes in Python: items graded in forked processes, by chunks,
+  not in threads; the benchmark is pickled to them, and `close()` also runs at each chunk's end there) with
+  `aborted()` (after a signal killed them: their leftovers to remove), `grade_all` (another way to run
+  the items, e.g. on Ray), `complete(instances)` (fields that need the whole run, e.g. test-suite's
+  interactions), `figures(instances)` (the official figures, into `summary.execution_metrics`),
+  `official_lines(report)` (the official script's tables, as it prints them), `official_files(report)`
+  (its report files), `warnings(report)` (said on stderr), `close()` (called once the items ran), `facts()` and `summary_args()` (more provenance, the summary's options) and
+  `finished(report)` (the report once built).
 
 `run_benchmark` owns the rest: the parallel run (`grading/parallel.py`, the pool `grade` uses, signals
 included), crash handling, progress, the summary, provenance; the CLI tail (`cli/options.py`) prints the
@@ -24,8 +28,10 @@ report and the official lines and writes the report files once.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
+from evaluators.grading.jobs import resolve_jobs
 from evaluators.grading.parallel import run_each
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.provenance import provenance
@@ -40,7 +46,7 @@ class Inputs:
     submitted: int  # predictions read (the report's `submitted`)
     problems: tuple = ()  # `Problem`s of the inputs, said at the top of the report
     unknown: tuple = ()  # submitted ids no gold instance has
-    gold: tuple = ()  # gold files and folders, hashed into the report's provenance
+    gold: tuple | Path = ()  # gold files and folders, or the gold folder: hashed into the report's provenance
 
 
 class Benchmark:
@@ -48,6 +54,7 @@ class Benchmark:
 
     semantics: str = "official"
     names: tuple = ("official", "strict")
+    processes: bool = False
 
     def read(self) -> Inputs:
         raise NotImplementedError
@@ -58,6 +65,14 @@ class Benchmark:
     def broken(self, item, words: str) -> InstanceReport:
         raise NotImplementedError
 
+    def grade_all(self, items: list, jobs: int, progress) -> list[InstanceReport]:
+        """Every item's report, in the items' order, `jobs` at a time (`grading/parallel.py`)."""
+        chunked = partial(_chunk_of, self) if self.processes else None
+        return run_each(partial(_guarded, self), items, jobs, progress, chunked=chunked, on_abort=self.aborted)
+
+    def aborted(self) -> None:
+        pass
+
     def complete(self, instances: list[InstanceReport]) -> list[InstanceReport]:
         return instances
 
@@ -66,6 +81,11 @@ class Benchmark:
 
     def official_lines(self, report: Report) -> str:
         return ""
+
+    def official_files(self, report: Report) -> dict:
+        """The official script's own report files, name -> text, written beside `--output` as
+        `<output stem>.<name>` (never beside the submission, where the official script writes them)."""
+        return {}
 
     def scorers(self) -> dict:
         """The official scorer each verdict reproduces (repository, file, commit), for the provenance."""
@@ -77,19 +97,41 @@ class Benchmark:
     def close(self) -> None:
         pass
 
+    def facts(self) -> dict:
+        """What the provenance says beyond the run's inputs (the scorers reproduced, ...)."""
+        scorers = self.scorers()
+        return {"scorers": scorers} if scorers else {}
 
-def run_benchmark(benchmark: Benchmark, jobs: int = 1, progress=None) -> Report:
-    """Read, grade every item (`jobs` at a time, in threads), and build the report with its provenance."""
+    def summary_args(self) -> dict:
+        return {}
+
+    def finished(self, report: Report) -> Report:
+        return report
+
+
+def run_benchmark(benchmark: Benchmark, jobs: int | str = 1, progress=None) -> Report:
+    """Read, grade every item (`jobs` at a time, or "auto": see `resolve_jobs`), and build the report with
+    its provenance."""
     inputs = benchmark.read()
+    items = list(inputs.items)
     try:
-        instances = run_each(lambda item: _guarded(benchmark, item), list(inputs.items), max(1, jobs), progress)
+        instances = benchmark.grade_all(items, max(1, resolve_jobs(jobs, len(items))), progress)
     finally:
         benchmark.close()
     instances = benchmark.complete(instances)
     figures = benchmark.figures(instances)
-    gold = [Path(g) for g in inputs.gold]
-    facts = {"scorers": benchmark.scorers()} if benchmark.scorers() else {}
-    return report_of(benchmark.semantics, benchmark.names, instances, inputs, gold, figures, facts)
+    gold = inputs.gold if isinstance(inputs.gold, str | Path) else [Path(g) for g in inputs.gold]
+    report = report_of(
+        benchmark.semantics,
+        benchmark.names,
+        instances,
+        inputs,
+        gold,
+        figures,
+        benchmark.facts(),
+        **benchmark.summary_args(),
+    )
+    return benchmark.finished(report)
 
 
 def report_of(
@@ -117,6 +159,14 @@ def item_report(names: tuple, instance_id: str, verdicts: dict, **fields) -> Ins
     chosen, strict = verdicts[names[0]], verdicts["strict"]
     scores = {name: verdicts[name].score for name in names}
     return InstanceReport.from_verdicts(instance_id, chosen, strict, scores, **fields)
+
+
+def _chunk_of(benchmark: Benchmark, chunk: list) -> list[InstanceReport]:
+    """A chunk's reports in a forked process of the pool (a pool's process ends without atexit handlers)."""
+    try:
+        return [_guarded(benchmark, item) for item in chunk]
+    finally:
+        benchmark.close()
 
 
 def _guarded(benchmark: Benchmark, item) -> InstanceReport:

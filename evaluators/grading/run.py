@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 from evaluators.cwd import absolute
-from evaluators.grading.benchmark import Inputs, report_of
+from evaluators.grading.benchmark import Benchmark, Inputs, run_benchmark
 from evaluators.grading.instance import NAMES, Graded, Options, grade_instance, spill_plan
-from evaluators.grading.jobs import resolve_jobs
-from evaluators.grading.parallel import Silent, run_each
+from evaluators.grading.parallel import Silent
 from evaluators.grading.warm import prepare
 from evaluators.matching.semantics import PRESETS, get_preset, scorers
 from evaluators.matching.verdicts import same_for_all
@@ -37,40 +35,83 @@ def grade(
     """
     get_preset(semantics)
     options = Options() if options is None else options
-    result_dir, gold_dir = absolute(result_dir), absolute(gold_dir)
-    inputs = loaded or prepare(result_dir, gold_dir, options.layout, jobs, ray_address, options.max_file_bytes)
-    gold, submission, work = inputs.gold, inputs.submission, inputs.work
-    excluded = excluded_by_revision(gold.records.values())
-    work = [(g, line) for g, line in work if g.instance_id not in excluded]
     if options.executor is None and options.execute_sql:  # the API grades what the CLI grades, SQL included
         from evaluators.execution.executor import default_executor
 
-        options = replace(options, executor=default_executor(gold_dir))
-    if ray_address is not None:
-        graded = _grade_on_ray(work, result_dir, gold_dir, options, ray_address, progress)
-    else:
-        jobs = resolve_jobs(jobs, len(work))
-        try:
-            graded = _grade_all(work, result_dir, gold_dir, options, jobs, progress)
-        finally:
-            _stop_graph_servers()
-    instances = [_instance_report(g, line, result, semantics) for (g, line), result in zip(work, graded, strict=True)]
-    unknown = tuple(sorted(set(submission.records) - set(gold.records)))
-    problems = tuple(f"{i}: excluded by the gold revision: {why}" for i, why in excluded.items())
-    problems += tuple(str(p) for p in gold.problems + submission.problems)
-    facts = {"scorers": scorers(), **({"excluded": excluded} if excluded else {})}
-    report = report_of(
-        semantics,
-        list(PRESETS),
-        instances,
-        Inputs(work, len(submission.records), problems, unknown),
-        gold_dir,
-        {},
-        facts,
-        ves_iterations=options.ves_iterations if options.executor is not None else 0,
-    )
-    gold_errors = report.summary.gold_errors + tuple(str(p) for p in gold.problems)
-    return replace(report, summary=replace(report.summary, gold_errors=gold_errors))
+        options = replace(options, executor=default_executor(absolute(gold_dir)))
+    folder = SubmissionFolder(absolute(result_dir), absolute(gold_dir), semantics, options, ray_address, jobs, loaded)
+    return run_benchmark(folder, jobs, progress)
+
+
+class SubmissionFolder(Benchmark):
+    """A Spider2-style submission folder against its gold folder, as a benchmark of the one runner: the
+    reader is `grading/warm.prepare`, the rule `grade_instance`; instances compute in Python, so they are
+    graded in forked processes (or on Ray), every preset and strict beside the chosen semantics."""
+
+    processes = True
+
+    def __init__(self, result_dir, gold_dir, semantics: str, options: Options, ray_address, jobs, loaded=None):
+        self.result_dir, self.gold_dir, self.semantics = result_dir, gold_dir, semantics
+        self.names = tuple(PRESETS)
+        self.options, self.ray_address, self.jobs = options, ray_address, jobs
+        self.loaded: RunInputs | None = loaded
+        self.excluded: dict[str, str] = {}
+        self.gold_problems: tuple = ()
+
+    def __getstate__(self) -> dict:  # what a forked process is handed with each chunk: not the inputs read
+        return {**self.__dict__, "loaded": None}
+
+    def read(self) -> Inputs:
+        options = self.options
+        inputs = self.loaded or prepare(
+            self.result_dir, self.gold_dir, options.layout, self.jobs, self.ray_address, options.max_file_bytes
+        )
+        self.loaded = None
+        gold, submission = inputs.gold, inputs.submission
+        self.excluded = excluded_by_revision(gold.records.values())
+        self.gold_problems = tuple(str(p) for p in gold.problems)
+        work = [(g, line) for g, line in inputs.work if g.instance_id not in self.excluded]
+        unknown = tuple(sorted(set(submission.records) - set(gold.records)))
+        problems = tuple(f"{i}: excluded by the gold revision: {why}" for i, why in self.excluded.items())
+        problems += tuple(str(p) for p in gold.problems + submission.problems)
+        return Inputs(work, len(submission.records), problems, unknown, self.gold_dir)
+
+    def grade(self, item) -> InstanceReport:
+        gold, line = item
+        return _instance_report(
+            gold, line, grade_instance(gold, line, self.result_dir, self.gold_dir, self.options), self.semantics
+        )
+
+    def broken(self, item, words: str) -> InstanceReport:
+        gold, line = item
+        graded = Graded(same_for_all(NAMES, 0.0, "internal_error", words), tuple(s.func for s in gold.specs))
+        return _instance_report(gold, line, graded, self.semantics)
+
+    def grade_all(self, items: list, jobs: int, progress) -> list[InstanceReport]:
+        if self.ray_address is None:
+            return super().grade_all(items, jobs, progress)
+        graded = _grade_on_ray(items, self.result_dir, self.gold_dir, self.options, self.ray_address, progress)
+        return [
+            _instance_report(g, line, result, self.semantics) for (g, line), result in zip(items, graded, strict=True)
+        ]
+
+    def aborted(self) -> None:
+        plan = spill_plan(self.options)
+        if plan is not None:
+            remove_spilled(plan)  # the killed processes' out-of-core tables
+
+    def close(self) -> None:
+        _stop_graph_servers()
+
+    def facts(self) -> dict:
+        return {"scorers": scorers(), **({"excluded": self.excluded} if self.excluded else {})}
+
+    def summary_args(self) -> dict:
+        return {"ves_iterations": self.options.ves_iterations if self.options.executor is not None else 0}
+
+    def finished(self, report: Report) -> Report:
+        gold_errors = report.summary.gold_errors + self.gold_problems
+        return replace(report, summary=replace(report.summary, gold_errors=gold_errors))
 
 
 def excluded_by_revision(golds) -> dict[str, str]:
@@ -128,23 +169,6 @@ def grade_chunk(args) -> list[Graded]:
         return [grade_instance(g, line, result_dir, gold_dir, options) for g, line in chunk]
     finally:
         _stop_graph_servers()  # a pool's process ends without running atexit handlers
-
-
-def _grade_all(work, result_dir, gold_dir, options, jobs: int, progress) -> list[Graded]:
-    def one(pair) -> Graded:
-        return grade_instance(pair[0], pair[1], result_dir, gold_dir, options)
-
-    def abort() -> None:
-        plan = spill_plan(options)
-        if plan is not None:
-            remove_spilled(plan)  # the killed processes' out-of-core tables
-
-    chunked = partial(_chunk_with, (result_dir, gold_dir, options))
-    return run_each(one, work, jobs, progress, chunked=chunked, on_abort=abort)
-
-
-def _chunk_with(context: tuple, chunk: list) -> list[Graded]:
-    return grade_chunk((chunk, *context))
 
 
 def _grade_on_ray(work, result_dir, gold_dir, options, address: str, progress) -> list[Graded]:

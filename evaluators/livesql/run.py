@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from evaluators.cwd import absolute_or_none
@@ -93,6 +94,9 @@ class LiveSQLBenchmark(Benchmark):
     def official_lines(self, report: Report) -> str:
         table = "Pass rate per category (official, and strict beside it):\n" + official_table(report)
         return table + "\n" + official_statistics(report)
+
+    def official_files(self, report: Report) -> dict:
+        return {"report.txt": official_report_file(report)}
 
 
 def missing_databases(lines: list, db_root: Path):
@@ -263,6 +267,35 @@ def official_table(report: Report) -> str:
 RULE = "-" * 50
 TIMEOUTS = frozenset({"timeout"})
 ASSERTIONS = frozenset({"test_failed", "issue_sql_passed"})  # a test case (or the issue_sql check) said no
+
+
+def official_report_file(report: Report, now: datetime | None = None) -> str:
+    """The official evaluation.py's `report.txt`: the statistics block, its `Timestamp:` line, then one line
+    per instance sorted by `instance_id` as it sorts them, in its words (`Question_<id>: (passed/total) test
+    cases passed, failed test cases: ...`, and which of the three errors the instance had)."""
+    stamp = (now or datetime.now()).isoformat(sep=" ", timespec="microseconds")
+    lines = [official_statistics(report).rstrip("\n"), f"Timestamp: {stamp}", ""]
+    for instance in sorted(report.instances, key=lambda i: i.instance_id):
+        lines.append(_question_line(instance))
+    return "\n".join(lines) + "\n"
+
+
+def _question_line(instance: InstanceReport) -> str:
+    phase = (instance.execution or {}).get("official") or {}
+    total = int(phase.get("total", 0))
+    ran = phase.get("stage") == "tests"
+    failed = list(phase.get("failed_tests", [])) if ran else []
+    passed = total - len(failed) if ran else 0
+    listed = ", ".join(failed) if total - passed > 0 else "None"
+    note = ""
+    if instance.score < 1:
+        if instance.reason in TIMEOUTS:
+            note = " | Eval Phase: Timeout Error"
+        elif instance.reason in ASSERTIONS:
+            note = " | Eval Phase: Assertion Error"
+        else:
+            note = " | Eval Phase: Execution Error"
+    return f"Question_{instance.instance_id}: ({passed}/{total}) test cases passed, failed test cases: {listed}{note}"
 
 
 def official_statistics(report: Report) -> str:

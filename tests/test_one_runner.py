@@ -1,0 +1,71 @@
+"""The one runner: every command's items go through `grading/benchmark.run_benchmark`, in threads or in
+forked processes, with the same reports either way."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
+from evaluators.matching.verdicts import Verdict
+
+ROOT = Path(__file__).resolve().parents[1] / "evaluators"
+
+
+class Squares(Benchmark):
+    """A toy benchmark: item n passes when n is even; 7 breaks its rule."""
+
+    names = ("official", "strict")
+
+    def __init__(self, processes: bool):
+        self.processes = processes
+
+    def read(self) -> Inputs:
+        return Inputs(list(range(20)), 20)
+
+    def grade(self, item):
+        if item == 7:
+            raise ValueError("seven")
+        verdict = Verdict(float(item % 2 == 0), "ok" if item % 2 == 0 else "wrong", f"item {item}")
+        return item_report(
+            self.names, str(item), every(self.names, verdict), funcs=(), answer_type=None, metadata={"pid": os.getpid()}
+        )
+
+    def broken(self, item, words: str):
+        verdicts = every(self.names, Verdict(0.0, "internal_error", words))
+        return item_report(self.names, str(item), verdicts, funcs=(), answer_type=None)
+
+
+def _rows(report) -> list:
+    return [(i.instance_id, i.score, i.reason, i.detail) for i in report.instances]
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_threads_and_processes_give_the_same_report_a_broken_item_included(jobs):
+    in_threads = run_benchmark(Squares(processes=False), jobs)
+    in_processes = run_benchmark(Squares(processes=True), jobs)
+    assert _rows(in_threads) == _rows(in_processes)
+    assert [i.instance_id for i in in_processes.instances] == [str(n) for n in range(20)]
+    broken = in_processes.instances[7]
+    assert broken.reason == "internal_error" and "ValueError: seven" in broken.detail
+    assert in_processes.summary.score == pytest.approx(10 / 20)
+    graders = {i.metadata["pid"] for i in in_processes.instances if i.metadata}
+    assert (os.getpid() in graders) == (jobs == 1)  # processes: the rule ran in the pool's, not here
+
+
+def test_no_command_runs_its_items_outside_the_one_runner():
+    callers = sorted(
+        str(path.relative_to(ROOT))
+        for path in ROOT.rglob("*.py")
+        if re.search(r"\brun_each\(", path.read_text()) and path.name != "parallel.py"
+    )
+    assert callers == ["grading/benchmark.py"]
+
+
+def test_grade_is_a_benchmark_of_the_runner():
+    from evaluators.grading.run import SubmissionFolder
+
+    assert issubclass(SubmissionFolder, Benchmark) and SubmissionFolder.processes
