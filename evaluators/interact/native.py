@@ -18,15 +18,9 @@ GT_FIELDS = ("sol_sql", "external_knowledge", "test_cases")
 
 
 @dataclass(frozen=True)
-class Task:
-    """One task, public fields and gold merged (trusted: the operator's files)."""
-
-    data: dict
-    location: Location
-
-    @property
-    def instance_id(self) -> str:
-        return str(self.data.get("instance_id", self.location.line))
+class Task(Line):
+    """One task, public fields and gold merged (trusted: the operator's files): a JSON line of livesql's
+    reader (its `data`, `location` and `instance_id`) with the task's own fields."""
 
     @property
     def database(self) -> str | None:
