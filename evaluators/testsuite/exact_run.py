@@ -2,9 +2,10 @@
 
 Each graded question gets, in its report metadata, `hardness` (always: the gold is parsed with the
 database's own schema, as the scorer does even for `--etype exec`), and with `--etype match|all`
-`exact_match` (0/1), `components` (the scorer's partial results), `prediction_parsed` and its session's
-`interaction_match` (0/1, the same on every turn), beside `session` and `turn` (0-based).  The tables are
-the scorer's, computed over the questions it compares (paired, with a gold it can parse).
+`exact_match` (0/1), `components` (the scorer's partial results), `prediction_parse` (`parsed` or
+`unparseable`) and its session's `interaction_match` (0/1, the same on every turn), beside `session` and
+`turn` (0-based).  The tables are the scorer's, computed over the questions it compares (paired, with a
+gold it can parse).  With `--etype match` nothing runs: `match_verdict` is the question's verdict.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from evaluators.errors import UsageError
+from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report
 from evaluators.testsuite import official_tables
 from evaluators.testsuite.hardness import hardness
@@ -45,17 +47,38 @@ class ExactMatch:
                 self.schemas[db_id] = f"cannot read the schema of {path}: {error}"
         return self.schemas[db_id]
 
-    def fields(self, gold: GoldLine, pred_sql: str) -> dict:
-        """The question's exact-match fields (`pred_sql` with `value` already `1`, as the scorer has it)."""
+    def fields(self, gold: GoldLine, pred_sql: str) -> tuple[str | None, dict]:
+        """The question's exact-match fields, and the reason when they could not be judged (no schema, a gold
+        the scorer's parser cannot read)."""
         schema = self.schema(gold.db_id)
         if isinstance(schema, str):
-            return {"hardness": None, "exact_match_error": schema}
+            return "no_database", {"hardness": None, "exact_match_error": schema}
         try:
             if not self.matching:
-                return {"hardness": hardness(parse(gold.sql, schema))}
-            return judge(gold.sql, pred_sql, schema, self.kmaps[gold.db_id])
+                return None, {"hardness": hardness(parse(gold.sql, schema))}
+            return None, judge(gold.sql, pred_sql, schema, self.kmaps[gold.db_id])
         except Unparsable as error:
-            return {"hardness": None, "exact_match_error": f"the scorer's parser cannot read the gold: {error}"}
+            return "unreadable_gold", {
+                "hardness": None,
+                "exact_match_error": f"the scorer's parser cannot read the gold: {error}",
+            }
+
+
+def match_verdict(failure: str | None, found: dict) -> Verdict:
+    """`--etype match`'s verdict of one question, from its exact-match fields alone (no query runs)."""
+    if failure is not None:
+        return Verdict(0.0, failure, found["exact_match_error"])
+    if found["exact_match"] == 1:
+        return Verdict(1.0, "match", "exact set match: every component and the FROM tables equal")
+    if found["prediction_parse"] == "unparseable":
+        return Verdict(
+            0.0,
+            "unreadable_prediction",
+            "the scorer's parser cannot read the prediction (compared as the empty query, its eval_err_num)",
+        )
+    differ = [name for name, entry in found["components"].items() if entry["f1"] != 1]
+    words = ", ".join(differ) if differ else "the FROM tables"
+    return Verdict(0.0, "structure_mismatch", f"exact set match: {words} differ")
 
 
 def prepare(etype: str, table: Path | None, db_dir: Path, golds: list) -> ExactMatch:
@@ -81,14 +104,16 @@ def _counted(instance: InstanceReport) -> bool:
     return instance.answer_type is not None and instance.metadata.get("hardness") is not None
 
 
-def with_fields(instance: InstanceReport, gold, pred, place: tuple[int, int], exact: ExactMatch) -> InstanceReport:
-    """A compared question with its session, turn and exact-match fields (its interaction's verdict comes
-    with `with_sessions`, once every question of the run is graded)."""
-    if gold is None or pred is None:
-        return instance
+def scorer_prediction(pred_sql: str) -> str:
+    """The prediction as the scorer's exact match reads it: every `value` (substring, case-sensitive) is `1`."""
+    return pred_sql.replace("value", "1")
+
+
+def with_fields(instance: InstanceReport, place: tuple[int, int], judged: tuple[str | None, dict]) -> InstanceReport:
+    """A compared question with its session, turn and exact-match fields (`ExactMatch.fields`; its
+    interaction's verdict comes with `with_sessions`, once every question of the run is graded)."""
     session, turn = place
-    found = {"session": session, "turn": turn, **exact.fields(gold, pred.sql.replace("value", "1"))}
-    return replace(instance, metadata={**instance.metadata, **found})
+    return replace(instance, metadata={**instance.metadata, "session": session, "turn": turn, **judged[1]})
 
 
 def with_sessions(instances: list[InstanceReport], matching: bool) -> list[InstanceReport]:

@@ -1,20 +1,21 @@
 """Grade Spider 1 predictions with test-suite execution accuracy, and strict beside it.
 
 Every query runs in the project's killable SQLite worker (read-only, under the
-timeout).  The official verdict follows `rules`; the strict verdict runs both
-queries as written (only `> =` is joined) on every database of the suite and compares typed rows
-(`matchers.rows`), with row order when the gold's outermost query has ORDER BY.
+timeout), through the execution layer's `RowRunner` (golds cached for the run).  The official verdict
+follows `rules`; the strict verdict runs both queries as written (only `> =` is joined) on every database
+of the suite and compares typed rows (`matchers.rows`), with row order when the gold's outermost query has
+ORDER BY.  `--etype match` runs nothing: each question's verdict is its exact set match (`exact_run`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import count
 from pathlib import Path
 
-from evaluators.execution.executor import ExecConfig, ExecResult, run_sql
+from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
+from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
 from evaluators.loading.database_folder import check_database_folder
 from evaluators.matching.typed_rows import strict_rows
@@ -32,16 +33,39 @@ PLUG_VALUE_CAP = 1000  # plugged variants tried per question at most (the scorer
 
 @dataclass
 class _Runner:
-    config: ExecConfig
-    cache: dict = field(default_factory=dict)  # (database, sql) -> ExecResult
-    numbers: Iterator[int] = field(default_factory=count)  # result file names, unique across threads
+    """The run's queries through `RowRunner`: a gold runs once per (database, SQL) for the run; a prediction
+    once per question and database (`_Question.seen`: the official and the strict reading share an equal text)."""
 
-    def rows(self, database: Path, sql: str, label: str) -> ExecResult:
+    config: ExecConfig
+    each_database: Callable[[str], None] | None = None  # --progress-bar-for-each-datapoint's line writer
+    rows: RowRunner = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rows = RowRunner(jobs=1, config=self.config)
+
+    def gold(self, database: Path, sql: str) -> RowResult:
+        return self.rows.gold(RowQuery("sqlite", str(database), sql, self.config.timeout_s))
+
+    def pred(self, database: Path, sql: str, question: _Question) -> RowResult:
         key = (str(database), sql)
-        if key not in self.cache:
-            out = Path(self.config.output_dir) / "test_suite" / f"{label}_{next(self.numbers)}.csv"
-            self.cache[key] = run_sql("sqlite", str(database), sql, self.config, out, collect="rows")
-        return self.cache[key]
+        if key not in question.seen:
+            question.seen[key] = self.rows.run(RowQuery("sqlite", str(database), sql, self.config.timeout_s))
+        return question.seen[key]
+
+
+@dataclass
+class _Question:
+    """One question's run: its prediction results by (database, SQL), and its per-database progress line."""
+
+    label: str
+    databases: int
+    say: Callable[[str], None] | None
+    seen: dict = field(default_factory=dict)
+
+    def reached(self, number: int, database: Path) -> None:
+        """The official comparison reached database `number` (1-based) of the suite (the scorer's tqdm step)."""
+        if self.say is not None:
+            self.say(f"{self.label}: database {number}/{self.databases} ({database.name})")
 
 
 def grade_test_suite(
@@ -82,6 +106,7 @@ class TestSuiteBenchmark(Benchmark):
     plug: int | None = None  # --plug-value's cap, None without it
     etype: str = "exec"
     table: Path | None = None
+    each_database: Callable[[str], None] | None = None  # --progress-bar-for-each-datapoint: one line per database
     exact: exact_run.ExactMatch = field(init=False)  # made by `read`, with the runner
     runner: _Runner = field(init=False)
 
@@ -90,7 +115,7 @@ class TestSuiteBenchmark(Benchmark):
     __test__ = False  # not a pytest class, whatever its name
 
     def read(self) -> Inputs:
-        if self.plug is not None or not self.keep_distinct:
+        if self.etype != "match" and (self.plug is not None or not self.keep_distinct):
             rules.sqlparse_module()  # fails early, with the extra to install, rather than on every question
         problems: list[Problem] = []
         preds = read_predictions(self.pred_file)
@@ -98,7 +123,7 @@ class TestSuiteBenchmark(Benchmark):
         pairs = pair(golds, preds, self.pred_file, problems)
         _check_databases(pairs, self.db_dir, problems)  # a wrong --db is said before tables.json is read against it
         self.exact = exact_run.prepare(self.etype, self.table, self.db_dir, golds)  # --etype match|all
-        self.runner = _Runner(self.config)
+        self.runner = _Runner(self.config, self.each_database)
         places = exact_run.turns(golds, preds)
         items = [(i, gold, pred, place) for i, ((gold, pred), place) in enumerate(zip(pairs, places, strict=True))]
         submitted = sum(len(session) for session in preds)
@@ -106,8 +131,19 @@ class TestSuiteBenchmark(Benchmark):
 
     def grade(self, item) -> InstanceReport:
         index, gold, pred, place = item
-        instance = _grade(index, gold, pred, self.db_dir, self.runner, self.keep_distinct, self.plug)
-        return exact_run.with_fields(instance, gold, pred, place, self.exact)
+        unpaired = _unpaired(index, gold, pred, self.db_dir)
+        if unpaired is not None:
+            return unpaired
+        judged = self.exact.fields(gold, exact_run.scorer_prediction(pred.sql))
+        if self.etype == "match":  # the scorer's match run executes nothing
+            verdict = exact_run.match_verdict(*judged)
+            instance = _instance(index, gold, pred, every(NAMES, verdict), {})
+        else:
+            instance = _grade(index, gold, pred, self.db_dir, self.runner, self.keep_distinct, self.plug)
+        return exact_run.with_fields(instance, place, judged)
+
+    def close(self) -> None:
+        self.runner.rows.close()
 
     def broken(self, item, words: str) -> InstanceReport:
         index, gold, pred, _place = item
@@ -122,8 +158,9 @@ class TestSuiteBenchmark(Benchmark):
     def official_lines(self, report: Report) -> str:
         s = report.summary
         accuracy, compared = official_accuracy(report)
+        figure = "exact match" if self.etype == "match" else "execution"
         return (
-            f"execution (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}\n"
+            f"{figure} (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}\n"
             f"score over all {s.gold_instances} gold lines: test-suite {s.score:.3f}, strict {s.strict_score:.3f}\n"
             f"\ntest-suite-sql-eval's tables (evaluation.py --etype {self.etype}):\n"
             f"{official_tables(report, self.etype)}\n"
@@ -167,32 +204,38 @@ def official_tables(report: Report, etype: str) -> str:
     return exact_run.tables(report, etype, SEMANTICS)
 
 
-def _grade(
-    index: int,
-    gold: GoldLine | None,
-    pred: Prediction | None,
-    db_dir: Path,
-    runner: _Runner,
-    keep_distinct: bool,
-    plug: int | None,
-) -> InstanceReport:
+def _unpaired(index: int, gold: GoldLine | None, pred: Prediction | None, db_dir: Path) -> InstanceReport | None:
+    """The report of a question no rule can compare (a broken gold line, no prediction, no database), or None."""
     if gold is None:
         both = every(NAMES, Verdict(0.0, "invalid_gold", "the gold line is not SQL<TAB>db_id (a gold problem)"))
         return _instance(index, None, pred, both, {})
     if pred is None:
         return _instance(index, gold, None, every(NAMES, Verdict(0.0, "missing_prediction", "no prediction line")), {})
-    variants = database_variants(db_dir, gold.db_id)
-    if not variants:
+    if not database_variants(db_dir, gold.db_id):
         verdict = Verdict(0.0, "no_database", f"no {gold.db_id}/*.sqlite under {db_dir}")
         return _instance(index, gold, pred, every(NAMES, verdict), {})
-    official, info = _official(gold, pred, variants, runner, keep_distinct, plug)
-    strict = _strict(gold, pred, variants, runner)
+    return None
+
+
+def _grade(
+    index: int, gold: GoldLine, pred: Prediction, db_dir: Path, runner: _Runner, keep_distinct: bool, plug: int | None
+) -> InstanceReport:
+    variants = database_variants(db_dir, gold.db_id)
+    question = _Question(f"question {index} ({gold.db_id})", len(variants), runner.each_database)
+    official, info = _official(gold, pred, variants, runner, keep_distinct, plug, question)
+    strict = _strict(gold, pred, variants, runner, question)
     info["databases"] = len(variants)
     return _instance(index, gold, pred, {SEMANTICS: official, "strict": strict}, info)
 
 
 def _official(
-    gold: GoldLine, pred: Prediction, variants: list[Path], runner: _Runner, keep_distinct: bool, plug: int | None
+    gold: GoldLine,
+    pred: Prediction,
+    variants: list[Path],
+    runner: _Runner,
+    keep_distinct: bool,
+    plug: int | None,
+    question: _Question,
 ) -> tuple[Verdict, dict]:
     gold_sql = rules.prepare(gold.sql, keep_distinct)
     try:
@@ -201,7 +244,7 @@ def _official(
         return Verdict(0.0, "unreadable_prediction", f"the prediction: {error}"), {}
     ordered = rules.order_matters(gold_sql)
     info: dict = {"order_matters": ordered, "rewritten": pred_sql != pred.sql}
-    verdict = _official_one(gold_sql, pred_sql, ordered, variants, runner)
+    verdict = _official_one(gold_sql, pred_sql, ordered, variants, runner, question)
     if plug is None or verdict.passed or verdict.reason == "unreadable_gold":
         return verdict, info
     from evaluators.testsuite.plug import plugged_predictions
@@ -212,7 +255,7 @@ def _official(
         info["plug_value"]["skipped"] = plugged.skipped
         return Verdict(0.0, verdict.reason, f"{verdict.detail}; {plugged.skipped}"), info
     for number, variant in enumerate(plugged.variants, 1):
-        attempt = _official_one(gold_sql, variant, ordered, variants, runner)
+        attempt = _official_one(gold_sql, variant, ordered, variants, runner, question)
         if attempt.passed:
             info["plug_value"]["matched"] = variant
             return Verdict(
@@ -228,38 +271,41 @@ def _official(
     return verdict, info
 
 
-def _official_one(gold_sql: str, pred_sql: str, ordered: bool, variants: list[Path], runner: _Runner) -> Verdict:
-    for database in variants:
-        gold_result = runner.rows(database, rules.replace_cur_year(gold_sql), "gold")
+def _official_one(
+    gold_sql: str, pred_sql: str, ordered: bool, variants: list[Path], runner: _Runner, question: _Question
+) -> Verdict:
+    for number, database in enumerate(variants, 1):
+        question.reached(number, database)
+        gold_result = runner.gold(database, rules.replace_cur_year(gold_sql))
         if not gold_result.ok:
             return Verdict(
                 0.0,
                 "unreadable_gold",
                 f"the gold query failed on {database.name} ({gold_result.reason}): {gold_result.detail}",
             )
-        pred_result = runner.rows(database, rules.replace_cur_year(pred_sql), "pred")
+        pred_result = runner.pred(database, rules.replace_cur_year(pred_sql), question)
         if not pred_result.ok:
             return Verdict(0.0, pred_result.reason, f"on {database.name}: {pred_result.detail}")
-        if not rules.result_eq(gold_result.rows()[1], pred_result.rows()[1], ordered):
+        if not rules.result_eq(list(gold_result.rows), list(pred_result.rows), ordered):
             order = "in order" if ordered else "as bags of rows"
             return Verdict(0.0, "value_mismatch", f"results differ {order} on {database.name}")
     return Verdict(1.0, "match", f"equal on all {len(variants)} database(s)")
 
 
-def _strict(gold: GoldLine, pred: Prediction, variants: list[Path], runner: _Runner) -> Verdict:
+def _strict(gold: GoldLine, pred: Prediction, variants: list[Path], runner: _Runner, question: _Question) -> Verdict:
     from evaluators.metrics.bird import outermost_has_order_by
 
     # Only Spider's tokenizer artifacts (`> =`) are mended; otherwise both queries run as written.
     gold_sql, pred_sql = rules.postprocess(gold.sql), rules.postprocess(pred.sql)
     ordered = outermost_has_order_by(gold_sql)
     for database in variants:
-        gold_result = runner.rows(database, gold_sql, "gold")
+        gold_result = runner.gold(database, gold_sql)
         if not gold_result.ok:
             return Verdict(0.0, "unreadable_gold", f"the gold query failed on {database.name}: {gold_result.detail}")
-        pred_result = runner.rows(database, pred_sql, "pred")
+        pred_result = runner.pred(database, pred_sql, question)
         if not pred_result.ok:
             return Verdict(0.0, pred_result.reason, f"on {database.name}: {pred_result.detail}")
-        verdict = strict_rows(gold_result.rows()[1], pred_result.rows()[1], ordered)
+        verdict = strict_rows(list(gold_result.rows), list(pred_result.rows), ordered)
         if not verdict.passed:
             return Verdict(0.0, verdict.reason, f"on {database.name}: {verdict.detail}")
     return Verdict(1.0, "match", f"typed rows equal on all {len(variants)} database(s)")

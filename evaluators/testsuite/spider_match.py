@@ -17,4 +17,5 @@ def judge(gold_sql: str, pred_sql: str, schema: SchemaIds, kmap: dict[str, str])
     except Unparsable:
         pred, parsed = empty_sql(), False
     verdict, partial = exact_match(rebuild(pred, schema, kmap), rebuild(gold, schema, kmap))
-    return {"hardness": level, "exact_match": verdict, "components": partial, "prediction_parsed": parsed}
+    parse_label = "parsed" if parsed else "unparseable"  # words in a breakdown, not a Python bool
+    return {"hardness": level, "exact_match": verdict, "components": partial, "prediction_parse": parse_label}
