@@ -70,6 +70,14 @@ Examples:
     help="As the scorer's --etype: exec (test-suite execution), match (exact set match, components), or all.",
 )
 @click.option(
+    "--scorer",
+    type=click.Choice(["test-suite", "spider"]),
+    default="test-suite",
+    show_default=True,
+    help="Whose evaluation.py: test-suite (taoyds/test-suite-sql-eval) or spider (taoyds/spider's classic "
+    "exact-match script: no sessions, no value->1, its own execution check on <db_id>.sqlite; needs --table).",
+)
+@click.option(
     "--table",
     "table",
     type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
@@ -99,6 +107,7 @@ def test_suite(
     plug_value,
     plug_value_cap,
     etype,
+    scorer,
     table,
     each_datapoint,
     timeout,
@@ -119,5 +128,5 @@ def test_suite(
     )
     plug = plug_value_cap if plug_value else None
     say = (lambda line: click.echo(line, err=True)) if each_datapoint else None
-    benchmark = TestSuiteBenchmark(gold_file, pred_file, db_dir, config, keep_distinct, plug, etype, table, say)
+    benchmark = TestSuiteBenchmark(gold_file, pred_file, db_dir, config, keep_distinct, plug, etype, table, say, scorer)
     options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_dir})

@@ -10,7 +10,7 @@ ORDER BY.  `--etype match` runs nothing: each question's verdict is its exact se
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from evaluators.execution.executor import ExecConfig
@@ -22,11 +22,12 @@ from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report
 from evaluators.specs import Problem
-from evaluators.testsuite import exact_run, rules
+from evaluators.testsuite import classic, exact_run, rules
 from evaluators.testsuite.native import GoldLine, Prediction, database_variants, pair, read_gold, read_predictions
 
 SEMANTICS = "test-suite"
 NAMES = (SEMANTICS, "strict")
+SCORERS = {"test-suite": "taoyds/test-suite-sql-eval evaluation.py at 82793e5 (2020-10-20)", "spider": classic.SCORER}
 TIMEOUT_S = 60.0  # the scorer's own per-query limit
 PLUG_VALUE_CAP = 1000  # plugged variants tried per question at most (the scorer's search is unbounded)
 
@@ -82,6 +83,7 @@ def grade_test_suite(
     table: Path | None = None,
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB,
     progress=None,
+    scorer: str = "test-suite",
 ) -> Report:
     """The Python API behind `evaluate.py test-suite`: the run of `TestSuiteBenchmark` (grading/benchmark.py)."""
     plug = plug_value_cap if plug_value else None
@@ -89,7 +91,7 @@ def grade_test_suite(
         output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore", memory_limit_mb=memory_limit_mb
     )
     benchmark = TestSuiteBenchmark(
-        Path(gold_file), Path(pred_file), Path(db_dir), config, keep_distinct, plug, etype, table
+        Path(gold_file), Path(pred_file), Path(db_dir), config, keep_distinct, plug, etype, table, scorer=scorer
     )
     return run_benchmark(benchmark, jobs, progress)
 
@@ -107,6 +109,7 @@ class TestSuiteBenchmark(Benchmark):
     etype: str = "exec"
     table: Path | None = None
     each_database: Callable[[str], None] | None = None  # --progress-bar-for-each-datapoint: one line per database
+    scorer: str = "test-suite"  # or "spider": taoyds/spider's classic evaluation.py (`classic`)
     exact: exact_run.ExactMatch = field(init=False)  # made by `read`, with the runner
     runner: _Runner = field(init=False)
 
@@ -114,15 +117,25 @@ class TestSuiteBenchmark(Benchmark):
     names = NAMES
     __test__ = False  # not a pytest class, whatever its name
 
+    def __post_init__(self) -> None:
+        self.semantics = self.scorer  # the report's official verdict is named after the script it reproduces
+        self.names = (self.scorer, "strict")
+
+    @property
+    def classic(self) -> bool:
+        return self.scorer == "spider"
+
     def read(self) -> Inputs:
-        if self.etype != "match" and (self.plug is not None or not self.keep_distinct):
+        if not self.classic and self.etype != "match" and (self.plug is not None or not self.keep_distinct):
             rules.sqlparse_module()  # fails early, with the extra to install, rather than on every question
         problems: list[Problem] = []
         preds = read_predictions(self.pred_file)
         golds = read_gold(self.gold_file, problems)
+        if self.classic:  # the classic script drops blank lines: one flat list, no sessions
+            golds, preds = [[g for s in golds for g in s]], [[p for s in preds for p in s]]
         pairs = pair(golds, preds, self.pred_file, problems)
         _check_databases(pairs, self.db_dir, problems)  # a wrong --db is said before tables.json is read against it
-        self.exact = exact_run.prepare(self.etype, self.table, self.db_dir, golds)  # --etype match|all
+        self.exact = exact_run.prepare(self.etype, self.table, self.db_dir, golds, self.classic)
         self.runner = _Runner(self.config, self.each_database)
         places = exact_run.turns(golds, preds)
         items = [(i, gold, pred, place) for i, ((gold, pred), place) in enumerate(zip(pairs, places, strict=True))]
@@ -133,36 +146,48 @@ class TestSuiteBenchmark(Benchmark):
         index, gold, pred, place = item
         unpaired = _unpaired(index, gold, pred, self.db_dir)
         if unpaired is not None:
-            return unpaired
-        judged = self.exact.fields(gold, exact_run.scorer_prediction(pred.sql))
+            return self._named(unpaired)
+        found = self.exact.fields(gold, self.exact.prediction(pred.sql))
         if self.etype == "match":  # the scorer's match run executes nothing
-            verdict = exact_run.match_verdict(*judged)
-            instance = _instance(index, gold, pred, every(NAMES, verdict), {})
+            instance = _instance(index, gold, pred, every(NAMES, exact_run.match_verdict(*found)), {})
+        elif self.classic:
+            instance = _grade_classic(index, gold, pred, self.db_dir, self.runner, found)
         else:
             instance = _grade(index, gold, pred, self.db_dir, self.runner, self.keep_distinct, self.plug)
-        return exact_run.with_fields(instance, place, judged)
+        return self._named(exact_run.with_fields(instance, place, found))
+
+    def _named(self, instance: InstanceReport) -> InstanceReport:
+        """The official verdict under the scorer's name (`spider` for the classic script)."""
+        if self.scorer == SEMANTICS:
+            return instance
+        return replace(instance, scores={self.scorer: instance.scores[SEMANTICS], "strict": instance.scores["strict"]})
 
     def close(self) -> None:
         self.runner.rows.close()
 
     def broken(self, item, words: str) -> InstanceReport:
         index, gold, pred, _place = item
-        return _instance(index, gold, pred, every(NAMES, Verdict(0.0, "internal_error", words)), {})
+        return self._named(_instance(index, gold, pred, every(NAMES, Verdict(0.0, "internal_error", words)), {}))
 
     def complete(self, instances: list[InstanceReport]) -> list[InstanceReport]:
-        return exact_run.with_sessions(instances, self.exact.matching)
+        return exact_run.with_sessions(instances, self.exact.matching and not self.classic)
 
     def scorers(self) -> dict:
-        return {SEMANTICS: "taoyds/test-suite-sql-eval evaluation.py at 82793e5 (2020-10-20)"}
+        return {self.scorer: SCORERS[self.scorer]}
 
     def official_lines(self, report: Report) -> str:
         s = report.summary
         accuracy, compared = official_accuracy(report)
         figure = "exact match" if self.etype == "match" else "execution"
+        script = "taoyds/spider" if self.classic else "test-suite-sql-eval"
+        errors = ""
+        if self.classic:  # the classic script prints its count of unreadable predictions
+            unread = [i for i in report.instances if i.metadata.get("prediction_parse") == "unparseable"]
+            errors = f"eval_err_num:{len(unread)}\n"
         return (
-            f"{figure} (test-suite-sql-eval's figure, over the {compared} pairs it compares): {accuracy:.3f}\n"
-            f"score over all {s.gold_instances} gold lines: test-suite {s.score:.3f}, strict {s.strict_score:.3f}\n"
-            f"\ntest-suite-sql-eval's tables (evaluation.py --etype {self.etype}):\n"
+            f"{figure} ({script}'s figure, over the {compared} pairs it compares): {accuracy:.3f}\n"
+            f"score over all {s.gold_instances} gold lines: {self.scorer} {s.score:.3f}, strict {s.strict_score:.3f}\n"
+            f"\n{script}'s tables (evaluation.py --etype {self.etype}):\n{errors}"
             f"{official_tables(report, self.etype)}\n"
         )
 
@@ -200,8 +225,8 @@ def official_accuracy(report: Report) -> tuple[float, int]:
 
 
 def official_tables(report: Report, etype: str) -> str:
-    """test-suite-sql-eval's printed tables (hardness, execution, exact match, partial, turns) for this run."""
-    return exact_run.tables(report, etype, SEMANTICS)
+    """The scorer's printed tables (hardness, execution, exact match, partial, turns) for this run."""
+    return exact_run.tables(report, etype, report.summary.semantics)
 
 
 def _unpaired(index: int, gold: GoldLine | None, pred: Prediction | None, db_dir: Path) -> InstanceReport | None:
@@ -215,6 +240,42 @@ def _unpaired(index: int, gold: GoldLine | None, pred: Prediction | None, db_dir
         verdict = Verdict(0.0, "no_database", f"no {gold.db_id}/*.sqlite under {db_dir}")
         return _instance(index, gold, pred, every(NAMES, verdict), {})
     return None
+
+
+def _grade_classic(
+    index: int, gold: GoldLine, pred: Prediction, db_dir: Path, runner: _Runner, found: exact_run.Found
+) -> InstanceReport:
+    """The classic script's execution check (`classic.same_results`) on `<db_id>.sqlite`, strict beside."""
+    variants = database_variants(db_dir, gold.db_id)
+    question = _Question(f"question {index} ({gold.db_id})", 1, None)
+    database = db_dir / gold.db_id / f"{gold.db_id}.sqlite"
+    if found.failure is not None:  # the classic script stops on a gold it cannot parse
+        official = Verdict(0.0, found.failure, found.fields["exact_match_error"])
+    else:
+        official = _classic_official(gold, pred, database, runner, question, found)
+    strict = _strict(gold, pred, variants, runner, question)
+    return _instance(index, gold, pred, {SEMANTICS: official, "strict": strict}, {"databases": 1})
+
+
+def _classic_official(
+    gold: GoldLine, pred: Prediction, database: Path, runner: _Runner, question: _Question, found: exact_run.Found
+) -> Verdict:
+    pred_result = runner.pred(database, pred.sql, question)  # the prediction runs first, as in the script
+    if not pred_result.ok:
+        return Verdict(0.0, pred_result.reason, f"on {database.name}: {pred_result.detail}")
+    gold_result = runner.gold(database, gold.sql)
+    if not gold_result.ok:
+        return Verdict(0.0, "unreadable_gold", f"the gold query failed on {database.name}: {gold_result.detail}")
+    assert found.structures is not None  # a judged question has both structures
+    try:
+        same = classic.same_results(
+            list(gold_result.rows), list(pred_result.rows), found.structures.gold, found.structures.pred
+        )
+    except IndexError:  # the script's res_map raises here and stops
+        return Verdict(0.0, "value_mismatch", "fewer result columns than SELECT items (the script stops here)")
+    if same:
+        return Verdict(1.0, "match", f"equal column by column, in row order, on {database.name}")
+    return Verdict(0.0, "value_mismatch", f"results differ column by column (in row order) on {database.name}")
 
 
 def _grade(
