@@ -14,6 +14,7 @@ class Reason(StrEnum):
     MATCH = "match"
     PARTIAL = "partial"
     VALUE_MISMATCH = "value_mismatch"
+    STRUCTURE_MISMATCH = "structure_mismatch"
     ROW_COUNT_MISMATCH = "row_count_mismatch"
     COLUMN_NOT_FOUND = "column_not_found"
     TABLE_NOT_FOUND = "table_not_found"
@@ -73,6 +74,7 @@ MEANINGS: dict[Reason, str] = {
     Reason.MATCH: "the answer passes",
     Reason.PARTIAL: "a reward between 0 and 1 (qa_f1)",
     Reason.VALUE_MISMATCH: "same shape, different values",
+    Reason.STRUCTURE_MISMATCH: "Spider exact set match (test-suite --etype match): the parsed clauses differ",
     Reason.ROW_COUNT_MISMATCH: "the tables have different numbers of rows",
     Reason.COLUMN_NOT_FOUND: "a gold column has no matching predicted column",
     Reason.TABLE_NOT_FOUND: "a table the gold names is missing from the predicted DuckDB file",

@@ -12,6 +12,11 @@ runs the official `evaluation.py --etype all` unmodified (its python needs nltk 
 tqdm; NLTK_DATA pointing at punkt_tab) and stores, per question in order, the hardness, the exact verdict,
 the execution verdict and every component's result, and the tables it prints.  The driver only wraps the
 official functions to note what they return.  This module imports nothing from `evaluators` at the top.
+
+    python tests/parity_exact.py record-classic /path/to/taoyds-spider /path/to/python
+
+does the same with taoyds/spider's classic `evaluation.py` (`--scorer spider`), adding its `eval_err_num`
+count, into tests/data/parity/exact_classic.json.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from pathlib import Path
 
 DB = "concert_1"
 RECORDED = Path(__file__).parent / "data" / "parity" / "exact.json"
+RECORDED_CLASSIC = Path(__file__).parent / "data" / "parity" / "exact_classic.json"
 SETS = ("single", "multi")
 
 SCHEMA = {
@@ -267,11 +273,52 @@ def official_driver(official: Path, root: Path, name: str) -> dict:
     return {"questions": noted, "tables": text[text.index(" " * 21 + "easy") :]}
 
 
-def record(official: Path, python: str, root: Path) -> dict:
+def classic_driver(official: Path, root: Path, name: str) -> dict:
+    """Run in the classic scorer's venv (taoyds/spider's evaluation.py): `evaluate()` with --etype all, each
+    question's results noted, and its `eval_err_num` lines counted."""
+    sys.path.insert(0, str(official))
+    sys.argv = ["evaluation.py"]
+    import evaluation  # the classic module, unmodified
+
+    noted: list[dict] = []
+    hardness, exact, execution = (
+        evaluation.Evaluator.eval_hardness,
+        evaluation.Evaluator.eval_exact_match,
+        evaluation.eval_exec_match,
+    )
+
+    def note_hardness(self, sql):
+        noted.append({"hardness": hardness(self, sql)})
+        return noted[-1]["hardness"]
+
+    def note_exact(self, pred, label):
+        verdict = exact(self, pred, label)  # IUEN's nested calls end first: the outer call is noted last
+        noted[-1]["exact"] = int(verdict)
+        noted[-1]["partial"] = {k: [v["acc"], v["rec"], v["f1"], v["label_total"], v["pred_total"]]
+                                for k, v in self.partial_scores.items()}  # fmt: skip
+        return verdict
+
+    def note_exec(db, p_str, g_str, pred, gold):
+        noted[-1]["exec"] = int(bool(execution(db, p_str, g_str, pred, gold)))
+        return noted[-1]["exec"]
+
+    evaluation.Evaluator.eval_hardness, evaluation.Evaluator.eval_exact_match = note_hardness, note_exact
+    evaluation.eval_exec_match = note_exec
+    kmaps = evaluation.build_foreign_key_map_from_json(str(root / "tables.json"))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        evaluation.evaluate(str(root / f"{name}_gold.txt"), str(root / f"{name}_pred.txt"), str(root / "database"),
+                            "all", kmaps)  # fmt: skip
+    text = out.getvalue()
+    errors = [line for line in text.splitlines() if line.startswith("eval_err_num:")]
+    return {"questions": noted, "eval_err_num": len(errors), "tables": text[text.index(" " * 21 + "easy") :]}
+
+
+def record(official: Path, python: str, root: Path, driver: str = "driver") -> dict:
     build(root)
     found = {}
     for name in SETS:
-        done = subprocess.run([python, __file__, "driver", str(official), str(root), name],
+        done = subprocess.run([python, __file__, driver, str(official), str(root), name],
                               capture_output=True, text=True, check=True, cwd=official)  # fmt: skip
         found[name] = json.loads(done.stdout.strip().splitlines()[-1])
     return found
@@ -279,11 +326,17 @@ def record(official: Path, python: str, root: Path) -> dict:
 
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    if command == "driver":
-        found = official_driver(Path(args[0]), Path(args[1]), args[2])
-        print(json.dumps(found))
+    if command in ("driver", "classic-driver"):
+        run = official_driver if command == "driver" else classic_driver
+        print(json.dumps(run(Path(args[0]), Path(args[1]), args[2])))
     elif command == "record":  # record OFFICIAL PYTHON
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
             RECORDED.write_text(json.dumps(record(Path(args[0]).resolve(), args[1], Path(tmp)), indent=0) + "\n")
+    elif command == "record-classic":  # record-classic SPIDER PYTHON (taoyds/spider's folder)
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            found = record(Path(args[0]).resolve(), args[1], Path(tmp), "classic-driver")
+            RECORDED_CLASSIC.write_text(json.dumps(found, indent=0) + "\n")

@@ -70,10 +70,25 @@ Examples:
     help="As the scorer's --etype: exec (test-suite execution), match (exact set match, components), or all.",
 )
 @click.option(
+    "--scorer",
+    type=click.Choice(["test-suite", "spider"]),
+    default="test-suite",
+    show_default=True,
+    help="Whose evaluation.py: test-suite (taoyds/test-suite-sql-eval) or spider (taoyds/spider's classic "
+    "exact-match script: no sessions, no value->1, its own execution check on <db_id>.sqlite; needs --table).",
+)
+@click.option(
     "--table",
     "table",
     type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
     help="Spider's tables.json (the scorer's foreign keys); needed by --etype match and all.",
+)
+@click.option(
+    "--progress-bar-for-each-datapoint",
+    "--progress_bar_for_each_datapoint",
+    "each_datapoint",
+    is_flag=True,
+    help="As the scorer's option: for each question, a line on stderr per database of its suite it reaches.",
 )
 @options.timeout_option("Seconds per query (the scorer's own limit).")
 @options.memory_limit_option(
@@ -92,7 +107,9 @@ def test_suite(
     plug_value,
     plug_value_cap,
     etype,
+    scorer,
     table,
+    each_datapoint,
     timeout,
     memory_limit_mb,
     work_dir,
@@ -110,5 +127,6 @@ def test_suite(
         output_dir=work_dir, timeout_s=timeout, sqlite_decode_errors="ignore", memory_limit_mb=memory_limit_mb
     )
     plug = plug_value_cap if plug_value else None
-    benchmark = TestSuiteBenchmark(gold_file, pred_file, db_dir, config, keep_distinct, plug, etype, table)
+    say = (lambda line: click.echo(line, err=True)) if each_datapoint else None
+    benchmark = TestSuiteBenchmark(gold_file, pred_file, db_dir, config, keep_distinct, plug, etype, table, say, scorer)
     options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_dir})

@@ -13,7 +13,8 @@ own tables (not tables.json, as in the scorer).  Its quirks are kept: `LIMIT n` 
 never an int); one direction for the whole ORDER BY (the last one written); the SELECT list is read from
 the start while FROM is the first `from` after it; a query ends where the grammar stops (text after it is
 ignored); aliases are every `x AS y` anywhere, and one equal to a table name makes the query unreadable.
-Anything the scorer's parser rejects raises `Unparsable`.
+Anything the scorer's parser rejects raises `Unparsable`.  `parse(..., limit_int=True)` reads `LIMIT n` as
+taoyds/spider's classic `process_sql.py` does: `int(n)` (a token `int()` refuses makes the query unreadable).
 """
 
 from __future__ import annotations
@@ -60,10 +61,13 @@ def _need(condition: bool, message: str) -> None:
 class _Reader:
     """One query's tokens, its aliases and the schema; each method returns (next index, part)."""
 
-    def __init__(self, tokens: list[str], schema: SchemaIds, aliases: dict[str, str] | None = None):
+    def __init__(
+        self, tokens: list[str], schema: SchemaIds, aliases: dict[str, str] | None = None, limit_int: bool = False
+    ):
         self.toks = tokens
         self.schema = schema
         self.aliases = self._aliases() if aliases is None else aliases
+        self.limit_int = limit_int
 
     def tok(self, at: int) -> str:
         if not -len(self.toks) <= at < len(self.toks):
@@ -254,8 +258,13 @@ class _Reader:
 
     def limit(self, at: int) -> tuple[int, int | None]:
         if at < len(self.toks) and self.toks[at] == "limit":
-            self.tok(at + 1)  # `LIMIT` as the last token is an error; any token after it reads as 1
-            return at + 2, 1
+            number = self.tok(at + 1)  # `LIMIT` as the last token is an error; any token after it reads as 1
+            if not self.limit_int:
+                return at + 2, 1
+            try:
+                return at + 2, int(number)  # the classic script's own `int()`, with what Python accepts
+            except ValueError:
+                raise Unparsable(f"LIMIT {number} is not an integer") from None
         return at, None
 
     def sql(self, start: int) -> tuple[int, dict]:
@@ -299,10 +308,11 @@ def _ends_clause(tok: str) -> bool:
     return tok in CLAUSE_KEYWORDS or tok in _STOPS
 
 
-def parse(query: str, schema: SchemaIds) -> dict:
-    """The scorer's structure of `query`; `Unparsable` where the scorer's parser fails."""
+def parse(query: str, schema: SchemaIds, limit_int: bool = False) -> dict:
+    """The scorer's structure of `query`; `Unparsable` where the scorer's parser fails (`limit_int`: the classic
+    script's `LIMIT n`)."""
     try:
-        return _Reader(tokenize(query), schema).sql(0)[1]
+        return _Reader(tokenize(query), schema, limit_int=limit_int).sql(0)[1]
     except (Unparsable, RecursionError) as error:
         raise Unparsable(str(error) or type(error).__name__) from None
 
