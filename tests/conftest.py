@@ -1,5 +1,7 @@
-"""Shared test setup: `tests/` on the path for helper modules, emulator fixtures when present."""
+"""Shared test setup: `tests/` on the path for helper modules, emulator fixtures when present, and the
+xdist groups that keep tests which must not overlap on one worker (the suite runs on 2 workers: setup.cfg)."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -39,5 +41,44 @@ try:
     import pytest as _pytest
 
     shared_missing_in_ci = _pytest.fixture(_shared_missing_in_ci)
+except ImportError:  # pragma: no cover
+    pass
+
+
+# xdist (`--dist loadgroup`): tests that measure time or signals run one after another on one worker, so two of
+# them never share the machine's cores; Ray tests likewise, since `--ray auto` finds any cluster on the machine.
+# Everything else goes to whichever worker is free. Each worker is its own session with its own servers.
+TIMING_FILES = {"test_signals.py"}
+TIMING_NAMES = re.compile(
+    r"timeout|time_out|ctrl_c|sig(term|int|hup|kill)|runaway|interrupt|stopped|stops_|killed|_cap\b"
+)
+RAY_FILES = {"test_ray_cluster.py", "test_rewards_ray.py"}
+RAY_NAMES = re.compile(r"(^|_)ray(_|$)")
+
+
+def xdist_group_of(file_name: str, test_name: str) -> str | None:
+    if file_name in RAY_FILES or RAY_NAMES.search(test_name):
+        return "ray"
+    if file_name in TIMING_FILES or TIMING_NAMES.search(test_name):
+        return "timing"
+    return None
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "xdist_group(name): tests of one group run on one xdist worker, in turn")
+
+
+try:
+    import pytest as _pytest
+
+    @_pytest.hookimpl(tryfirst=True)  # before xdist reads the marks (it appends the group to the node id)
+    def pytest_collection_modifyitems(config, items):
+        for item in items:
+            if item.get_closest_marker("xdist_group"):
+                continue
+            group = xdist_group_of(item.path.name, getattr(item, "originalname", item.name))
+            if group:
+                item.add_marker(_pytest.mark.xdist_group(group))
+
 except ImportError:  # pragma: no cover
     pass

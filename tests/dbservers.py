@@ -2,13 +2,18 @@
 throwaway data folders, stopped at the end of the session.
 
 Debian's packages (`postgresql`, `mariadb-server`) are installed with apt-get when the binaries are not
-there and we are root.  When a server cannot be had, its tests skip with the reason; with `CI` set they
+there and we are root.  Under xdist each worker is a session of its own and starts its own servers; a file
+lock in the temp folder lets one process at a time install, or pick a port and start a server on it (so
+two workers never race for one port), and a server that loses the port to any other process is started
+again on a new one.  When a server cannot be had, its tests skip with the reason; with `CI` set they
 fail instead.  The grader connects as a role without superuser rights, as an operator should; on PostgreSQL
 the roles are the ones `evaluate.py db prepare` makes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import glob
 import os
 import shutil
@@ -22,6 +27,7 @@ from pathlib import Path
 import pytest
 
 GRADER_PASSWORD = "grader-pw-Secret1"
+START_ATTEMPTS = 3  # only a port lost between its probe and the server's bind is retried
 
 
 def unavailable(reason: str):
@@ -36,7 +42,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextlib.contextmanager
+def machine_lock(name: str):
+    """One holder at a time across every test process of this machine (xdist workers, parallel runs)."""
+    with open(Path(tempfile.gettempdir()) / f"spider-grade-tests-{name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def apt_install(*packages: str) -> None:
+    with machine_lock("apt"):
+        _apt_install(*packages)
+
+
+def _apt_install(*packages: str) -> None:
     if os.geteuid() != 0 or not shutil.which("apt-get"):
         unavailable(f"{', '.join(packages)} not installed and apt-get is not available as root")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
@@ -60,12 +82,15 @@ def _as_nobody(command: list[str]) -> list[str]:
     )
 
 
-def _wait_for_port(port: int, seconds: float, log: Path) -> None:
+def _wait_for_port(port: int, seconds: float, log: Path, process: subprocess.Popen | None = None) -> bool:
+    """True once the port answers; False when `process` ended first (the port was another's); else fails."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            return False
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
+                return True
         time.sleep(0.2)
     text = log.read_text(errors="replace")[-800:] if log.exists() else "no log"
     unavailable(f"the server did not open port {port}: {text}")
@@ -103,7 +128,7 @@ def start_postgres():
         unavailable("PostgreSQL's initdb/pg_ctl not found after installing")
     folder = Path(tempfile.mkdtemp(prefix="pg-test-"))
     os.chmod(folder, 0o777)
-    data, log, port = folder / "data", folder / "server.log", free_port()
+    data, log = folder / "data", folder / "server.log"
     if os.geteuid() == 0:
         shutil.chown(folder, "nobody", "nogroup")
     init = subprocess.run(
@@ -113,13 +138,16 @@ def start_postgres():
     )
     if init.returncode != 0:
         unavailable(f"initdb failed: {init.stderr.strip()[-400:]}")
-    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
-    subprocess.run(
-        _as_nobody([pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "start"]),
-        capture_output=True,
-        text=True,
-    )
-    _wait_for_port(port, 30, log)
+    with machine_lock("ports"):
+        for _ in range(START_ATTEMPTS):  # pg_ctl fails when the port went to another process: a new port
+            port = free_port()
+            options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+            command = [pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "-t", "60", "start"]
+            if subprocess.run(_as_nobody(command), capture_output=True).returncode == 0:
+                break
+        else:
+            unavailable(f"PostgreSQL did not start: {log.read_text(errors='replace')[-800:]}")
+        _wait_for_port(port, 30, log)
     server = PostgresServer(port, folder)
     from evaluators.execution.pg_roles import prepare_postgres
 
@@ -156,7 +184,7 @@ def start_mariadb():
     if install_db is None:
         unavailable("mariadb-install-db not found after installing")
     folder = Path(tempfile.mkdtemp(prefix="mariadb-test-"))
-    data, log, port, sock = folder / "data", folder / "server.log", free_port(), str(folder / "mysqld.sock")
+    data, log, sock = folder / "data", folder / "server.log", str(folder / "mysqld.sock")
     user = ["--user=root"] if os.geteuid() == 0 else []
     init = subprocess.run(
         [
@@ -172,15 +200,33 @@ def start_mariadb():
     )
     if init.returncode != 0:
         unavailable(f"mariadb-install-db failed: {init.stderr.strip()[-400:]}")
-    process = subprocess.Popen(
+    with machine_lock("ports"):
+        for _ in range(START_ATTEMPTS):  # a server that lost its port to another process ends: a new port
+            port = free_port()
+            process = _mariadbd(daemon, folder, port, sock, user)
+            if _wait_for_port(port, 60, log, process):
+                break
+        else:
+            unavailable(f"mariadbd ended without opening a port: {log.read_text(errors='replace')[-800:]}")
+    server = MariaDBServer(port, sock)
+    con = server.admin()
+    try:
+        con.cursor().execute(f"CREATE USER 'grader'@'%' IDENTIFIED BY '{GRADER_PASSWORD}'")
+    finally:
+        con.close()
+    return server, lambda: _stop_mariadb(process, folder)
+
+
+def _mariadbd(daemon: str, folder: Path, port: int, sock: str, user: list[str]) -> subprocess.Popen:
+    return subprocess.Popen(
         [
             daemon,
             "--no-defaults",
-            f"--datadir={data}",
+            f"--datadir={folder / 'data'}",
             f"--port={port}",
             f"--socket={sock}",
             "--bind-address=127.0.0.1",
-            f"--log-error={log}",
+            f"--log-error={folder / 'server.log'}",
             f"--pid-file={folder / 'pid'}",
             "--skip-log-bin",
             "--innodb-buffer-pool-size=64M",
@@ -190,14 +236,6 @@ def start_mariadb():
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    _wait_for_port(port, 60, log)
-    server = MariaDBServer(port, sock)
-    con = server.admin()
-    try:
-        con.cursor().execute(f"CREATE USER 'grader'@'%' IDENTIFIED BY '{GRADER_PASSWORD}'")
-    finally:
-        con.close()
-    return server, lambda: _stop_mariadb(process, folder)
 
 
 def _stop_mariadb(process: subprocess.Popen, folder: Path) -> None:

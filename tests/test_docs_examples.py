@@ -167,7 +167,12 @@ def _with_server(command: str, entry: dict, request) -> str:
     return re.sub(r"--dsn \S+", f"--dsn {_admin_dsn(entry['server'], request)}", command)
 
 
-@pytest.mark.parametrize("command", list(EXAMPLES), ids=[f"{n:02d}" for n in range(len(EXAMPLES))])
+# A command on a Ray cluster runs in the xdist group of the other Ray tests: `--ray auto` finds any cluster.
+_ON_RAY = [pytest.mark.xdist_group("ray")]
+CASES = [pytest.param(c, marks=_ON_RAY if e.get("cluster") == "ray" else ()) for c, e in EXAMPLES.items()]
+
+
+@pytest.mark.parametrize("command", CASES, ids=[f"{n:02d}" for n in range(len(EXAMPLES))])
 def test_the_documented_command_prints_the_documented_figure(command, tmp_path, request, world_template, warm_cli):
     entry = EXAMPLES[command]
     if entry.get("shared") and not SHARED_LITE_GOLD.is_dir():

@@ -1,6 +1,6 @@
 """Smoke tests: the official BigQuery and Snowflake clients against the local emulators.
 
-The first run installs the emulators under .emulators/ (a few minutes);
+The first run on a machine installs the emulators in the temp folder (a few minutes);
 later runs reuse them and each server starts in a second or two.
 """
 

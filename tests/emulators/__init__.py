@@ -1,6 +1,6 @@
 """Local BigQuery and Snowflake emulators for the test suite.
 
-install.py builds their venvs under <repo>/.emulators/, servers.py runs them,
+install.py builds their venvs once per machine in the temp folder, servers.py runs them,
 fixtures.py exposes them to pytest. See README.md for measured behaviour.
 """
 

@@ -1,8 +1,12 @@
 """Idempotent installer for the local BigQuery and Snowflake emulators.
 
-Each emulator lives in its own virtual environment under ``<repo>/.emulators/``
-because their dependency sets clash with each other and with the project's
-own venv (bqemulator needs duckdb 1.5.x, fakesnow 0.12 needs duckdb 2.0).
+Each emulator lives in its own virtual environment because their dependency
+sets clash with each other and with the project's own venv (bqemulator needs
+duckdb 1.5.x, fakesnow 0.12 needs duckdb 2.0). The venvs are built once per
+machine and pin set, in the temp folder (``$SPIDER_GRADE_EMULATORS_DIR``
+overrides), and shared by every clone and test worker: a fresh clone's test
+run does not spend minutes rebuilding them. A venv's folder name carries the
+hash of its pins, so clones with other pins never touch each other's venv.
 
 Usage::
 
@@ -12,7 +16,7 @@ Usage::
 
 A marker file inside each venv records the exact pin set it was built from,
 so a second run returns in well under a second. All progress goes to stderr;
-pip's own chatter goes to ``<repo>/.emulators/install-<name>.log``.
+pip's own chatter goes to ``install-<name>.log`` beside the venvs.
 """
 
 from __future__ import annotations
@@ -31,12 +35,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-EMULATORS_DIR = REPO_ROOT / ".emulators"
-# bqemulator's DuckDB finds extensions under $HOME/.duckdb/extensions; the
-# BigQuery server is started with HOME pointing here so nothing outside the
-# repo is touched (DuckDB has no env var for the extension directory).
-DUCKDB_HOME = EMULATORS_DIR / "duckdb-home"
+EMULATORS_DIR = Path(
+    os.environ.get("SPIDER_GRADE_EMULATORS_DIR") or Path(tempfile.gettempdir()) / "spider-grade-emulators"
+)
 MARKER_NAME = ".spider-emulator-installed.json"
 MIN_PYTHON = (3, 11)  # both bqemulator and fakesnow require it
 
@@ -53,7 +54,7 @@ class EmulatorSpec:
 
     @property
     def venv(self) -> Path:
-        return EMULATORS_DIR / self.venv_name
+        return EMULATORS_DIR / f"{self.venv_name}-{self.fingerprint()[:12]}"
 
     @property
     def python(self) -> Path:
@@ -202,6 +203,10 @@ SNOWFLAKE = EmulatorSpec(
 )
 
 SPECS = {spec.name: spec for spec in (BIGQUERY, SNOWFLAKE)}
+# bqemulator's DuckDB finds extensions under $HOME/.duckdb/extensions; the
+# BigQuery server is started with HOME pointing here (inside its venv, rebuilt
+# with it) so nothing else is touched (DuckDB has no env var for the folder).
+DUCKDB_HOME = BIGQUERY.venv / "duckdb-home"
 
 # Run inside bq-venv: copies the wheel-shipped spatial extension to where
 # DuckDB looks for it, then proves that INSTALL/LOAD (what bqemulator runs at
@@ -325,13 +330,13 @@ def _build(spec: EmulatorSpec) -> None:
     log_path.write_text("")
     # A half-built venv (crash, pin change) is never patched: start clean.
     shutil.rmtree(spec.venv, ignore_errors=True)
-    log(f"{spec.name}: creating {spec.venv.relative_to(REPO_ROOT)}")
+    log(f"{spec.name}: creating {spec.venv}")
     _run_logged([_base_python(), "-m", "venv", str(spec.venv)], log_path)
     log(f"{spec.name}: pip install {' '.join(spec.requirements)} (log: {log_path})")
     _pip_install(spec, log_path)
     extra_files: list[str] = []
     if spec is BIGQUERY:
-        log(f"bigquery: placing DuckDB spatial extension under {DUCKDB_HOME.relative_to(REPO_ROOT)}")
+        log(f"bigquery: placing DuckDB spatial extension under {DUCKDB_HOME}")
         extra_files = _place_spatial_extension(log_path)
     marker = {
         "fingerprint": spec.fingerprint(),
