@@ -46,6 +46,10 @@ CANCEL_WAIT_S = 5.0  # how long the caller waits for the cancel's answer before 
 MAX_IDLE_WORKERS = 16
 FREE_STARTS = os.cpu_count() or 1  # workers started at once, without waiting for a busy one to come back
 LONG_QUERY_S = 0.25  # a worker busy this long is on a long query: a caller waiting for one starts another
+# A worker still getting ready for its query (Python and driver imports, connecting) counts as coming back
+# soon for this long, unless its backend says the query started: a fresh worker's first request (a second
+# of imports with PostgreSQL's driver) made every waiting caller start yet another worker.
+PREPARING_S = 2.0
 _STDERR_TAIL = 4000
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -211,6 +215,7 @@ class WorkerProcess:
         )
         self.pid = self.proc.pid
         self.lent_at = time.monotonic()  # when the pool last handed it to a caller
+        self.query_began: float | None = None  # when its backend said the query started ("started")
         # Server state a kill would leave behind: the answer role it logs in as (PostgreSQL; it drops it
         # itself when it ends), and the request and handle of the query it runs now.
         self.role: str | None = None
@@ -335,15 +340,16 @@ class _Pool:
             return self._lend(worker)
 
     def _lend(self, worker: WorkerProcess) -> WorkerProcess:
-        worker.lent_at = time.monotonic()
+        worker.lent_at, worker.query_began = time.monotonic(), None
         self.busy.add(worker)
         return worker
 
     def _working(self) -> int:
-        """Workers starting or busy on a query younger than LONG_QUERY_S: those will be back soon.  A worker
-        on a long query does not count, so a caller behind it starts another within LONG_QUERY_S."""
+        """Workers starting, getting ready for their query (PREPARING_S at most), or on a query younger than
+        LONG_QUERY_S: those will be back soon.  A worker on a long query does not count, so a caller behind it
+        starts another within LONG_QUERY_S of the query's start."""
         now = time.monotonic()
-        return self.starting + sum(now - worker.lent_at < LONG_QUERY_S for worker in self.busy)
+        return self.starting + sum(_soon_back(worker, now) for worker in self.busy)
 
     def release(self, worker: WorkerProcess) -> None:
         with self.lock:
@@ -390,6 +396,12 @@ class _Pool:
             except OSError:
                 pass
         _each(WorkerProcess.end, holding)
+
+
+def _soon_back(worker: WorkerProcess, now: float) -> bool:
+    if worker.query_began is not None:
+        return now - worker.query_began < LONG_QUERY_S
+    return now - worker.lent_at < PREPARING_S
 
 
 def _each(function, workers: list[WorkerProcess]) -> None:
@@ -463,7 +475,7 @@ def execute(request: Request, action: str = "run", **extra) -> dict:
                 pool().forget(worker)
                 return _expired(worker, request, backend, handle, begun)
             if event["event"] == "started":
-                begun = time.monotonic()  # the timeout counts from the query's start, not the worker's
+                begun = worker.query_began = time.monotonic()  # the timeout counts from the query's start
                 deadline = begun + request.timeout_s + backend.kill_grace_s
             elif event["event"] == "handle":
                 handle = event
