@@ -49,3 +49,20 @@ def test_a_caller_behind_long_queries_starts_another(workers, monkeypatch):
     assert got and got[0] not in held and got[0].alive()
     for each in [*held, *got]:
         workers.release(each)
+
+
+def test_a_caller_behind_workers_still_getting_ready_waits_for_them(workers, monkeypatch):
+    """A fresh worker's first request spends a second importing PostgreSQL's driver before its query starts:
+    counted as a long query, it made every waiting caller start one more worker (16 on two cores)."""
+    monkeypatch.setattr(worker, "LONG_QUERY_S", 0.2, raising=False)
+    monkeypatch.setattr(worker, "PREPARING_S", 60.0, raising=False)
+    held = [workers.acquire() for _ in range(getattr(worker, "FREE_STARTS", 2))]
+    thread, got = _acquire_in_thread(workers)
+    time.sleep(0.6)  # three times LONG_QUERY_S: the held workers have not said their queries started
+    assert not got and workers.starting == 0
+    for each in held:
+        each.query_began = time.monotonic() - 1.0  # as the "started" event sets it: now on long queries
+    thread.join(30)
+    assert got and got[0] not in held
+    for each in [*held, *got]:
+        workers.release(each)

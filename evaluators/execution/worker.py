@@ -39,12 +39,17 @@ _BOOTSTRAP = (
     "import sys, types; package = types.ModuleType('evaluators'); package.__path__ = [sys.argv[1]]; "
     "sys.modules['evaluators'] = package; from evaluators.execution.worker import main; main()"
 )
+ROLE_DROP_WAIT_S = 5.0  # how long a worker ending itself may take to drop its server role
 STARTUP_ALLOWANCE_S = 60.0  # Python start-up, driver import and connecting, before the query's own timeout
 CANCEL_TIMEOUT_S = 30.0  # the cancelling worker's own limit
 CANCEL_WAIT_S = 5.0  # how long the caller waits for the cancel's answer before it moves on
 MAX_IDLE_WORKERS = 16
 FREE_STARTS = os.cpu_count() or 1  # workers started at once, without waiting for a busy one to come back
 LONG_QUERY_S = 0.25  # a worker busy this long is on a long query: a caller waiting for one starts another
+# A worker still getting ready for its query (Python and driver imports, connecting) counts as coming back
+# soon for this long, unless its backend says the query started: a fresh worker's first request (a second
+# of imports with PostgreSQL's driver) made every waiting caller start yet another worker.
+PREPARING_S = 2.0
 _STDERR_TAIL = 4000
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -210,6 +215,12 @@ class WorkerProcess:
         )
         self.pid = self.proc.pid
         self.lent_at = time.monotonic()  # when the pool last handed it to a caller
+        self.query_began: float | None = None  # when its backend said the query started ("started")
+        # Server state a kill would leave behind: the answer role it logs in as (PostgreSQL; it drops it
+        # itself when it ends), and the request and handle of the query it runs now.
+        self.role: str | None = None
+        self.running: tuple[Request, dict] | None = None
+        self.last_request: Request | None = None
         self._buffer = b""
         self.stderr_tail = b""
         self._selector = selectors.DefaultSelector()
@@ -248,6 +259,34 @@ class WorkerProcess:
         except (ProcessLookupError, PermissionError, AttributeError):
             self.proc.kill()
         self.close()
+
+    def end(self) -> None:
+        """A worker holding a server role ends itself (closing its stdin), dropping the role on its way out;
+        one that does not within ROLE_DROP_WAIT_S is killed and the role dropped from here."""
+        if self.role is None:
+            self.kill()
+            return
+        try:
+            self.stdin.close()
+            self.proc.wait(timeout=ROLE_DROP_WAIT_S)
+        except (OSError, subprocess.TimeoutExpired):
+            self.kill()
+            self.leave_server_clean()
+            return
+        self.close()
+
+    def leave_server_clean(self) -> None:
+        """After a kill: the answer role it held dropped (and the query it ran stopped on the server), from
+        this process: the run may be stopping, when no worker starts."""
+        if self.role is None or self.last_request is None:
+            return  # no role of its own: nothing of this worker's outlives it on a server we can reach
+        request, handle = self.running or (self.last_request, {})
+        handle = {**handle, "role": handle.get("role") or self.role}
+        try:
+            get_backend(request.backend).cancel(request, handle)
+        except Exception:
+            pass  # the server is gone or refuses: `db prepare` drops roles left behind
+        self.role, self.running = None, None
 
     def close(self) -> None:
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
@@ -301,15 +340,16 @@ class _Pool:
             return self._lend(worker)
 
     def _lend(self, worker: WorkerProcess) -> WorkerProcess:
-        worker.lent_at = time.monotonic()
+        worker.lent_at, worker.query_began = time.monotonic(), None
         self.busy.add(worker)
         return worker
 
     def _working(self) -> int:
-        """Workers starting or busy on a query younger than LONG_QUERY_S: those will be back soon.  A worker
-        on a long query does not count, so a caller behind it starts another within LONG_QUERY_S."""
+        """Workers starting, getting ready for their query (PREPARING_S at most), or on a query younger than
+        LONG_QUERY_S: those will be back soon.  A worker on a long query does not count, so a caller behind it
+        starts another within LONG_QUERY_S of the query's start."""
         now = time.monotonic()
-        return self.starting + sum(now - worker.lent_at < LONG_QUERY_S for worker in self.busy)
+        return self.starting + sum(_soon_back(worker, now) for worker in self.busy)
 
     def release(self, worker: WorkerProcess) -> None:
         with self.lock:
@@ -327,19 +367,56 @@ class _Pool:
             self.returned.notify()
 
     def kill_all(self) -> None:
-        """Ctrl-C: every worker of this process, busy or idle, is killed now."""
+        """Ctrl-C: every worker of this process, busy or idle, is killed now; the queries they ran are stopped
+        on their servers and their answer roles dropped.  An idle worker holding a role ends itself."""
         with self.lock:
-            workers, self.idle, self.busy = [*self.idle, *self.busy], [], set()
-        for worker in workers:
+            idle, busy, self.idle, self.busy = self.idle, list(self.busy), [], set()
+        for worker in busy:
             worker.kill()
+        _each(lambda worker: worker.leave_server_clean(), busy)
+        self._end(idle)
 
     def shutdown(self) -> None:
         """At exit: idle workers hold nothing worth a clean exit, and waiting for a Python with pandas and
-        a driver loaded to wind down costs a small run a good part of its time, so they are killed."""
+        a driver loaded to wind down costs a small run a good part of its time, so they are killed; those
+        holding a server role end themselves, dropping it."""
         with self.lock:
             idle, self.idle = self.idle, []
-        for worker in idle:
-            worker.kill()
+        self._end(idle)
+
+    @staticmethod
+    def _end(workers: list[WorkerProcess]) -> None:
+        for worker in workers:
+            if worker.role is None:
+                worker.kill()
+        holding = [worker for worker in workers if worker.role is not None]
+        for worker in holding:
+            try:
+                worker.stdin.close()  # all of them at once: each drops its role on its way out
+            except OSError:
+                pass
+        _each(WorkerProcess.end, holding)
+
+
+def _soon_back(worker: WorkerProcess, now: float) -> bool:
+    if worker.query_began is not None:
+        return now - worker.query_began < LONG_QUERY_S
+    return now - worker.lent_at < PREPARING_S
+
+
+def _each(function, workers: list[WorkerProcess]) -> None:
+    """`function(worker)` for every worker, side by side (each may wait on a server) a few seconds at most;
+    one after the other at the interpreter's exit, where no thread starts."""
+    threads = []
+    for worker in workers:
+        thread = threading.Thread(target=function, args=(worker,), daemon=True)
+        try:
+            thread.start()
+            threads.append(thread)
+        except RuntimeError:  # at exit
+            function(worker)
+    for thread in threads:
+        thread.join(ROLE_DROP_WAIT_S + CANCEL_WAIT_S)
 
 
 _pool: _Pool | None = None
@@ -383,6 +460,7 @@ def execute(request: Request, action: str = "run", **extra) -> dict:
     stop_if_signalled()  # no query starts once the run is stopping
     backend = get_backend(request.backend)
     worker = _start(pool(), {"action": action, "request": request.to_dict(), **extra})
+    worker.last_request = request
     begun = time.monotonic()
     deadline = begun + request.timeout_s + STARTUP_ALLOWANCE_S
     handle = None
@@ -397,16 +475,20 @@ def execute(request: Request, action: str = "run", **extra) -> dict:
                 pool().forget(worker)
                 return _expired(worker, request, backend, handle, begun)
             if event["event"] == "started":
-                begun = time.monotonic()  # the timeout counts from the query's start, not the worker's
+                begun = worker.query_began = time.monotonic()  # the timeout counts from the query's start
                 deadline = begun + request.timeout_s + backend.kill_grace_s
             elif event["event"] == "handle":
                 handle = event
+                worker.running = (request, event)
+                worker.role = event.get("role") or worker.role
             elif event["event"] == "result":
+                worker.running = None
                 pool().release(worker)
                 return event
     except BaseException:  # Ctrl-C (or anything) while waiting: the query must not go on without us
         pool().forget(worker)
         worker.kill()
+        worker.leave_server_clean()
         raise
 
 
@@ -423,6 +505,8 @@ def _start(workers: _Pool, message: dict) -> WorkerProcess:
 
 def _expired(worker: WorkerProcess, request: Request, backend, handle, begun: float) -> dict:
     worker.kill()
+    if handle is None and worker.role is not None:  # killed before its query began: its role only
+        handle = {"role": worker.role}
     detail = f"no result after {time.monotonic() - begun:.1f} s (timeout {request.timeout_s:g} s): worker killed"
     if handle is not None and backend.cancels_on_kill:
         detail += f"; {cancel_soon(request, handle)}"
@@ -472,6 +556,7 @@ def cancel(request: Request, handle: dict) -> str:
 
 def _died(worker: WorkerProcess, request: Request, backend) -> dict:
     worker.close()
+    worker.leave_server_clean()  # it could not drop its role (nor end its query) itself
     tail = worker.stderr_tail.decode("utf-8", "replace").strip().splitlines()
     last = tail[-1] if tail else "no message"
     detail = redact(

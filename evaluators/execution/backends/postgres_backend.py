@@ -5,18 +5,26 @@ the server), `statement_timeout` is set to the request's timeout so the server s
 and the backend pid goes to the parent first, so a worker that is killed has its query cancelled from a
 fresh connection (`pg_cancel_backend`, then `pg_terminate_backend`).  Nothing is committed.
 
-Each prediction runs as a login role of its own (`answer_role`): a session may signal (cancel, terminate)
-the sessions of roles it has the privileges of, so answers that shared the grader's role could kill one
-another's queries, and the gold's.  The grader's role (the DSN's) creates `<role>_a_<random>` for one
-query, a member of `<role>_answers` (what answers may read) and of nothing else, with a random password
-valid for the query's time, makes itself a member of it (to cancel it), and drops it after.  `evaluate.py
-db prepare` sets the roles up (`execution/pg_roles.py`); gold queries run as the grader's role itself.
+Predictions run as a login role of their worker's own (`worker_role`): a session may signal (cancel,
+terminate) the sessions of roles it has the privileges of, so answers that shared the grader's role could
+kill one another's queries, and the gold's.  The grader's role (the DSN's) creates `<role>_a_<random>` the
+first time a worker runs a prediction on a server, a member of `<role>_answers` (what answers may read) and
+of nothing else, at most one connection, with a random password valid for the timeout plus ten minutes,
+and makes itself a member of it (to cancel it).  The worker's later predictions log in as that role again
+(a fresh session each, one at a time), so a question costs one connection, not three and three statements;
+no two workers share a role, so no answer reaches another worker's session or the gold's.  The role is
+dropped when the worker ends (`drop_worker_roles`, at its exit), by the parent when it kills the worker (a
+timeout, Ctrl-C: `stop`), and replaced before its password would lapse.  `evaluate.py db prepare` sets the
+roles up (`execution/pg_roles.py`) and drops those of a grader killed outright; gold queries run as the
+grader's role itself.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import time
+from dataclasses import dataclass
 
 from evaluators.execution import pg_values
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
@@ -26,6 +34,10 @@ from evaluators.execution.memory import fetch_rows
 from evaluators.execution.pg_roles import ANSWERS_SUFFIX, ROLE_GRACE_S, drop_role, make_answer_role
 
 _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
+_ROLE_BUSY_STATE = "53300"  # too_many_connections: the role's last session has not quite ended on the server
+_LOGIN_RETRIES = 50  # a worker's next login as its role waits out its last session's end, 10 ms at a time
+_RENEW_MARGIN_S = 60  # a role whose password lapses within the timeout plus this is replaced first
+_HINT = "prepare it once with `evaluate.py db prepare --engine postgres` (docs/backends.md)"
 
 
 class PostgresBackend(ServerBackend):
@@ -68,40 +80,77 @@ class PostgresBackend(ServerBackend):
         return getattr(exc, "sqlstate", None) == _TIMEOUT_STATE
 
     def stop(self, psycopg, con, handle: dict) -> str:
-        pid = int(handle["backend_pid"])
-        with con.cursor() as cursor:
-            cursor.execute("SELECT pg_cancel_backend(%s)", (pid,))
-            time.sleep(0.2)
-            cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        words = f"cancelled backend {pid}"
+        """The killed worker's query cancelled, then its session ended, then its role dropped (the worker
+        that held it is gone); a handle without a backend pid (a worker that died idle) only drops the role."""
+        words = []
+        if handle.get("backend_pid") is not None:
+            pid = int(handle["backend_pid"])
+            with con.cursor() as cursor:
+                cursor.execute("SELECT pg_cancel_backend(%s)", (pid,))
+                time.sleep(0.2)
+                cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            words.append(f"cancelled backend {pid}")
         if isinstance(handle.get("role"), str):
             drop_role(psycopg, con, handle["role"])
-            words += f" and dropped its role {handle['role']}"
-        return words
+            words.append(f"dropped the role {handle['role']}")
+        return " and ".join(words) or "nothing to stop"
 
 
 @contextlib.contextmanager
 def _answer_login(psycopg, request: Request):
-    with answer_role(psycopg, request) as (role, password):
-        yield {"user": role, "password": password}
+    yield worker_role(psycopg, request)
 
 
-@contextlib.contextmanager
-def answer_role(psycopg, request: Request):
-    """(name, password) of a login role made for this one answer, dropped when the block ends."""
-    admin = _connect(psycopg, request, read_only=False)
-    admin.autocommit = True
-    role = None
-    try:
-        hint = "prepare it once with `evaluate.py db prepare --engine postgres` (docs/backends.md)"
-        role, password = make_answer_role(admin, ANSWERS_SUFFIX, int(request.timeout_s) + ROLE_GRACE_S, hint)
-        yield role, password
-    finally:
+@dataclass
+class _HeldRole:
+    name: str
+    password: str
+    lapses_at: float  # time.monotonic() by which its password is no longer valid
+    request: Request  # how to reach its server again, to drop it
+
+
+_held: dict[tuple, _HeldRole] = {}  # this worker's answer role per server and database (one request at a time)
+
+
+def worker_role(psycopg, request: Request) -> dict:
+    """This worker's answer role on the request's server and database: made at its first prediction there,
+    then reused; replaced when its password would lapse before this query could end."""
+    key = (request.setting("postgres_dsn"), request.db_ref, tuple(sorted(request.environment.items())))
+    held = _held.get(key)
+    if held is not None and held.lapses_at - time.monotonic() < request.timeout_s + _RENEW_MARGIN_S:
+        _drop_held(psycopg, _held.pop(key))
+        held = None
+    if held is None:
+        seconds = int(request.timeout_s) + ROLE_GRACE_S
+        started = time.monotonic()
+        admin = _connect(psycopg, request, read_only=False)
+        admin.autocommit = True
         try:
-            if role is not None:
-                drop_role(psycopg, admin, role)
+            name, password = make_answer_role(admin, ANSWERS_SUFFIX, seconds, _HINT)
         finally:
             admin.close()
+        if not _held:
+            atexit.register(drop_worker_roles, psycopg)
+        held = _held[key] = _HeldRole(name, password, started + seconds, request)
+    return {"user": held.name, "password": held.password}
+
+
+def drop_worker_roles(psycopg) -> None:
+    """At the worker's end: every answer role it made is dropped (a killed worker's: by the parent, `stop`)."""
+    while _held:
+        _drop_held(psycopg, _held.popitem()[1])
+
+
+def _drop_held(psycopg, held: _HeldRole) -> None:
+    try:
+        admin = _connect(psycopg, held.request, read_only=False)
+    except QueryFailed:
+        return  # the server is gone: `db prepare` drops what is left
+    admin.autocommit = True
+    try:
+        drop_role(psycopg, admin, held.name)
+    finally:
+        admin.close()
 
 
 def _connect(psycopg, request: Request, read_only: bool = True, login: dict | None = None):
@@ -112,10 +161,15 @@ def _connect(psycopg, request: Request, read_only: bool = True, login: dict | No
     if request.db_ref:
         options["dbname"] = request.db_ref
     options.update(login or {})
-    try:
-        con = psycopg.connect(request.setting("postgres_dsn") or "", connect_timeout=10, **options)
-    except psycopg.Error as exc:
-        raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
+    for attempt in range(_LOGIN_RETRIES + 1):
+        try:
+            con = psycopg.connect(request.setting("postgres_dsn") or "", connect_timeout=10, **options)
+            break
+        except psycopg.Error as exc:
+            if login and getattr(exc, "sqlstate", None) == _ROLE_BUSY_STATE and attempt < _LOGIN_RETRIES:
+                time.sleep(0.01)  # a worker's role allows one session: its previous one is still ending
+                continue
+            raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
     con.read_only = read_only
     if request.setting("postgres_psycopg2_values"):
         pg_values.load_as_psycopg2(con)
