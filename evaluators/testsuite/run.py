@@ -193,6 +193,8 @@ class TestSuiteBenchmark(Benchmark):
 
     def warnings(self, report: Report) -> list[str]:
         out = []
+        if self.classic and (self.plug is not None or self.keep_distinct):
+            out.append("--plug-value and --keep-distinct are test-suite-sql-eval's: --scorer spider ignores them")
         unjudged = [i.instance_id for i in report.instances if (i.metadata or {}).get("exact_match_error")]
         if unjudged:
             out.append(
