@@ -201,6 +201,15 @@ def test_blank_lines_are_sessions_as_for_the_scorer(suite, tmp_path):
     assert "the official scorer stops here" in report.summary.problems[0].message
 
 
+def test_a_prediction_line_is_stripped_before_its_tab_as_the_scorer_reads_it(suite, tmp_path):
+    """The scorer reads `l.strip().split('\\t')[0]`: a line starting with a tab or spaces is its SQL, not empty."""
+    root, _ = suite
+    (tmp_path / "gold.txt").write_text("SELECT 1\tpets_1\nSELECT 2\tpets_1\n")
+    (tmp_path / "pred.txt").write_text("\tSELECT 1\tpets_1\n  \t SELECT 2\n")
+    report = grade_test_suite(tmp_path / "gold.txt", tmp_path / "pred.txt", root / "database", tmp_path / "w")
+    assert [i.reason for i in report.instances] == ["match", "match"]
+
+
 def test_cli_prints_accuracy_and_writes_the_report(suite, tmp_path):
     root, _ = suite
     out = tmp_path / "ts.json"
