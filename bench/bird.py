@@ -5,6 +5,9 @@
     python bench/bird.py --timeouts 6 --meta-time-out 5   # 6 predictions run into the timeout
     python bench/bird.py --small --timeouts 6 --meta-time-out 1 --repeats 5
         # 1,000 small fast questions on four databases of 500 rows: the scorers' own costs per question
+    python bench/bird.py --postgres --timeouts 4 --meta-time-out 5 --repeats 5
+        # the same questions on PostgreSQL (a server started here, password logins): the official mini-dev
+        # PostgreSQL scorer (psycopg2, a Pool) against `evaluate.py bird --sql_dialect PostgreSQL`
 
 Generates (seeded) three SQLite databases of 10^4 to 10^5 rows, 40 gold queries and N predictions of
 mixed kinds (right, wrong, a failing column, heavier joins), then times the official loop as its run
@@ -139,22 +142,31 @@ def make_small_databases(root: Path) -> None:
         if con is None:
             continue
         con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, g INTEGER, name TEXT, v REAL)")
-        rows = [(i, rng.randrange(20), f"n{rng.randrange(300)}", round(rng.uniform(0, 100), 2)) for i in range(500)]
-        con.executemany("INSERT INTO t VALUES (?,?,?,?)", rows)
+        con.executemany("INSERT INTO t VALUES (?,?,?,?)", small_rows(rng))
         con.commit()
         con.close()
 
 
-def make_small_inputs(folder: Path, n: int, timeouts: int = 0) -> None:
-    """60 gold queries of four kinds; predictions right (60 %), changed (25 %) or failing (15 %)."""
+def small_rows(rng: random.Random) -> list[tuple]:
+    return [(i, rng.randrange(20), f"n{rng.randrange(300)}", round(rng.uniform(0, 100), 2)) for i in range(500)]
+
+
+def make_small_inputs(folder: Path, n: int, timeouts: int = 0, postgres: bool = False) -> None:
+    """60 gold queries of four kinds; predictions right (60 %), changed (25 %) or failing (15 %).  On
+    PostgreSQL each database is a table of the one database, and the slow ones sleep (the server's CPU
+    stays out of the comparison)."""
     rng = random.Random(5)
     kinds = (
-        "SELECT count(*) FROM t WHERE g = {k}",
-        "SELECT name, v FROM t WHERE id < {k}",
-        "SELECT g, max(v) FROM t GROUP BY g ORDER BY g",
-        "SELECT name FROM t WHERE v > {k} ORDER BY v LIMIT 5",
+        "SELECT count(*) FROM {t} WHERE g = {k}",
+        "SELECT name, v FROM {t} WHERE id < {k}",
+        "SELECT g, max(v) FROM {t} GROUP BY g ORDER BY g",
+        "SELECT name FROM {t} WHERE v > {k} ORDER BY v LIMIT 5",
     )
-    golds = [(SMALL_DATABASES[k % 4], kinds[k % 4].format(k=k % 20 if k % 4 == 0 else k)) for k in range(60)]
+    golds = [
+        (db, kinds[k % 4].format(t=db if postgres else "t", k=k % 20 if k % 4 == 0 else k))
+        for k, db in ((k, SMALL_DATABASES[k % 4]) for k in range(60))
+    ]
+    slow = "SELECT pg_sleep(60)" if postgres else SLOW
     preds, lines = {}, []
     step = max(n // timeouts, 1) if timeouts else 0
     for i in range(n):
@@ -167,11 +179,21 @@ def make_small_inputs(folder: Path, n: int, timeouts: int = 0) -> None:
         else:
             pred = gold.replace("name", "nme")
         if step and i % step == 0 and i // step < timeouts:
-            pred = SLOW
+            pred = slow
         preds[str(i)] = pred + SEP + db
         lines.append(f"{gold}\t{db}\n")
     (folder / "pred.json").write_text(json.dumps(preds))
     (folder / "gold.sql").write_text("".join(lines))
+
+
+def fill_postgres(con) -> None:
+    """The small databases as four tables of the one database, the same rows."""
+    rng = random.Random(5)
+    for name in SMALL_DATABASES:
+        con.execute(f"CREATE TABLE {name} (id integer PRIMARY KEY, g integer, name text, v double precision)")
+        with con.cursor().copy(f"COPY {name} FROM STDIN") as copy:
+            for row in small_rows(rng):
+                copy.write_row(row)
 
 
 def timed(command: list[str]) -> tuple[float, str, float]:
@@ -218,6 +240,7 @@ def main(argv=None) -> None:
     parser.add_argument("--meta-time-out", type=float, default=30.0, help="seconds per query, both scorers")
     parser.add_argument("--docs", action="store_true", help="also write docs/bird_bench.png")
     parser.add_argument("--small", action="store_true", help="four 500-row databases, sub-millisecond queries")
+    parser.add_argument("--postgres", action="store_true", help="the small set on a PostgreSQL server started here")
     parser.add_argument(
         "--ves",
         type=int,
@@ -226,20 +249,45 @@ def main(argv=None) -> None:
         help="time R-VES with N iterations instead of EX (the official VES loop against ours)",
     )
     args = parser.parse_args(argv)
-    work = HERE / "results" / ("bird_small" if args.small else "bird")
+    args.small = args.small or args.postgres
+    work = HERE / "results" / ("bird_pg" if args.postgres else "bird_small" if args.small else "bird")
     (work / "dbs").mkdir(parents=True, exist_ok=True)
     if args.small:
-        make_small_databases(work / "dbs")
-        make_small_inputs(work, args.n, args.timeouts)
+        if not args.postgres:
+            make_small_databases(work / "dbs")
+        make_small_inputs(work, args.n, args.timeouts, postgres=args.postgres)
     else:
         make_databases(work / "dbs")
         make_inputs(work, args.n, args.timeouts)
+    if args.postgres:
+        from bird_pg import postgres_server
+
+        with postgres_server(fill_postgres) as server:
+            result = measure(args, work, server.grader_dsn, ["--sql_dialect", "PostgreSQL"], server.grader_dsn)
+    else:
+        result = measure(args, work, str(work / "dbs") + "/", [], None)
+    name = "bird_ves" if args.ves else ("bird_timeouts" if args.timeouts else "bird")
+    if args.small:
+        name = name.replace("bird", "bird_pg" if args.postgres else "bird_small", 1)
+    (HERE / "results" / f"{name}.json").write_text(json.dumps(result, indent=2))
+    plot(result, HERE / "results" / f"{name}.png")
+    if args.docs:
+        plot(result, ROOT / "docs" / f"{name}_bench.png")
+    print(
+        f"| {args.n} predictions | official {result['official_s']:.2f} s | ours {result['ours_s']:.2f} s | "
+        f"ratio {result['ratio']:.2f} (pairs {', '.join(f'{r:.2f}' for r in result['pair_ratios'])}) | "
+        f"CPU {result['official_cpu_s']:.1f} s / {result['ours_cpu_s']:.1f} s | verdicts {result['agreement']} |"
+    )
+
+
+def measure(args, work: Path, official_db: str, dialect: list[str], postgres_dsn: str | None) -> dict:
+    """Both scorers, alternating, `args.repeats` times; the medians, each pair's ratio, the verdicts compared."""
     official_cmd = [
         sys.executable,
         str(HERE / "bird_official.py"),
         str(work / "pred.json"),
         str(work / "gold.sql"),
-        str(work / "dbs") + "/",
+        official_db,
         str(args.num_cpus),
         str(args.meta_time_out),
     ] + (["ves", str(args.ves)] if args.ves else [])
@@ -253,6 +301,7 @@ def main(argv=None) -> None:
         str(work / "gold.sql"),
         "--db_root_path",
         str(work / "dbs") + "/",
+        *dialect,
         "--num_cpus",
         str(args.num_cpus),
         "--meta_time_out",
@@ -260,6 +309,8 @@ def main(argv=None) -> None:
         "--output",
         str(work / "ours.json"),
     ]
+    if postgres_dsn:
+        ours_cmd += ["--postgres-dsn", postgres_dsn]
     if args.ves:
         ours_cmd += ["--ves-iterations", str(args.ves)]
     official_times, ours_times, official_cpu, ours_cpu, ratios = [], [], [], [], []
@@ -281,6 +332,7 @@ def main(argv=None) -> None:
         "num_cpus": args.num_cpus,
         "timeouts": args.timeouts,
         "meta_time_out": args.meta_time_out,
+        "engine": "PostgreSQL" if postgres_dsn else "SQLite",
         "official_s": statistics.median(official_times),
         "ours_s": statistics.median(ours_times),
         "official_runs": official_times,
@@ -289,22 +341,14 @@ def main(argv=None) -> None:
         "official_cpu_s": statistics.median(official_cpu),
         "ours_cpu_s": statistics.median(ours_cpu),
         "pair_ratios": ratios,
+        "ratio": statistics.median(ratios),
     }
-    result["ratio"] = statistics.median(ratios)
     result["mode"] = f"R-VES, {args.ves} iterations" if args.ves else "EX"
+    if postgres_dsn:
+        result["mode"] += " on PostgreSQL"
     if args.timeouts:
         result["mode"] += f", {args.timeouts} timeouts of {args.meta_time_out:g} s"
-    name = "bird_ves" if args.ves else ("bird_timeouts" if args.timeouts else "bird")
-    name = name.replace("bird", "bird_small", 1) if args.small else name
-    (HERE / "results" / f"{name}.json").write_text(json.dumps(result, indent=2))
-    plot(result, HERE / "results" / f"{name}.png")
-    if args.docs:
-        plot(result, ROOT / "docs" / f"{name}_bench.png")
-    print(
-        f"| {args.n} predictions | official loop {result['official_s']:.2f} s | ours {result['ours_s']:.2f} s | "
-        f"ratio {result['ratio']:.2f} | CPU {result['official_cpu_s']:.1f} s / {result['ours_cpu_s']:.1f} s | "
-        f"verdicts {result['agreement']} |"
-    )
+    return result
 
 
 if __name__ == "__main__":

@@ -2,9 +2,13 @@
 for the bench only: written here from what the official scripts do, run as their run script runs them.
 
     python bench/bird_official.py PRED.json GOLD.sql DB_ROOT/ NUM_CPUS META_TIME_OUT [ves ITERATIONS]
+    python bench/bird_official.py PRED.json GOLD.sql postgresql://USER:PASSWORD@HOST:PORT/DB NUM_CPUS META_TIME_OUT
 
 One pool of NUM_CPUS processes; for each pair a new writable sqlite3 connection, the prediction then the
-gold, `set(pred) == set(gold)`, under func_timeout when it is installed; results sorted by index.
+gold, `set(pred) == set(gold)`, under func_timeout when it is installed; results sorted by index.  With a
+PostgreSQL DSN in place of DB_ROOT, as mini-dev's `--sql_dialect PostgreSQL`: each pair a new psycopg2
+connection to that one database (its `connect_postgresql`, every db_id alike), the prediction then the gold
+on one cursor, in psycopg2's implicit transaction, then closed.
 Prints one line: `EX <percent> <n>` and the per-question verdicts as JSON on the next.
 """
 
@@ -18,8 +22,16 @@ import sys
 SEP = "\t----- bird -----\t"
 
 
+def connect(db_path):
+    if db_path.startswith("postgresql://"):
+        import psycopg2
+
+        return psycopg2.connect(db_path)
+    return sqlite3.connect(db_path)
+
+
 def execute_sql(predicted_sql, ground_truth, db_path):
-    conn = sqlite3.connect(db_path)
+    conn = connect(db_path)
     cursor = conn.cursor()
     cursor.execute(predicted_sql)
     predicted_res = cursor.fetchall()
@@ -112,7 +124,7 @@ def main() -> None:
     for line in open(gold_path).readlines():
         sql, db = line.strip().split("\t")
         golds.append(sql)
-        dbs.append(db_root + db + "/" + db + ".sqlite")
+        dbs.append(db_root if db_root.startswith("postgresql://") else db_root + db + "/" + db + ".sqlite")
     results = []
     ves = sys.argv[6:7] == ["ves"]
     pool = mp.Pool(processes=int(num_cpus))

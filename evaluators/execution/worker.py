@@ -262,7 +262,8 @@ class WorkerProcess:
 
     def end(self) -> None:
         """A worker holding a server role ends itself (closing its stdin), dropping the role on its way out;
-        one that does not within ROLE_DROP_WAIT_S is killed and the role dropped from here."""
+        one that does not within ROLE_DROP_WAIT_S is killed: its server does not answer (trying again from
+        here would only make the exit wait), so the role is left to the next `db prepare`."""
         if self.role is None:
             self.kill()
             return
@@ -271,7 +272,6 @@ class WorkerProcess:
             self.proc.wait(timeout=ROLE_DROP_WAIT_S)
         except (OSError, subprocess.TimeoutExpired):
             self.kill()
-            self.leave_server_clean()
             return
         self.close()
 

@@ -161,9 +161,10 @@ def _connect(psycopg, request: Request, read_only: bool = True, login: dict | No
     if request.db_ref:
         options["dbname"] = request.db_ref
     options.update(login or {})
+    context = _adapters(psycopg, bool(request.setting("postgres_psycopg2_values")))
     for attempt in range(_LOGIN_RETRIES + 1):
         try:
-            con = psycopg.connect(request.setting("postgres_dsn") or "", connect_timeout=10, **options)
+            con = psycopg.connect(request.setting("postgres_dsn") or "", connect_timeout=10, context=context, **options)
             break
         except psycopg.Error as exc:
             if login and getattr(exc, "sqlstate", None) == _ROLE_BUSY_STATE and attempt < _LOGIN_RETRIES:
@@ -171,8 +172,21 @@ def _connect(psycopg, request: Request, read_only: bool = True, login: dict | No
                 continue
             raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
     con.read_only = read_only
-    if request.setting("postgres_psycopg2_values"):
-        pg_values.load_as_psycopg2(con)
-    else:
-        pg_values.load_infinity(con)
     return con
+
+
+_ADAPTERS: dict[bool, object] = {}
+
+
+def _adapters(psycopg, psycopg2_values: bool):
+    """The loaders every connection of this process starts from (`pg_values`: psycopg2's values for the
+    official scorers, else infinity dates only), registered once: registering them on each connection cost
+    5 ms of a question's CPU."""
+    template = _ADAPTERS.get(psycopg2_values)
+    if template is None:
+        from psycopg.adapt import AdaptersMap
+
+        template = AdaptersMap(psycopg.adapters)  # an adapting context of its own (`.adapters` is itself)
+        (pg_values.load_as_psycopg2 if psycopg2_values else pg_values.load_infinity)(template)
+        _ADAPTERS[psycopg2_values] = template
+    return template
