@@ -117,19 +117,27 @@ def bird(
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     from evaluators.bird.run import BirdBenchmark, BirdOptions
 
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    check_fingerprint(fingerprint, db_root, work_dir, postgres_dsn, mysql_dsn)
-    bird_options = BirdOptions(
+    config = options.exec_config(
+        work_dir,
+        tail["output"],
+        timeout=timeout,
+        memory_limit_mb=memory_limit_mb,
+        postgres_dsn=postgres_dsn,
+        mysql_dsn=mysql_dsn,
+    )
+    check_fingerprint(fingerprint, db_root, config)
+    work_dir = config.output_dir
+    bird_options = BirdOptions(  # bird/run.py adds the official drivers' engine settings to these
         db_root,
         _dialect(sql_dialect),
-        timeout,
+        config.timeout_s,
         jobs,
         work_dir,
-        postgres_dsn,
-        mysql_dsn,
+        config.postgres.dsn,
+        config.mysql.dsn,
         ves_iterations,
         plan_cost,
-        memory_limit_mb=memory_limit_mb,
+        memory_limit_mb=config.memory_limit_mb,
     )
     benchmark = BirdBenchmark(predicted, ground_truth, questions, bird_options, data_mode)
     # The predictions are one file, often beside where people write results; the databases are a folder.

@@ -57,7 +57,15 @@ def fingerprint(db_dir, engine, databases, postgres_dsn, mysql_dsn, output, chec
 
     work = Path(tempfile.mkdtemp(prefix="spider-grade-fingerprint-"))
     try:
-        config = _config(work, db_dir, postgres_dsn, mysql_dsn, timeout, memory_limit_mb)
+        config = options.exec_config(
+            work,
+            None,
+            timeout=timeout,
+            memory_limit_mb=memory_limit_mb,
+            db_dir=db_dir,
+            postgres_dsn=postgres_dsn,
+            mysql_dsn=mysql_dsn,
+        )
         if check is not None:
             echo(f"fingerprint: {prints.verify(check, db_dir, config)} database(s) match {check.name}")
             return
@@ -70,19 +78,6 @@ def fingerprint(db_dir, engine, databases, postgres_dsn, mysql_dsn, output, chec
         echo(f"fingerprint: {len(targets)} database(s), {tables} table(s) written to {output}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _config(work: Path, db_dir, postgres_dsn, mysql_dsn, timeout, memory_limit_mb):
-    from evaluators.execution.executor import ExecConfig
-
-    return ExecConfig(
-        output_dir=work,
-        db_dir=db_dir,
-        timeout_s=timeout,
-        memory_limit_mb=memory_limit_mb,
-        postgres_dsn=postgres_dsn,
-        mysql_dsn=mysql_dsn,
-    )
 
 
 def _targets(db_dir, engine, databases) -> list:

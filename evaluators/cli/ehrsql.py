@@ -51,6 +51,7 @@ def ehrsql(gold, pred, database, preset, timeout, memory_limit_mb, work_dir, job
     """EHRSQL 2024: RS(0), RS(5), RS(10), RS(N) of a named scorer version, and strict's."""
     from evaluators.ehrsql.run import EhrsqlBenchmark, EhrsqlOptions
 
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    settings = EhrsqlOptions(database, preset, timeout, work_dir, memory_limit_mb)
-    options.run_benchmark_command(EhrsqlBenchmark(gold, pred, settings), jobs, tail, work_dir, {"database": database})
+    config = options.exec_config(work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb)
+    settings = EhrsqlOptions(database, preset, config.timeout_s, config.output_dir, config.memory_limit_mb)
+    benchmark = EhrsqlBenchmark(gold, pred, settings)
+    options.run_benchmark_command(benchmark, jobs, tail, config.output_dir, {"database": database})

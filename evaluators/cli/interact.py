@@ -78,16 +78,19 @@ def interact(
     check_engine(engine, db_root, postgres_dsn)
     if run_file is None and not oracle:
         raise UsageError("give --run (a recorded run) or --oracle (grade the gold)")
-    work_dir = options.work_dir_for(work_dir, tail["output"])
+    config = options.exec_config(
+        work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb, postgres_dsn=postgres_dsn
+    )
+    work_dir = config.output_dir
     run_options = InteractOptions(
         engine=engine,
         db_root=db_root,
-        postgres_dsn=postgres_dsn,
+        postgres_dsn=config.postgres.dsn,
         patience=patience,
         oracle=oracle,
         work_dir=work_dir,
-        timeout_s=timeout,
-        memory_limit_mb=memory_limit_mb,
+        timeout_s=config.timeout_s,
+        memory_limit_mb=config.memory_limit_mb,
         disk_limit_mb=disk_limit_mb,
     )
     run = Interact(tasks, gt, run_file, run_options)

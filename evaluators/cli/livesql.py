@@ -100,18 +100,21 @@ def livesql(
     from evaluators.livesql.run import LiveSQLBenchmark, LiveSQLOptions
 
     check_engine(engine, db_root, postgres_dsn)
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    check_fingerprint(fingerprint, db_root, work_dir, postgres_dsn)
-    run_options = LiveSQLOptions(
+    config = options.exec_config(
+        work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb, postgres_dsn=postgres_dsn
+    )
+    check_fingerprint(fingerprint, db_root, config)
+    work_dir = config.output_dir
+    run_options = LiveSQLOptions(  # the sandbox's own settings (livesql/run.py), from the run's config
         benchmark=benchmark,
         engine=engine,
         db_root=db_root,
         num_threads=jobs,
         work_dir=work_dir,
-        postgres_dsn=postgres_dsn,
+        postgres_dsn=config.postgres.dsn,
         mode=mode,
-        instance_timeout_s=timeout,
-        memory_limit_mb=memory_limit_mb,
+        instance_timeout_s=config.timeout_s,
+        memory_limit_mb=config.memory_limit_mb,
         disk_limit_mb=disk_limit_mb,
         scorer=scorer,
     )

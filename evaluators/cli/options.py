@@ -289,6 +289,58 @@ execution_options = option_stack(
 """Where and how SQL runs: predicted `.sql` answers and temporal golds."""
 
 
+def exec_config(
+    work_dir: Path | None,
+    output: Path | None,
+    *,
+    timeout: float,
+    memory_limit_mb: int,
+    db_dir: Path | None = None,
+    backend: str | None = None,
+    db_override: str | None = None,
+    credentials_dir: Path = Path("credentials"),
+    refresh_gold: bool = False,
+    postgres_dsn: str | None = None,
+    mysql_dsn: str | None = None,
+    max_result_rows: int | None = None,
+    max_gb_billed: float | None = None,
+    bigquery_endpoint: str | None = None,
+    bigquery_project: str | None = None,
+    snowflake_host: str | None = None,
+    snowflake_port: int | None = None,
+    snowflake_protocol: str | None = None,
+    **quirks: dict,
+):
+    """The one place a command's execution options become an `ExecConfig`, for every command: the common
+    settings (the work folder's default by `work_dir_for`), then each engine's own; `quirks`: a benchmark's
+    engine settings beyond the options, by engine (`sqlite={"decode_errors": "ignore"}` for test-suite)."""
+    from dataclasses import replace
+
+    from evaluators.execution.backends import settings as engines
+    from evaluators.execution.executor import ExecConfig
+
+    config = ExecConfig(
+        output_dir=work_dir_for(work_dir, output),
+        db_dir=db_dir,
+        credentials_dir=credentials_dir,
+        backend_override=backend,
+        db_override=db_override,
+        timeout_s=timeout,
+        memory_limit_mb=memory_limit_mb,
+        refresh_gold=refresh_gold,
+        postgres=engines.PostgresSettings(postgres_dsn),
+        mysql=engines.MySQLSettings(mysql_dsn),
+        bigquery=engines.BigQuerySettings(
+            bigquery_endpoint,
+            bigquery_project,
+            engines.DEFAULT_MAX_BYTES_BILLED if max_gb_billed is None else int(max_gb_billed * 1024**3),
+        ),
+        snowflake=engines.SnowflakeSettings(snowflake_host, snowflake_port, snowflake_protocol),
+        cypher=engines.CypherSettings(max_result_rows or engines.DEFAULT_MAX_RESULT_ROWS),
+    )
+    return replace(config, **{engine: replace(getattr(config, engine), **fields) for engine, fields in quirks.items()})
+
+
 def check_writable_outside(targets: dict, protected: dict) -> None:
     """Before any grading: every place we will write ({flag: path}) is writable and outside the folders we only
     read ({name: folder}); UsageError (exit 2) otherwise."""

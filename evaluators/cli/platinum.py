@@ -56,7 +56,7 @@ def platinum(db_root, infer_results, data_path, grading, timeout, memory_limit_m
     """BIRD-Platinum: Bird and Strict accuracy as grade.py gives them, and the project's strict."""
     from evaluators.platinum.run import PlatinumBenchmark, PlatinumOptions
 
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    settings = PlatinumOptions(db_root, grading, timeout, work_dir, memory_limit_mb)
+    config = options.exec_config(work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb)
+    settings = PlatinumOptions(db_root, grading, config.timeout_s, config.output_dir, config.memory_limit_mb)
     benchmark = PlatinumBenchmark(data_path, infer_results, settings)
-    options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_root})
+    options.run_benchmark_command(benchmark, jobs, tail, config.output_dir, {"database": db_root})

@@ -101,14 +101,12 @@ def test_suite(
     **tail,
 ):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
-    from evaluators.execution.executor import ExecConfig
     from evaluators.testsuite.run import TestSuiteBenchmark
 
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    check_fingerprint(fingerprint, db_dir, work_dir)
-    config = ExecConfig(
-        output_dir=work_dir, timeout_s=timeout, sqlite_decode_errors="ignore", memory_limit_mb=memory_limit_mb
+    config = options.exec_config(  # test-suite-sql-eval reads text with errors="ignore"
+        work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb, sqlite={"decode_errors": "ignore"}
     )
+    check_fingerprint(fingerprint, db_dir, config)
     plug = plug_value_cap if plug_value else None
     benchmark = TestSuiteBenchmark(gold_file, pred_file, db_dir, config, keep_distinct, plug, etype, table)
-    options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_dir})
+    options.run_benchmark_command(benchmark, jobs, tail, config.output_dir, {"database": db_dir})

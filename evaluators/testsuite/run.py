@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
 
+from evaluators.execution.backends.settings import SQLiteSettings
 from evaluators.execution.executor import ExecConfig, ExecResult, run_sql
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
@@ -62,7 +63,7 @@ def grade_test_suite(
     """The Python API behind `evaluate.py test-suite`: the run of `TestSuiteBenchmark` (grading/benchmark.py)."""
     plug = plug_value_cap if plug_value else None
     config = ExecConfig(
-        output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore", memory_limit_mb=memory_limit_mb
+        output_dir=Path(work_dir), timeout_s=timeout_s, sqlite=SQLiteSettings("ignore"), memory_limit_mb=memory_limit_mb
     )
     benchmark = TestSuiteBenchmark(
         Path(gold_file), Path(pred_file), Path(db_dir), config, keep_distinct, plug, etype, table

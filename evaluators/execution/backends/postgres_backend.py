@@ -22,6 +22,7 @@ from evaluators.execution import pg_values
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.server_base import ServerBackend
 from evaluators.execution.backends.servers import PG_VARIABLES
+from evaluators.execution.backends.settings import PostgresSettings
 from evaluators.execution.memory import fetch_rows
 from evaluators.execution.pg_roles import ANSWERS_SUFFIX, ROLE_GRACE_S, drop_role, make_answer_role
 
@@ -31,7 +32,7 @@ _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
 class PostgresBackend(ServerBackend):
     name = "postgres"  # also the dialect: COPY ... TO PROGRAM, DO blocks are never a prediction
     driver = ("psycopg", "psycopg[binary]", "postgres")
-    dsn_setting = "postgres_dsn"
+    settings_class = PostgresSettings
     password_variable = "PGPASSWORD"
 
     def login(self, psycopg, request: Request):
@@ -55,7 +56,7 @@ class PostgresBackend(ServerBackend):
         """A prediction that is one query runs in a server-side cursor, fetched in batches under the fetch
         budget: a client cursor would have libpq buffer the whole result first.  Gold, and the official
         drivers' other statements (SHOW, several statements), use a client cursor, still under the worker's cap."""
-        server_side = not request.trusted and not request.setting("official_statements")
+        server_side = not request.trusted and not PostgresSettings.of(request).official_statements
         with con.cursor(**({"name": "graded"} if server_side else {})) as cursor:
             cursor.execute(statement)
             columns = [d.name for d in cursor.description] if cursor.description else None
@@ -113,11 +114,11 @@ def _connect(psycopg, request: Request, read_only: bool = True, login: dict | No
         options["dbname"] = request.db_ref
     options.update(login or {})
     try:
-        con = psycopg.connect(request.setting("postgres_dsn") or "", connect_timeout=10, **options)
+        con = psycopg.connect(PostgresSettings.of(request).dsn or "", connect_timeout=10, **options)
     except psycopg.Error as exc:
         raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
     con.read_only = read_only
-    if request.setting("postgres_psycopg2_values"):
+    if PostgresSettings.of(request).psycopg2_values:
         pg_values.load_as_psycopg2(con)
     else:
         pg_values.load_infinity(con)
