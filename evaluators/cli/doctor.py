@@ -40,16 +40,16 @@ def doctor():
     help="Only this engine's files under --db-dir, or the server the --database names live on.",
 )
 @click.option("--database", "databases", multiple=True, help="A server database (or template) to fingerprint; repeat.")
-@options.postgres_dsn_option("PostgreSQL connection (libpq string or URL); PG* variables apply too. Never printed.")
-@options.mysql_dsn_option("MySQL/MariaDB URL; MYSQL_* variables apply too. Never printed.")
+@options.postgres_dsn_option
+@options.mysql_dsn_option
 @options.output_option("Write the fingerprint file here (JSON).")
 @click.option(
     "--check",
     type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
     help="Check the databases against this fingerprint file instead (exit 2 on a mismatch, naming the tables).",
 )
-@options.timeout_option("Seconds one database may take to read.", default=3600.0)
-@options.memory_limit_option("Memory one database's reading may use.")
+@options.timeout_option("one database's reading", default=3600.0)
+@options.memory_limit_option()
 @handle_errors
 def fingerprint(db_dir, engine, databases, postgres_dsn, mysql_dsn, output, check, timeout, memory_limit_mb):
     """Write (or --check) each database's schema, row counts and a content checksum."""
@@ -128,8 +128,7 @@ def _day(reference_date) -> str | None:
     return reference_date.strftime("%Y-%m-%d") if reference_date else None
 
 
-def _work(work_dir, output) -> Path:
-    return work_dir or (output.parent / f"{output.stem}_exec" if output else Path(".grade-work"))
+_work = options.work_dir_for
 
 
 @doctor.command("bird", epilog=CEILING_EPILOG)
@@ -138,22 +137,15 @@ def _work(work_dir, output) -> Path:
     "--db_root_path", "--db-root-path", "db_root", required=True, type=AbsolutePath(exists=True, file_okay=False)
 )
 @click.option("--diff_json_path", "--diff-json-path", "questions", type=AbsolutePath(exists=True, dir_okay=False))
-@click.option(
-    "--sql_dialect",
-    "--sql-dialect",
-    "sql_dialect",
-    default="SQLite",
-    show_default=True,
-    type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
-)
-@options.timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", default=30.0)
+@options.sql_dialect_option
+@options.timeout_option("a query", "--meta_time_out", "--meta-time-out", default=30.0)
 @click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
-@options.postgres_dsn_option("PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
-@options.mysql_dsn_option("MySQL connection for --sql_dialect MySQL (never printed).")
+@options.postgres_dsn_option
+@options.mysql_dsn_option
 @REFERENCE_DATE
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("Scratch files (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_bird(
     gold,
@@ -188,11 +180,11 @@ def doctor_bird(
 @click.option("--gold", "gold", required=True, type=AbsolutePath(exists=True, dir_okay=False))
 @click.option("--db", "--db-dir", "db_dir", required=True, type=AbsolutePath(exists=True, file_okay=False))
 @click.option("--keep-distinct", "--keep_distinct", "keep_distinct", is_flag=True)
-@options.timeout_option("Seconds per query (the scorer's own limit).")
+@options.timeout_option()
 @REFERENCE_DATE
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("Scratch files (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_test_suite(gold, db_dir, keep_distinct, timeout, reference_date, output, with_html, work_dir):
     """test-suite's achievable ceiling: every gold as its own prediction under the suite's execution accuracy."""
@@ -210,12 +202,12 @@ def doctor_test_suite(gold, db_dir, keep_distinct, timeout, reference_date, outp
 @click.option("--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False))
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
 @click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
-@options.timeout_option("Seconds per phase of an instance.")
+@options.postgres_dsn_option
+@options.timeout_option("a phase of an instance")
 @REFERENCE_DATE
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("Private database copies (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_livesql(
     jsonl_file, gold, db_root, benchmark, engine, postgres_dsn, timeout, reference_date, output, with_html, work_dir
@@ -248,7 +240,7 @@ def doctor_livesql(
 )
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("The gold SQL written as answers, and their results (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_grade(gold_dir, semantics, output, with_html, work_dir):
     """Spider2 folders' achievable ceiling: every gold file graded as the answer to itself (gold lint's self-check)."""
@@ -262,11 +254,11 @@ def doctor_grade(gold_dir, semantics, output, with_html, work_dir):
 @click.option("--gt", type=AbsolutePath(exists=True, dir_okay=False), help="The GT lines, laid over the tasks.")
 @click.option("--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False))
 @click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
-@options.timeout_option("Seconds per submit.")
+@options.postgres_dsn_option
+@options.timeout_option("a submit (set-up, the SQL, the test cases)")
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("Private database copies (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_interact(tasks, gt, db_root, engine, postgres_dsn, timeout, output, with_html, work_dir):
     """BIRD-Interact's achievable ceiling: the gold submitted in every phase (`interact --oracle`)."""

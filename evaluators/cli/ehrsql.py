@@ -41,10 +41,8 @@ def _file(name: str, what: str):
     show_default=True,
     help="The scorer version the official verdict follows (see below); strict is always beside it.",
 )
-@options.timeout_option("Seconds per query (the scorer has no timeout: a query past it fails here).")
-@options.memory_limit_option("Memory one query may use (docs/security.md).")
+@options.run_limits("a query (the scorer has none: a query past it fails here)")
 @options.report_options()
-@options.work_dir_option("Where scratch files go (default: beside --output, else ./.grade-work).")
 @options.jobs_option("Run")
 @handle_errors
 def ehrsql(gold, pred, database, preset, timeout, memory_limit_mb, work_dir, jobs, **tail):

@@ -44,16 +44,15 @@ bird-interact-lite/full: the same with --engine postgresql --postgres-dsn DSN in
     help="SQLite: the folder of <db>/<db>_template.sqlite (else <db>/<db>.sqlite).",
 )
 @click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
+@options.postgres_dsn_option
 @click.option(
     "--patience",
     type=click.FloatRange(0),
     help="The user-patience part of the budget (default: from each record's total_budget, else 10).",
 )
 @options.jobs_option("Run", 4, False, "--num_threads", "--num-threads", help="Tasks graded at once.")
-@sandbox_limits("Seconds per submit (set-up, the SQL, the test cases).")
+@sandbox_limits("a submit (set-up, the SQL, the test cases)")
 @options.report_options()
-@options.work_dir_option("Where private database copies go (default: beside --output, else ./.grade-work).")
 @handle_errors
 def interact(
     tasks,

@@ -19,12 +19,18 @@ Examples:
 """
 
 
-def sandbox_limits(timeout_help: str):
-    """--timeout, --memory-limit-mb and --disk-limit-mb of a run on livesql's sandbox (`livesql`, `interact`)."""
+def sandbox_limits(what: str):
+    """--timeout, --memory-limit-mb, --work-dir (options.run_limits) and --disk-limit-mb of a run on livesql's
+    sandbox (`livesql`, `interact`): a worker running a whole instance needs 64 MB at least."""
     return options.option_stack(
-        options.timeout_option(timeout_help),
-        options.memory_limit_option(minimum=64, default=2048),
-        click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True),
+        options.run_limits(what, minimum_memory=64),
+        click.option(
+            "--disk-limit-mb",
+            type=click.IntRange(1),
+            default=1024,
+            show_default=True,
+            help="Disk a private database copy may grow by.",
+        ),
     )
 
 
@@ -61,15 +67,14 @@ def check_engine(engine: str, db_root, postgres_dsn) -> None:
 )
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
 @click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
+@options.postgres_dsn_option
 @options.jobs_option("Run", 4, False, "--num_threads", "--num-threads", help="Instances graded at once.")
 @click.option(
     "--mode", type=click.Choice(["pred", "gold"]), default="pred", show_default=True, help="gold: grade sol_sql."
 )
 @click.option("--logging", "logging_", default="false", help="Accepted for the official command line; unused.")
-@sandbox_limits("Seconds per phase of an instance.")
+@sandbox_limits("a phase of an instance")
 @options.report_options()
-@options.work_dir_option("Where private database copies go (default: beside --output, else ./.grade-work).")
 @fingerprint_option
 @click.option(
     "--scorer",

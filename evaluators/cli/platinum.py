@@ -46,10 +46,8 @@ def _path(*names, **kwargs):
     show_default=True,
     help="official: grade.py's command line (every question multiset); official-tie-aware: its grade().",
 )
-@options.timeout_option("Seconds per query (grade.py has no timeout: a query past it fails here).")
-@options.memory_limit_option("Memory one query may use (docs/security.md).")
+@options.run_limits("a query (grade.py has none: a query past it fails here)")
 @options.report_options()
-@options.work_dir_option("Where scratch files go (default: beside --output, else ./.grade-work).")
 @options.jobs_option("Run")
 @handle_errors
 def platinum(db_root, infer_results, data_path, grading, timeout, memory_limit_mb, work_dir, jobs, **tail):

@@ -75,12 +75,8 @@ Examples:
     type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
     help="Spider's tables.json (the scorer's foreign keys); needed by --etype match and all.",
 )
-@options.timeout_option("Seconds per query (the scorer's own limit).")
-@options.memory_limit_option(
-    "Memory one query may use: SQLite's cap, its worker's and its fetched rows' (docs/security.md)."
-)
+@options.run_limits()
 @options.report_options()
-@options.work_dir_option("Where query results go (default: beside --output, else ./.grade-work).")
 @options.jobs_option("Run")
 @fingerprint_option
 @handle_errors
