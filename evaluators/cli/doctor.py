@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
+from evaluators.cli.livesql import sandbox_place
 from evaluators.cli.options import AbsolutePath, echo, handle_errors
 from evaluators.errors import UsageError
 
@@ -199,10 +200,8 @@ def doctor_test_suite(gold, db_dir, keep_distinct, timeout, reference_date, outp
     "--jsonl_file", "--jsonl-file", "jsonl_file", required=True, type=AbsolutePath(exists=True, dir_okay=False)
 )
 @click.option("--gold", type=AbsolutePath(exists=True, dir_okay=False))
-@click.option("--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False))
+@sandbox_place()
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
-@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option
 @options.timeout_option("a phase of an instance")
 @REFERENCE_DATE
 @options.output_option("The ceiling report (JSON).")
@@ -252,9 +251,7 @@ def doctor_grade(gold_dir, semantics, output, with_html, work_dir):
 @doctor.command("interact", epilog=CEILING_EPILOG)
 @click.option("--tasks", required=True, type=AbsolutePath(exists=True, dir_okay=False), help="The tasks' JSON lines.")
 @click.option("--gt", type=AbsolutePath(exists=True, dir_okay=False), help="The GT lines, laid over the tasks.")
-@click.option("--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False))
-@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option
+@sandbox_place("SQLite: the folder of <db>/<db>_template.sqlite (else <db>/<db>.sqlite).")
 @options.timeout_option("a submit (set-up, the SQL, the test cases)")
 @options.output_option("The ceiling report (JSON).")
 @options.html_option

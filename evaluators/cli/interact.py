@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from evaluators.cli import options
-from evaluators.cli.livesql import check_engine, sandbox_limits
+from evaluators.cli.livesql import check_engine, sandbox_limits, sandbox_place
 from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
@@ -36,15 +36,7 @@ bird-interact-lite/full: the same with --engine postgresql --postgres-dsn DSN in
     help="The recorded run: the official batch loop's output lines (one status per task).",
 )
 @click.option("--oracle", is_flag=True, help="Submit the gold in every phase; list the tasks it does not solve.")
-@click.option(
-    "--db_root",
-    "--db-root",
-    "db_root",
-    type=AbsolutePath(exists=True, file_okay=False),
-    help="SQLite: the folder of <db>/<db>_template.sqlite (else <db>/<db>.sqlite).",
-)
-@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option
+@sandbox_place("SQLite: the folder of <db>/<db>_template.sqlite (else <db>/<db>.sqlite).")
 @click.option(
     "--patience",
     type=click.FloatRange(0),

@@ -34,6 +34,18 @@ def sandbox_limits(what: str):
     )
 
 
+def sandbox_place(db_root_help: str = "SQLite: the folder of <db>/<db>_template.sqlite."):
+    """--db_root, --engine and --postgres-dsn: where livesql's sandbox finds the databases (`livesql`, `interact`
+    and their `doctor` ceilings); `check_engine` checks them."""
+    return options.option_stack(
+        click.option(
+            "--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False), help=db_root_help
+        ),
+        click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True),
+        options.postgres_dsn_option,
+    )
+
+
 def check_engine(engine: str, db_root, postgres_dsn) -> None:
     """SQLite needs --db_root, PostgreSQL a server (exit 2 before anything runs)."""
     from evaluators.errors import UsageError
@@ -58,16 +70,8 @@ def check_engine(engine: str, db_root, postgres_dsn) -> None:
     type=AbsolutePath(exists=True, dir_okay=False),
     help="The gold JSON lines (sol_sql, test_cases, ...), matched by instance_id, when --jsonl_file lacks them.",
 )
-@click.option(
-    "--db_root",
-    "--db-root",
-    "db_root",
-    type=AbsolutePath(exists=True, file_okay=False),
-    help="SQLite: the folder of <db>/<db>_template.sqlite.",
-)
+@sandbox_place()
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
-@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option
 @options.jobs_option("Run", 4, False, "--num_threads", "--num-threads", help="Instances graded at once.")
 @click.option(
     "--mode", type=click.Choice(["pred", "gold"]), default="pred", show_default=True, help="gold: grade sol_sql."
