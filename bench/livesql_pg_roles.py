@@ -63,7 +63,7 @@ def main() -> None:
             con.execute(f"CREATE ROLE {ROLE} LOGIN CREATEDB PASSWORD '{PASSWORD}'")
         load_postgres(server.admin, ROLE)
         dsn = f"postgresql://{ROLE}:{PASSWORD}@127.0.0.1:{server.port}/postgres"
-        settings = {"postgres_dsn": dsn, "phase_timeout_s": 60.0, "disk_limit_mb": 1024}
+        settings = {"engine": {"dsn": dsn}, "phase_timeout_s": 60.0, "disk_limit_mb": 1024}
         request = Request("postgres", "", "", "shop_template", settings, {}, "inline", trusted=True)
         times: dict = {"before": [], "now": []}
         for k in range(args.rounds):

@@ -31,6 +31,7 @@ from hostile import HOSTILE
 from evaluators.errors import Location
 from evaluators.execution import worker
 from evaluators.execution.backends.base import Request
+from evaluators.execution.backends.settings import BigQuerySettings
 from evaluators.execution.executor import ExecConfig, Executor, run_sql
 from evaluators.specs import GoldInstance, Spec
 
@@ -69,10 +70,10 @@ def make_config(tmp_path, emulator, **overrides):
         output_dir=tmp_path / "out",
         credentials_dir=tmp_path / "no-credentials",
         timeout_s=TIMEOUT_S,
-        bigquery_endpoint=emulator.endpoint,
-        bigquery_project=emulator.project,
     )
-    return ExecConfig(**{**values, **overrides})
+    engine = dict(endpoint=emulator.endpoint, project=emulator.project)
+    engine.update({k: overrides.pop(k) for k in ("endpoint", "max_bytes_billed") if k in overrides})
+    return ExecConfig(**{**values, **overrides}, bigquery=BigQuerySettings(**engine))
 
 
 def test_predicted_sql_runs_on_the_emulator(tmp_path, bigquery_emulator, dataset, no_google_env):
@@ -175,8 +176,9 @@ def test_missing_extra_names_the_pip_command(tmp_path):
     (site / "sitecustomize.py").write_text("import sys\nsys.modules['google.cloud.bigquery'] = None\n")
     script = (
         "from pathlib import Path\nfrom evaluators.execution.executor import ExecConfig, run_sql\n"
+        "from evaluators.execution.backends.settings import BigQuerySettings\n"
         f"r = run_sql('bigquery', 'p.d', 'SELECT 1', ExecConfig(Path({str(tmp_path / 'out')!r}), "
-        "bigquery_endpoint='http://127.0.0.1:9', bigquery_project='p'), "
+        "bigquery=BigQuerySettings(endpoint='http://127.0.0.1:9', project='p')), "
         f"Path({str(tmp_path / 'r.csv')!r}))\nprint(r.reason)\nprint(r.detail)\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
@@ -262,7 +264,7 @@ def test_dry_run_comes_first_and_the_job_carries_the_cap(
     tmp_path, bigquery_emulator, dataset, proxy_factory, no_google_env
 ):
     proxy = proxy_factory()
-    config = make_config(tmp_path, bigquery_emulator, bigquery_endpoint=proxy.endpoint, max_bytes_billed=5000)
+    config = make_config(tmp_path, bigquery_emulator, endpoint=proxy.endpoint, max_bytes_billed=5000)
     result = Executor(config).run_prediction(gold("bqc", dataset), "SELECT count(*) FROM orders")
     assert result.ok, result.detail
     dry, real = proxy.job_bodies()
@@ -272,13 +274,13 @@ def test_dry_run_comes_first_and_the_job_carries_the_cap(
 
 def test_cost_cap_refuses_a_query_before_it_runs(tmp_path, bigquery_emulator, dataset, proxy_factory, no_google_env):
     proxy = proxy_factory(dry_run_bytes=50 * 1024**3)  # as a dry run over a 50 GiB table would report
-    config = make_config(tmp_path, bigquery_emulator, bigquery_endpoint=proxy.endpoint)  # default cap 10 GiB
+    config = make_config(tmp_path, bigquery_emulator, endpoint=proxy.endpoint)  # default cap 10 GiB
     result = Executor(config).run_prediction(gold("bqx", dataset), "SELECT * FROM orders")
     assert result.reason == "cost_limit" and not result.ok
     assert "53,687,091,200" in result.detail and "--max-bytes-billed" in result.detail
     assert [b.get("dryRun") for b in proxy.job_bodies()] == [True]  # the query itself never ran
 
-    raised = make_config(tmp_path, bigquery_emulator, bigquery_endpoint=proxy.endpoint, max_bytes_billed=100 * 1024**3)
+    raised = make_config(tmp_path, bigquery_emulator, endpoint=proxy.endpoint, max_bytes_billed=100 * 1024**3)
     assert Executor(raised).run_prediction(gold("bqx", dataset), "SELECT * FROM orders").ok
 
 
@@ -291,7 +293,7 @@ def test_cancel_by_job_id_goes_through_a_fresh_worker(tmp_path, bigquery_emulato
     )
     job.result()
     config = make_config(tmp_path, bigquery_emulator)
-    request = Request("bigquery", "", "", None, config.settings())
+    request = Request("bigquery", "", "", None, config.settings("bigquery"))
     answer = worker.cancel(request, {"job_id": job.job_id, "project": bigquery_emulator.project, "location": None})
     assert answer == f"cancel sent for job {job.job_id} (state now DONE)"  # the emulator had finished it
 

@@ -24,6 +24,7 @@ from hostile import HOSTILE
 
 from evaluators.errors import Location
 from evaluators.execution import worker
+from evaluators.execution.backends.settings import SnowflakeSettings
 from evaluators.execution.executor import ExecConfig, Executor, run_sql
 from evaluators.specs import GoldInstance, Spec
 
@@ -67,9 +68,7 @@ def make_config(tmp_path, emulator, **overrides):
         output_dir=tmp_path / "out",
         credentials_dir=tmp_path / "no-credentials",
         timeout_s=TIMEOUT_S,
-        snowflake_host=emulator.host,
-        snowflake_port=emulator.port,
-        snowflake_protocol="http",
+        snowflake=SnowflakeSettings(emulator.host, emulator.port, "http"),
     )
     return ExecConfig(**{**values, **overrides})
 

@@ -146,7 +146,7 @@ def test_a_kept_connection_serves_the_next_query(config, db_dir):
     path = str(db_dir / "school.sqlite")
 
     def request(sql: str) -> Request:
-        return Request("sqlite", sql, str(config.output_dir / "x.csv"), path, config.settings(), {}, "inline")
+        return Request("sqlite", sql, str(config.output_dir / "x.csv"), path, config.settings("sqlite"), {}, "inline")
 
     backend.run(request("SELECT count(*) FROM pupils"), lambda event: None)
     key = sqlite_backend._key(request(""))

@@ -132,3 +132,69 @@ def test_a_gold_error_exits_2_unless_allowed(tmp_path, command):
     done = _run(tmp_path, command, "--allow-gold-errors", "--fail-under", "0.1", "--output", "r.csv", gold_error=True)
     assert done.returncode == 0, done.stderr
     assert (done.folder / "r.csv").read_text().startswith("instance_id,")
+
+
+# Every command that grades, with the shared options it takes: declared once in cli/options.py, so the same
+# spellings, default and help everywhere (a timeout's subject, an official default, grade's figure aside).
+GRADING = ("grade", "bird", "test-suite", "livesql", "interact", "ehrsql", "platinum")
+TAIL = ("--output", "--html", "--format", "--fail-under", "--allow-gold-errors", "--progress", "--jobs")
+LIMITS = ("--timeout", "--memory-limit-mb", "--work-dir")
+SHARED = {
+    **{command: (*TAIL, *LIMITS) for command in GRADING},
+    ("doctor", "fingerprint"): ("--timeout", "--memory-limit-mb", "--postgres-dsn", "--mysql-dsn"),
+    ("doctor", "bird"): ("--timeout", "--work-dir", "--postgres-dsn", "--mysql-dsn", "--sql_dialect"),
+    ("doctor", "test-suite"): ("--timeout", "--work-dir"),
+    ("doctor", "livesql"): ("--timeout", "--work-dir", "--postgres-dsn"),
+    ("doctor", "interact"): ("--timeout", "--work-dir", "--postgres-dsn"),
+}
+DSNS = {"grade": ("--postgres-dsn", "--mysql-dsn"), "bird": ("--postgres-dsn", "--mysql-dsn", "--sql_dialect")}
+DSNS |= {"livesql": ("--postgres-dsn",), "interact": ("--postgres-dsn",)}
+OFFICIAL = {"bird": ("--meta_time_out", "--num_cpus"), "livesql": ("--num_threads",), "interact": ("--num_threads",)}
+
+
+def _declared() -> dict:
+    """{(command path, option name): the click option}, over every command of SHARED."""
+    import click
+
+    from evaluators.cli import main
+
+    found = {}
+    for key in SHARED:
+        path = key if isinstance(key, tuple) else (key,)
+        command = main
+        for name in path:
+            command = command.commands[name]
+        for param in command.params:
+            if isinstance(param, click.Option):
+                for name in (*param.opts, *param.secondary_opts):
+                    found[(path, name)] = param
+    return found
+
+
+def _shape(param) -> tuple:
+    """What a user sees of an option: its spellings' kind, default and help (a timeout's subject aside)."""
+    words = (param.help or "").split(" may run before")[-1]
+    return (param.type.name, param.default if param.name != "timeout" else None, words)
+
+
+def test_every_shared_option_is_on_every_command_and_the_same_everywhere():
+    declared = _declared()
+    wanted = {
+        (key if isinstance(key, tuple) else (key,), name)
+        for key, names in [*SHARED.items(), *DSNS.items(), *OFFICIAL.items()]
+        for name in names
+    }
+    assert sorted(wanted - set(declared)) == []
+    by_name: dict = {}
+    for (path, name), param in declared.items():
+        if name in (*LIMITS, "--postgres-dsn", "--mysql-dsn", "--sql_dialect", *TAIL[1:-1]) and path[0] != "doctor":
+            by_name.setdefault(name, {}).setdefault(_shape(param), []).append(" ".join(path))
+    differing = {name: shapes for name, shapes in by_name.items() if len(shapes) > 1}
+    assert differing == {}, differing
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_run_limits_and_work_dir_are_taken_by_every_command(tmp_path, command):
+    done = _run(tmp_path, command, "--timeout", "20", "--memory-limit-mb", "512", "--work-dir", "scratch")
+    assert done.returncode == 0, done.stderr
+    assert not (done.folder / ".grade-work").exists()  # the folder given, never the default

@@ -408,6 +408,7 @@ def test_14_encoded_credentials_are_redacted(encode):
 
 
 def test_14_a_worker_error_carrying_an_encoded_password_is_redacted(tmp_path, monkeypatch):
+    from evaluators.execution.backends.settings import SnowflakeSettings
     from evaluators.execution.executor import ExecConfig, run_sql
 
     credentials = tmp_path / "creds"
@@ -420,9 +421,7 @@ def test_14_a_worker_error_carrying_an_encoded_password_is_redacted(tmp_path, mo
         output_dir=tmp_path / "out",
         credentials_dir=credentials,
         timeout_s=5,
-        snowflake_host="127.0.0.1",
-        snowflake_port=9,
-        snowflake_protocol="http",
+        snowflake=SnowflakeSettings("127.0.0.1", 9, "http"),
     )
     encoded = urllib.parse.quote(SECRET, safe="")
     result = run_sql(

@@ -183,6 +183,7 @@ def test_birds_mysql_doors_on_mariadb_stop_at_the_timeout_and_set_nothing(mariad
     a server setting inside a SET list, MariaDB's SET STATEMENT ... FOR and a write inside the SET are refused;
     a sleep inside them is stopped by the server; BENCHMARK stopped at max_statement_time came back as a result
     (0, or no rows for a SET) and was graded as one; LOAD_FILE reads nothing for the grader's account."""
+    from evaluators.execution.backends.settings import MySQLSettings
     from evaluators.execution.executor import ExecConfig, run_sql
 
     con = mariadb_server.admin()
@@ -192,7 +193,7 @@ def test_birds_mysql_doors_on_mariadb_stop_at_the_timeout_and_set_nothing(mariad
     finally:
         con.close()
     config = ExecConfig(
-        output_dir=tmp_path / "out", mysql_dsn=mariadb_server.dsn, timeout_s=2, official_statements=True
+        output_dir=tmp_path / "out", mysql=MySQLSettings(mariadb_server.dsn, official_statements=True), timeout_s=2
     )
 
     def run(sql: str):

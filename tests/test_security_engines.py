@@ -14,6 +14,7 @@ import pytest
 
 from evaluators.execution import worker
 from evaluators.execution.backends.base import Request
+from evaluators.execution.backends.settings import MySQLSettings, PostgresSettings
 from evaluators.execution.executor import ExecConfig, run_sql
 from evaluators.execution.row_queries import RowQuery, RowRunner
 
@@ -117,7 +118,7 @@ def test_an_rl_reward_query_is_capped_like_any_other(tiny_sqlite, tmp_path):
 
 def _official_pair(tiny_sqlite: Path, tmp_path: Path, sql: str, gold: str = "SELECT 1") -> dict:
     copy = tmp_path / "work" / "bird" / "copy.sqlite"
-    request = Request("sqlite", sql, str(copy), str(tiny_sqlite), _config(tmp_path).settings(), {}, "inline")
+    request = Request("sqlite", sql, str(copy), str(tiny_sqlite), _config(tmp_path).settings("sqlite"), {}, "inline")
     event = worker.execute(request, "official_pair", gold_sql=gold)
     assert not copy.exists()  # removed whatever happened
     return event
@@ -210,7 +211,7 @@ def test_load_csv_is_refused_and_the_server_reads_no_file(tmp_path):
             assert result.reason == "exec_error" and "LOAD CSV" in result.detail, (query, result)
             # KG Valid's validators run queries built from the prediction's patterns: refused there too
             ref = graph_ref("g", config)
-            event = worker.execute(Request("cypher", query, "", ref, config.settings(), {}, "csv"), "kg_valid")
+            event = worker.execute(Request("cypher", query, "", ref, config.settings("cypher"), {}, "csv"), "kg_valid")
             assert event["reason"] == "exec_error" and "LOAD CSV" in event["detail"], event
         time.sleep(0.3)
         assert listener.connections == 0
@@ -250,8 +251,8 @@ def test_a_query_that_grows_the_graph_server_is_stopped_at_its_memory_cap(tmp_pa
 def _server_config(tmp_path: Path, postgres_server=None, mariadb_server=None, **extra) -> ExecConfig:
     return ExecConfig(
         output_dir=tmp_path / "out",
-        postgres_dsn=postgres_server.dsn if postgres_server else None,
-        mysql_dsn=mariadb_server.dsn if mariadb_server else None,
+        postgres=PostgresSettings(postgres_server.dsn if postgres_server else None),
+        mysql=MySQLSettings(mariadb_server.dsn if mariadb_server else None),
         memory_limit_mb=LIMIT_MB,
         timeout_s=20,
         **extra,
@@ -330,7 +331,9 @@ def test_an_executable_comment_would_have_written_the_file(maria, tmp_path):
     target = tmp_path / "control.txt"
     tmp_path.chmod(0o777)
     sql = f"SELECT 'leak' AS a FROM DUAL /*! INTO OUTFILE '{target}' */"
-    config = ExecConfig(output_dir=tmp_path / "out", mysql_dsn=f"mysql://filer:filer-pw@127.0.0.1:{maria.port}")
+    config = ExecConfig(
+        output_dir=tmp_path / "out", mysql=MySQLSettings(f"mysql://filer:filer-pw@127.0.0.1:{maria.port}")
+    )
     result = run_sql("mysql", None, sql, config, tmp_path / "r", trusted=True)
     if not target.exists():
         pytest.skip(f"this server does not write files for the test account ({result.detail})")
@@ -401,11 +404,13 @@ def test_db_prepare_makes_the_roles_and_an_unprepared_role_is_refused_with_the_h
     assert attributes == (True, True, False, False, False, True, True)
     assert _pg_roles(postgres_server, "scorer_a_") == []
     scorer = ExecConfig(
-        output_dir=tmp_path / "out", postgres_dsn=f"postgresql://scorer@127.0.0.1:{postgres_server.port}/postgres"
+        output_dir=tmp_path / "out",
+        postgres=PostgresSettings(f"postgresql://scorer@127.0.0.1:{postgres_server.port}/postgres"),
     )
     assert run_sql("postgres", "postgres", "SELECT 1", scorer, tmp_path / "ok.csv").first_cell == 1
     plain = ExecConfig(
-        output_dir=tmp_path / "out", postgres_dsn=f"postgresql://plain@127.0.0.1:{postgres_server.port}/postgres"
+        output_dir=tmp_path / "out",
+        postgres=PostgresSettings(f"postgresql://plain@127.0.0.1:{postgres_server.port}/postgres"),
     )
     refused = run_sql("postgres", "postgres", "SELECT 1", plain, tmp_path / "no.csv")
     assert refused.reason == "credentials_missing" and "evaluate.py db prepare" in refused.detail, refused

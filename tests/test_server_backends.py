@@ -14,6 +14,7 @@ from helpers_io import run_cli, tree_hash
 
 from evaluators.execution import worker
 from evaluators.execution.backends.base import Request
+from evaluators.execution.backends.settings import MySQLSettings, PostgresSettings
 from evaluators.execution.executor import ExecConfig, run_sql
 
 ROWS = [(1, "Ann", 30, 2.5, "2010-01-01"), (2, "bob", 41, None, "2011-05-02"), (3, "Cy", 30, 4.0, None)]
@@ -55,7 +56,9 @@ def loaded(sqlite_db, postgres_server, mariadb_server):
 
 def _config(tmp_path, servers, **extra):
     pg, maria = servers
-    return ExecConfig(output_dir=tmp_path / "out", postgres_dsn=pg.dsn, mysql_dsn=maria.dsn, **extra)
+    return ExecConfig(
+        output_dir=tmp_path / "out", postgres=PostgresSettings(pg.dsn), mysql=MySQLSettings(maria.dsn), **extra
+    )
 
 
 @pytest.mark.parametrize("engine", ["postgres", "mysql"])
@@ -155,7 +158,7 @@ def test_cancel_stops_a_query_left_behind_by_a_killed_worker(engine, loaded, tmp
     while not _active(engine, loaded, "endless_b") and time.monotonic() < deadline:
         time.sleep(0.1)
     handle = {"backend_pid": holder["id"]} if engine == "postgres" else {"connection_id": holder["id"]}
-    request = Request(engine, "", "", "school", _config(tmp_path, loaded).settings(), {})
+    request = Request(engine, "", "", "school", _config(tmp_path, loaded).settings(engine), {})
     answer = worker.cancel(request, handle)
     thread.join(20)
     assert not thread.is_alive() and "error" in holder, answer
@@ -171,7 +174,7 @@ def test_connection_passwords_are_never_printed(engine, loaded, tmp_path):
         if engine == "postgres"
         else f"mysql://grader:{GRADER_PASSWORD}x@127.0.0.1:{maria.port}"
     )
-    config = ExecConfig(output_dir=tmp_path / "out", postgres_dsn=wrong, mysql_dsn=wrong)
+    config = ExecConfig(output_dir=tmp_path / "out", postgres=PostgresSettings(wrong), mysql=MySQLSettings(wrong))
     result = run_sql(engine, "school", "SELECT 1", config, tmp_path / "r.csv")
     assert not result.ok and GRADER_PASSWORD not in result.detail, result.detail
 

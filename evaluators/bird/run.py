@@ -14,6 +14,7 @@ from pathlib import Path
 from evaluators.bird import native, official
 from evaluators.bird.official import split_prediction
 from evaluators.errors import Location, UsageError
+from evaluators.execution.backends.settings import MySQLSettings, PostgresSettings
 from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
@@ -116,11 +117,11 @@ class BirdBenchmark(Benchmark):
         config = ExecConfig(
             output_dir=options.work_dir,
             timeout_s=options.meta_time_out,
-            postgres_dsn=options.postgres_dsn,
-            mysql_dsn=options.mysql_dsn,
             memory_limit_mb=options.memory_limit_mb,
-            postgres_psycopg2_values=True,  # the values psycopg2 gives (uuid and records as text ...), as compared officially
-            official_statements=True,  # SHOW, VALUES, SET @x ...: what the official drivers run, read-only
+            # the values psycopg2 gives (uuid and records as text ...), as compared officially; SHOW, VALUES,
+            # SET @x ...: what the official drivers run, read-only
+            postgres=PostgresSettings(options.postgres_dsn, official_statements=True, psycopg2_values=True),
+            mysql=MySQLSettings(options.mysql_dsn, official_statements=True),
         )
         self.runner = _Runner(options, config)
         if options.backend != "sqlite":
@@ -366,7 +367,7 @@ def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: 
     from evaluators.metrics.ves import official_time_ratio
 
     out: dict = {}
-    settings = runner.config.settings()
+    settings = runner.config.settings("sqlite")
     iterations = runner.options.ves_iterations
     if correct and iterations > 0:
         limit = {**settings, "timeout_s": runner.options.meta_time_out * iterations}  # as the VES scripts allow
@@ -474,7 +475,7 @@ def _official_pair(sql: str, gold_sql: str, db: str | None, runner: _Runner):
     from evaluators.execution.row_files import decode
 
     copy = Path(runner.config.output_dir).resolve() / "bird" / f"copy-{uuid.uuid4().hex}.sqlite"
-    request = Request("sqlite", sql, str(copy), db, runner.config.settings(), {}, "inline")
+    request = Request("sqlite", sql, str(copy), db, runner.config.settings("sqlite"), {}, "inline")
     event = worker.execute(request, "official_pair", gold_sql=gold_sql)
     for leftover in (copy, copy.with_name(copy.name + "-journal")):
         leftover.unlink(missing_ok=True)  # a killed worker cannot clean up after itself

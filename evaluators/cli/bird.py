@@ -52,15 +52,7 @@ def _path(*names, exists: bool = False, **kwargs):
     exists=True,
     help="Questions with `difficulty` (JSON array or lines).",
 )
-@click.option(
-    "--sql_dialect",
-    "--sql-dialect",
-    "sql_dialect",
-    default="SQLite",
-    show_default=True,
-    type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
-)
-@options.timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", default=30.0)
+@options.sql_dialect_option
 @options.jobs_option(
     "Run",
     1,
@@ -74,8 +66,8 @@ def _path(*names, exists: bool = False, **kwargs):
 )
 @click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
 @_path("--output_log_path", "--output-log-path", "log_path", help="Append the official table here, as the scripts do.")
+@options.run_limits("a query", "--meta_time_out", "--meta-time-out", default_timeout=30.0)
 @options.report_options()
-@options.work_dir_option("Where database copies and scratch files go (default: beside --output, else ./.grade-work).")
 @click.option(
     "--ves-iterations",
     type=click.IntRange(0),
@@ -88,11 +80,8 @@ def _path(*names, exists: bool = False, **kwargs):
     is_flag=True,
     help="EXPLAIN cost of gold and prediction, and its rank correlation with the measured time ratio.",
 )
-@options.postgres_dsn_option("PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
-@options.mysql_dsn_option("MySQL connection for --sql_dialect MySQL (never printed).")
-@options.memory_limit_option(
-    "Memory one query may use: the engine's, its worker's and its fetched rows' cap (docs/security.md)."
-)
+@options.postgres_dsn_option
+@options.mysql_dsn_option
 @fingerprint_option
 @handle_errors
 def bird(
@@ -117,27 +106,31 @@ def bird(
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
     from evaluators.bird.run import BirdBenchmark, BirdOptions
 
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    check_fingerprint(fingerprint, db_root, work_dir, postgres_dsn, mysql_dsn)
-    bird_options = BirdOptions(
+    config = options.exec_config(
+        work_dir,
+        tail["output"],
+        timeout=timeout,
+        memory_limit_mb=memory_limit_mb,
+        postgres_dsn=postgres_dsn,
+        mysql_dsn=mysql_dsn,
+    )
+    check_fingerprint(fingerprint, db_root, config)
+    work_dir = config.output_dir
+    bird_options = BirdOptions(  # bird/run.py adds the official drivers' engine settings to these
         db_root,
-        _dialect(sql_dialect),
-        timeout,
+        sql_dialect,
+        config.timeout_s,
         jobs,
         work_dir,
-        postgres_dsn,
-        mysql_dsn,
+        config.postgres.dsn,
+        config.mysql.dsn,
         ves_iterations,
         plan_cost,
-        memory_limit_mb=memory_limit_mb,
+        memory_limit_mb=config.memory_limit_mb,
     )
     benchmark = BirdBenchmark(predicted, ground_truth, questions, bird_options, data_mode)
     # The predictions are one file, often beside where people write results; the databases are a folder.
     options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_root}, then=_log_to(log_path))
-
-
-def _dialect(value: str) -> str:
-    return {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL"}[value.lower()]
 
 
 def _log_to(log_path: Path | None):

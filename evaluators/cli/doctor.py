@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from evaluators.cli import options
+from evaluators.cli.livesql import sandbox_place
 from evaluators.cli.options import AbsolutePath, echo, handle_errors
 from evaluators.errors import UsageError
 
@@ -40,16 +41,16 @@ def doctor():
     help="Only this engine's files under --db-dir, or the server the --database names live on.",
 )
 @click.option("--database", "databases", multiple=True, help="A server database (or template) to fingerprint; repeat.")
-@options.postgres_dsn_option("PostgreSQL connection (libpq string or URL); PG* variables apply too. Never printed.")
-@options.mysql_dsn_option("MySQL/MariaDB URL; MYSQL_* variables apply too. Never printed.")
+@options.postgres_dsn_option
+@options.mysql_dsn_option
 @options.output_option("Write the fingerprint file here (JSON).")
 @click.option(
     "--check",
     type=AbsolutePath(exists=True, dir_okay=False, path_type=Path),
     help="Check the databases against this fingerprint file instead (exit 2 on a mismatch, naming the tables).",
 )
-@options.timeout_option("Seconds one database may take to read.", default=3600.0)
-@options.memory_limit_option("Memory one database's reading may use.")
+@options.timeout_option("one database's reading", default=3600.0)
+@options.memory_limit_option()
 @handle_errors
 def fingerprint(db_dir, engine, databases, postgres_dsn, mysql_dsn, output, check, timeout, memory_limit_mb):
     """Write (or --check) each database's schema, row counts and a content checksum."""
@@ -57,7 +58,15 @@ def fingerprint(db_dir, engine, databases, postgres_dsn, mysql_dsn, output, chec
 
     work = Path(tempfile.mkdtemp(prefix="spider-grade-fingerprint-"))
     try:
-        config = _config(work, db_dir, postgres_dsn, mysql_dsn, timeout, memory_limit_mb)
+        config = options.exec_config(
+            work,
+            None,
+            timeout=timeout,
+            memory_limit_mb=memory_limit_mb,
+            db_dir=db_dir,
+            postgres_dsn=postgres_dsn,
+            mysql_dsn=mysql_dsn,
+        )
         if check is not None:
             echo(f"fingerprint: {prints.verify(check, db_dir, config)} database(s) match {check.name}")
             return
@@ -70,19 +79,6 @@ def fingerprint(db_dir, engine, databases, postgres_dsn, mysql_dsn, output, chec
         echo(f"fingerprint: {len(targets)} database(s), {tables} table(s) written to {output}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _config(work: Path, db_dir, postgres_dsn, mysql_dsn, timeout, memory_limit_mb):
-    from evaluators.execution.executor import ExecConfig
-
-    return ExecConfig(
-        output_dir=work,
-        db_dir=db_dir,
-        timeout_s=timeout,
-        memory_limit_mb=memory_limit_mb,
-        postgres_dsn=postgres_dsn,
-        mysql_dsn=mysql_dsn,
-    )
 
 
 def _targets(db_dir, engine, databases) -> list:
@@ -133,8 +129,7 @@ def _day(reference_date) -> str | None:
     return reference_date.strftime("%Y-%m-%d") if reference_date else None
 
 
-def _work(work_dir, output) -> Path:
-    return work_dir or (output.parent / f"{output.stem}_exec" if output else Path(".grade-work"))
+_work = options.work_dir_for
 
 
 @doctor.command("bird", epilog=CEILING_EPILOG)
@@ -143,22 +138,15 @@ def _work(work_dir, output) -> Path:
     "--db_root_path", "--db-root-path", "db_root", required=True, type=AbsolutePath(exists=True, file_okay=False)
 )
 @click.option("--diff_json_path", "--diff-json-path", "questions", type=AbsolutePath(exists=True, dir_okay=False))
-@click.option(
-    "--sql_dialect",
-    "--sql-dialect",
-    "sql_dialect",
-    default="SQLite",
-    show_default=True,
-    type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
-)
-@options.timeout_option("Seconds per query.", "--meta_time_out", "--meta-time-out", default=30.0)
+@options.sql_dialect_option
+@options.timeout_option("a query", "--meta_time_out", "--meta-time-out", default=30.0)
 @click.option("--data_mode", "--data-mode", "data_mode", default="dev", show_default=True)
-@options.postgres_dsn_option("PostgreSQL connection for --sql_dialect PostgreSQL (never printed).")
-@options.mysql_dsn_option("MySQL connection for --sql_dialect MySQL (never printed).")
+@options.postgres_dsn_option
+@options.mysql_dsn_option
 @REFERENCE_DATE
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("Scratch files (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_bird(
     gold,
@@ -193,11 +181,11 @@ def doctor_bird(
 @click.option("--gold", "gold", required=True, type=AbsolutePath(exists=True, dir_okay=False))
 @click.option("--db", "--db-dir", "db_dir", required=True, type=AbsolutePath(exists=True, file_okay=False))
 @click.option("--keep-distinct", "--keep_distinct", "keep_distinct", is_flag=True)
-@options.timeout_option("Seconds per query (the scorer's own limit).")
+@options.timeout_option()
 @REFERENCE_DATE
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("Scratch files (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_test_suite(gold, db_dir, keep_distinct, timeout, reference_date, output, with_html, work_dir):
     """test-suite's achievable ceiling: every gold as its own prediction under the suite's execution accuracy."""
@@ -212,15 +200,13 @@ def doctor_test_suite(gold, db_dir, keep_distinct, timeout, reference_date, outp
     "--jsonl_file", "--jsonl-file", "jsonl_file", required=True, type=AbsolutePath(exists=True, dir_okay=False)
 )
 @click.option("--gold", type=AbsolutePath(exists=True, dir_okay=False))
-@click.option("--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False))
+@sandbox_place()
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
-@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
-@options.timeout_option("Seconds per phase of an instance.")
+@options.timeout_option("a phase of an instance")
 @REFERENCE_DATE
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("Private database copies (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_livesql(
     jsonl_file, gold, db_root, benchmark, engine, postgres_dsn, timeout, reference_date, output, with_html, work_dir
@@ -253,7 +239,7 @@ def doctor_livesql(
 )
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("The gold SQL written as answers, and their results (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_grade(gold_dir, semantics, output, with_html, work_dir):
     """Spider2 folders' achievable ceiling: every gold file graded as the answer to itself (gold lint's self-check)."""
@@ -265,13 +251,11 @@ def doctor_grade(gold_dir, semantics, output, with_html, work_dir):
 @doctor.command("interact", epilog=CEILING_EPILOG)
 @click.option("--tasks", required=True, type=AbsolutePath(exists=True, dir_okay=False), help="The tasks' JSON lines.")
 @click.option("--gt", type=AbsolutePath(exists=True, dir_okay=False), help="The GT lines, laid over the tasks.")
-@click.option("--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False))
-@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
-@options.timeout_option("Seconds per submit.")
+@sandbox_place("SQLite: the folder of <db>/<db>_template.sqlite (else <db>/<db>.sqlite).")
+@options.timeout_option("a submit (set-up, the SQL, the test cases)")
 @options.output_option("The ceiling report (JSON).")
 @options.html_option
-@options.work_dir_option("Private database copies (default: beside --output).")
+@options.work_dir_option
 @handle_errors
 def doctor_interact(tasks, gt, db_root, engine, postgres_dsn, timeout, output, with_html, work_dir):
     """BIRD-Interact's achievable ceiling: the gold submitted in every phase (`interact --oracle`)."""

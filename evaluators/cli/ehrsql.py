@@ -41,16 +41,15 @@ def _file(name: str, what: str):
     show_default=True,
     help="The scorer version the official verdict follows (see below); strict is always beside it.",
 )
-@options.timeout_option("Seconds per query (the scorer has no timeout: a query past it fails here).")
-@options.memory_limit_option("Memory one query may use (docs/security.md).")
+@options.run_limits("a query (the scorer has none: a query past it fails here)")
 @options.report_options()
-@options.work_dir_option("Where scratch files go (default: beside --output, else ./.grade-work).")
 @options.jobs_option("Run")
 @handle_errors
 def ehrsql(gold, pred, database, preset, timeout, memory_limit_mb, work_dir, jobs, **tail):
     """EHRSQL 2024: RS(0), RS(5), RS(10), RS(N) of a named scorer version, and strict's."""
     from evaluators.ehrsql.run import EhrsqlBenchmark, EhrsqlOptions
 
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    settings = EhrsqlOptions(database, preset, timeout, work_dir, memory_limit_mb)
-    options.run_benchmark_command(EhrsqlBenchmark(gold, pred, settings), jobs, tail, work_dir, {"database": database})
+    config = options.exec_config(work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb)
+    settings = EhrsqlOptions(database, preset, config.timeout_s, config.output_dir, config.memory_limit_mb)
+    benchmark = EhrsqlBenchmark(gold, pred, settings)
+    options.run_benchmark_command(benchmark, jobs, tail, config.output_dir, {"database": database})

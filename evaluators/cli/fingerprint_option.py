@@ -17,17 +17,15 @@ fingerprint_option = click.option(
 )
 
 
-def check_fingerprint(
-    fingerprint: Path | None, db_dir: Path | None, work_dir: Path, postgres_dsn=None, mysql_dsn=None
-) -> None:
+def check_fingerprint(fingerprint: Path | None, db_dir: Path | None, config) -> None:
     """Before grading: the run's databases (local files under `db_dir`, server databases through the run's
-    DSN) are the fingerprinted ones, or FingerprintMismatch (exit 2).  Reading a database has no query's
-    timeout: an hour at most."""
+    DSNs, from its `ExecConfig`) are the fingerprinted ones, or FingerprintMismatch (exit 2).  Reading a
+    database has no query's timeout: an hour at most."""
     if fingerprint is None:
         return
-    from evaluators.execution.executor import ExecConfig
+    from dataclasses import replace
+
     from evaluators.health.fingerprint import verify
 
-    config = ExecConfig(output_dir=work_dir, timeout_s=3600.0, postgres_dsn=postgres_dsn, mysql_dsn=mysql_dsn)
-    checked = verify(fingerprint, db_dir, config)
+    checked = verify(fingerprint, db_dir, replace(config, timeout_s=3600.0))
     echo(f"fingerprint: {checked} database(s) match {fingerprint.name}", err=True)

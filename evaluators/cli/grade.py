@@ -101,7 +101,7 @@ def grade(
 
     executor = build_executor(gold_dir, output, **execution)
     config = executor.config
-    check_fingerprint(fingerprint, config.db_dir, config.output_dir, config.postgres_dsn, config.mysql_dsn)
+    check_fingerprint(fingerprint, config.db_dir, config)
     setup_problems = check_databases(loaded, executor, "--db-dir" if execution["db_dir"] else "GOLD/databases")
     check_writable_outside(
         {"--output": output, "--work-dir": executor.config.output_dir}, {"submission": result_dir, "gold": gold_dir}
@@ -136,51 +136,10 @@ def grade(
     )
 
 
-def build_executor(
-    gold_dir: Path,
-    output: Path | None,
-    *,
-    db_dir,
-    backend,
-    db_override,
-    timeout,
-    memory_limit_mb,
-    max_gb_billed,
-    max_result_rows=1_000_000,
-    refresh_gold,
-    work_dir,
-    credentials_dir,
-    bigquery_endpoint,
-    bigquery_project,
-    snowflake_host,
-    snowflake_port,
-    snowflake_protocol,
-    postgres_dsn=None,
-    mysql_dsn=None,
-):
-    from evaluators.execution.executor import ExecConfig, Executor
+def build_executor(gold_dir: Path, output: Path | None, *, db_dir, **execution):
+    """The executor of `grade`: `options.exec_config`, with GOLD/databases as the database folder by default."""
+    from evaluators.execution.executor import Executor
 
-    work_dir = options.work_dir_for(work_dir, output)
     if db_dir is None and (Path(gold_dir) / "databases").is_dir():
         db_dir = Path(gold_dir) / "databases"
-    return Executor(
-        ExecConfig(
-            output_dir=work_dir,
-            db_dir=db_dir,
-            credentials_dir=credentials_dir,
-            backend_override=backend,
-            db_override=db_override,
-            timeout_s=timeout,
-            memory_limit_mb=memory_limit_mb,
-            max_result_rows=max_result_rows,
-            max_bytes_billed=int(max_gb_billed * 1024**3),
-            refresh_gold=refresh_gold,
-            bigquery_endpoint=bigquery_endpoint,
-            bigquery_project=bigquery_project,
-            snowflake_host=snowflake_host,
-            snowflake_port=snowflake_port,
-            snowflake_protocol=snowflake_protocol,
-            postgres_dsn=postgres_dsn,
-            mysql_dsn=mysql_dsn,
-        )
-    )
+    return Executor(options.exec_config(db_dir=db_dir, output=output, **execution))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from evaluators.cli import options
-from evaluators.cli.livesql import check_engine, sandbox_limits
+from evaluators.cli.livesql import check_engine, sandbox_limits, sandbox_place
 from evaluators.cli.options import AbsolutePath, handle_errors
 
 EPILOG = """\b
@@ -36,24 +36,15 @@ bird-interact-lite/full: the same with --engine postgresql --postgres-dsn DSN in
     help="The recorded run: the official batch loop's output lines (one status per task).",
 )
 @click.option("--oracle", is_flag=True, help="Submit the gold in every phase; list the tasks it does not solve.")
-@click.option(
-    "--db_root",
-    "--db-root",
-    "db_root",
-    type=AbsolutePath(exists=True, file_okay=False),
-    help="SQLite: the folder of <db>/<db>_template.sqlite (else <db>/<db>.sqlite).",
-)
-@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
+@sandbox_place("SQLite: the folder of <db>/<db>_template.sqlite (else <db>/<db>.sqlite).")
 @click.option(
     "--patience",
     type=click.FloatRange(0),
     help="The user-patience part of the budget (default: from each record's total_budget, else 10).",
 )
 @options.jobs_option("Run", 4, False, "--num_threads", "--num-threads", help="Tasks graded at once.")
-@sandbox_limits("Seconds per submit (set-up, the SQL, the test cases).")
+@sandbox_limits("a submit (set-up, the SQL, the test cases)")
 @options.report_options()
-@options.work_dir_option("Where private database copies go (default: beside --output, else ./.grade-work).")
 @handle_errors
 def interact(
     tasks,
@@ -78,16 +69,19 @@ def interact(
     check_engine(engine, db_root, postgres_dsn)
     if run_file is None and not oracle:
         raise UsageError("give --run (a recorded run) or --oracle (grade the gold)")
-    work_dir = options.work_dir_for(work_dir, tail["output"])
+    config = options.exec_config(
+        work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb, postgres_dsn=postgres_dsn
+    )
+    work_dir = config.output_dir
     run_options = InteractOptions(
         engine=engine,
         db_root=db_root,
-        postgres_dsn=postgres_dsn,
+        postgres_dsn=config.postgres.dsn,
         patience=patience,
         oracle=oracle,
         work_dir=work_dir,
-        timeout_s=timeout,
-        memory_limit_mb=memory_limit_mb,
+        timeout_s=config.timeout_s,
+        memory_limit_mb=config.memory_limit_mb,
         disk_limit_mb=disk_limit_mb,
     )
     run = Interact(tasks, gt, run_file, run_options)

@@ -19,12 +19,30 @@ Examples:
 """
 
 
-def sandbox_limits(timeout_help: str):
-    """--timeout, --memory-limit-mb and --disk-limit-mb of a run on livesql's sandbox (`livesql`, `interact`)."""
+def sandbox_limits(what: str):
+    """--timeout, --memory-limit-mb, --work-dir (options.run_limits) and --disk-limit-mb of a run on livesql's
+    sandbox (`livesql`, `interact`): a worker running a whole instance needs 64 MB at least."""
     return options.option_stack(
-        options.timeout_option(timeout_help),
-        options.memory_limit_option(minimum=64, default=2048),
-        click.option("--disk-limit-mb", type=click.IntRange(1), default=1024, show_default=True),
+        options.run_limits(what, minimum_memory=64),
+        click.option(
+            "--disk-limit-mb",
+            type=click.IntRange(1),
+            default=1024,
+            show_default=True,
+            help="Disk a private database copy may grow by.",
+        ),
+    )
+
+
+def sandbox_place(db_root_help: str = "SQLite: the folder of <db>/<db>_template.sqlite."):
+    """--db_root, --engine and --postgres-dsn: where livesql's sandbox finds the databases (`livesql`, `interact`
+    and their `doctor` ceilings); `check_engine` checks them."""
+    return options.option_stack(
+        click.option(
+            "--db_root", "--db-root", "db_root", type=AbsolutePath(exists=True, file_okay=False), help=db_root_help
+        ),
+        click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True),
+        options.postgres_dsn_option,
     )
 
 
@@ -52,24 +70,15 @@ def check_engine(engine: str, db_root, postgres_dsn) -> None:
     type=AbsolutePath(exists=True, dir_okay=False),
     help="The gold JSON lines (sol_sql, test_cases, ...), matched by instance_id, when --jsonl_file lacks them.",
 )
-@click.option(
-    "--db_root",
-    "--db-root",
-    "db_root",
-    type=AbsolutePath(exists=True, file_okay=False),
-    help="SQLite: the folder of <db>/<db>_template.sqlite.",
-)
+@sandbox_place()
 @click.option("--benchmark", type=click.Choice(["livesql", "critic"]), default="livesql", show_default=True)
-@click.option("--engine", type=click.Choice(["sqlite", "postgresql"]), default="sqlite", show_default=True)
-@options.postgres_dsn_option("PostgreSQL server holding <db>_template databases (never printed).")
 @options.jobs_option("Run", 4, False, "--num_threads", "--num-threads", help="Instances graded at once.")
 @click.option(
     "--mode", type=click.Choice(["pred", "gold"]), default="pred", show_default=True, help="gold: grade sol_sql."
 )
 @click.option("--logging", "logging_", default="false", help="Accepted for the official command line; unused.")
-@sandbox_limits("Seconds per phase of an instance.")
+@sandbox_limits("a phase of an instance")
 @options.report_options()
-@options.work_dir_option("Where private database copies go (default: beside --output, else ./.grade-work).")
 @fingerprint_option
 @click.option(
     "--scorer",
@@ -100,18 +109,21 @@ def livesql(
     from evaluators.livesql.run import LiveSQLBenchmark, LiveSQLOptions
 
     check_engine(engine, db_root, postgres_dsn)
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    check_fingerprint(fingerprint, db_root, work_dir, postgres_dsn)
-    run_options = LiveSQLOptions(
+    config = options.exec_config(
+        work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb, postgres_dsn=postgres_dsn
+    )
+    check_fingerprint(fingerprint, db_root, config)
+    work_dir = config.output_dir
+    run_options = LiveSQLOptions(  # the sandbox's own settings (livesql/run.py), from the run's config
         benchmark=benchmark,
         engine=engine,
         db_root=db_root,
         num_threads=jobs,
         work_dir=work_dir,
-        postgres_dsn=postgres_dsn,
+        postgres_dsn=config.postgres.dsn,
         mode=mode,
-        instance_timeout_s=timeout,
-        memory_limit_mb=memory_limit_mb,
+        instance_timeout_s=config.timeout_s,
+        memory_limit_mb=config.memory_limit_mb,
         disk_limit_mb=disk_limit_mb,
         scorer=scorer,
     )

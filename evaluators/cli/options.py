@@ -114,16 +114,31 @@ def jobs_option(what: str, default="auto", auto: bool = True, *official: str, he
     )
 
 
-def timeout_option(help: str, *official: str, default: float = 60.0):
-    """`--timeout`: seconds before a query (or a phase) is stopped; `official`: the official scripts' spellings."""
+def timeout_option(what: str = "a query", *official: str, default: float = 60.0):
+    """`--timeout` of every command, one help: seconds before `what` (a query, a phase of an instance, ...) is
+    stopped; `official`: the official scripts' spellings, and their default (BIRD's --meta_time_out 30)."""
     return click.option(
-        "--timeout", *official, "timeout", type=click.FloatRange(0.1), default=default, show_default=True, help=help
+        "--timeout",
+        *official,
+        "timeout",
+        type=click.FloatRange(0.1),
+        default=default,
+        show_default=True,
+        help=f"Seconds {what} may run before it is stopped.",
     )
 
 
-def memory_limit_option(help: str | None = None, minimum: int = 16, default: int = 4096):
+MEMORY_HELP = (
+    "Memory one query may use: DuckDB's and SQLite's own cap (DuckDB spills past it), the graph server's per "
+    "query, and its worker's with the rows it fetches (docs/security.md)."
+)
+
+
+def memory_limit_option(minimum: int = 16):
+    """`--memory-limit-mb` of every command; `minimum`: a worker running a whole instance (livesql's sandbox)
+    needs more than a query's engine."""
     return click.option(
-        "--memory-limit-mb", type=click.IntRange(minimum), default=default, show_default=True, help=help
+        "--memory-limit-mb", type=click.IntRange(minimum), default=4096, show_default=True, help=MEMORY_HELP
     )
 
 
@@ -136,8 +151,19 @@ html_option = click.option(
 )
 
 
-def work_dir_option(help: str):
-    return click.option("--work-dir", type=AbsolutePath(file_okay=False, path_type=Path), help=help)
+work_dir_option = click.option(
+    "--work-dir",
+    type=AbsolutePath(file_okay=False, path_type=Path),
+    help="Result CSVs, private database copies and scratch files (default: <output stem>_exec beside --output, "
+    "else ./.grade-work).",
+)
+
+
+def run_limits(what: str = "a query", *official: str, default_timeout: float = 60.0, minimum_memory: int = 16):
+    """--timeout, --memory-limit-mb and --work-dir, as every command that runs queries declares them."""
+    return option_stack(
+        timeout_option(what, *official, default=default_timeout), memory_limit_option(minimum_memory), work_dir_option
+    )
 
 
 def work_dir_for(work_dir: Path | None, output: Path | None) -> Path:
@@ -167,12 +193,24 @@ def raise_on_gold_errors(report, allowed: bool) -> None:
         )
 
 
-def postgres_dsn_option(help: str):
-    return click.option("--postgres-dsn", help=help)
-
-
-def mysql_dsn_option(help: str):
-    return click.option("--mysql-dsn", help=help)
+postgres_dsn_option = click.option(
+    "--postgres-dsn",
+    help="PostgreSQL connection (libpq string or URL); PG* variables and ~/.pgpass apply too. Never printed.",
+)
+mysql_dsn_option = click.option(
+    "--mysql-dsn",
+    help="MySQL/MariaDB URL mysql://user:password@host:port/db; MYSQL_* variables and ~/.my.cnf apply too. "
+    "Never printed.",
+)
+sql_dialect_option = click.option(
+    "--sql_dialect",
+    "--sql-dialect",
+    "sql_dialect",
+    default="SQLite",
+    show_default=True,
+    type=click.Choice(["SQLite", "PostgreSQL", "MySQL"], case_sensitive=False),
+    help="BIRD's dialect: SQLite files under the database folder, or the server of --postgres-dsn / --mysql-dsn.",
+)
 
 
 def option_stack(*options):
@@ -240,11 +278,7 @@ execution_options = option_stack(
         help="Run every instance on this backend, whatever the gold's `type` says.",
     ),
     click.option("--db", "db_override", help="Run every instance on this database reference."),
-    timeout_option("Seconds a query may run before it is stopped."),
-    memory_limit_option(
-        "Memory one query may use: DuckDB's and SQLite's own cap (DuckDB spills past it), the graph "
-        "server's per query, and its worker's with the rows it fetches (docs/security.md)."
-    ),
+    run_limits(),
     click.option(
         "--max-result-rows",
         type=click.IntRange(1),
@@ -267,7 +301,6 @@ execution_options = option_stack(
         show_default=True,
         help="execution_match: time gold and prediction alternately N times each for VES (BIRD uses 100); 0 skips VES.",
     ),
-    work_dir_option("Result CSVs and the gold cache (default: beside --output, else ./.grade-work)."),
     click.option(
         "--credentials-dir",
         type=AbsolutePath(file_okay=False, path_type=Path),
@@ -279,14 +312,62 @@ execution_options = option_stack(
     click.option("--snowflake-host"),
     click.option("--snowflake-port", type=int),
     click.option("--snowflake-protocol", type=click.Choice(["https", "http"])),
-    postgres_dsn_option(
-        "PostgreSQL connection (libpq string or URL); PG* variables and ~/.pgpass apply too. Never printed."
-    ),
-    mysql_dsn_option(
-        "MySQL/MariaDB URL mysql://user:password@host:port/db; MYSQL_* variables and ~/.my.cnf apply too. Never printed."
-    ),
+    postgres_dsn_option,
+    mysql_dsn_option,
 )
 """Where and how SQL runs: predicted `.sql` answers and temporal golds."""
+
+
+def exec_config(
+    work_dir: Path | None,
+    output: Path | None,
+    *,
+    timeout: float,
+    memory_limit_mb: int,
+    db_dir: Path | None = None,
+    backend: str | None = None,
+    db_override: str | None = None,
+    credentials_dir: Path = Path("credentials"),
+    refresh_gold: bool = False,
+    postgres_dsn: str | None = None,
+    mysql_dsn: str | None = None,
+    max_result_rows: int | None = None,
+    max_gb_billed: float | None = None,
+    bigquery_endpoint: str | None = None,
+    bigquery_project: str | None = None,
+    snowflake_host: str | None = None,
+    snowflake_port: int | None = None,
+    snowflake_protocol: str | None = None,
+    **quirks: dict,
+):
+    """The one place a command's execution options become an `ExecConfig`, for every command: the common
+    settings (the work folder's default by `work_dir_for`), then each engine's own; `quirks`: a benchmark's
+    engine settings beyond the options, by engine (`sqlite={"decode_errors": "ignore"}` for test-suite)."""
+    from dataclasses import replace
+
+    from evaluators.execution.backends import settings as engines
+    from evaluators.execution.executor import ExecConfig
+
+    config = ExecConfig(
+        output_dir=work_dir_for(work_dir, output),
+        db_dir=db_dir,
+        credentials_dir=credentials_dir,
+        backend_override=backend,
+        db_override=db_override,
+        timeout_s=timeout,
+        memory_limit_mb=memory_limit_mb,
+        refresh_gold=refresh_gold,
+        postgres=engines.PostgresSettings(postgres_dsn),
+        mysql=engines.MySQLSettings(mysql_dsn),
+        bigquery=engines.BigQuerySettings(
+            bigquery_endpoint,
+            bigquery_project,
+            engines.DEFAULT_MAX_BYTES_BILLED if max_gb_billed is None else int(max_gb_billed * 1024**3),
+        ),
+        snowflake=engines.SnowflakeSettings(snowflake_host, snowflake_port, snowflake_protocol),
+        cypher=engines.CypherSettings(max_result_rows or engines.DEFAULT_MAX_RESULT_ROWS),
+    )
+    return replace(config, **{engine: replace(getattr(config, engine), **fields) for engine, fields in quirks.items()})
 
 
 def check_writable_outside(targets: dict, protected: dict) -> None:

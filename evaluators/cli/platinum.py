@@ -46,17 +46,15 @@ def _path(*names, **kwargs):
     show_default=True,
     help="official: grade.py's command line (every question multiset); official-tie-aware: its grade().",
 )
-@options.timeout_option("Seconds per query (grade.py has no timeout: a query past it fails here).")
-@options.memory_limit_option("Memory one query may use (docs/security.md).")
+@options.run_limits("a query (grade.py has none: a query past it fails here)")
 @options.report_options()
-@options.work_dir_option("Where scratch files go (default: beside --output, else ./.grade-work).")
 @options.jobs_option("Run")
 @handle_errors
 def platinum(db_root, infer_results, data_path, grading, timeout, memory_limit_mb, work_dir, jobs, **tail):
     """BIRD-Platinum: Bird and Strict accuracy as grade.py gives them, and the project's strict."""
     from evaluators.platinum.run import PlatinumBenchmark, PlatinumOptions
 
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    settings = PlatinumOptions(db_root, grading, timeout, work_dir, memory_limit_mb)
+    config = options.exec_config(work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb)
+    settings = PlatinumOptions(db_root, grading, config.timeout_s, config.output_dir, config.memory_limit_mb)
     benchmark = PlatinumBenchmark(data_path, infer_results, settings)
-    options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_root})
+    options.run_benchmark_command(benchmark, jobs, tail, config.output_dir, {"database": db_root})

@@ -90,12 +90,8 @@ Examples:
     is_flag=True,
     help="As the scorer's option: for each question, a line on stderr per database of its suite it reaches.",
 )
-@options.timeout_option("Seconds per query (the scorer's own limit).")
-@options.memory_limit_option(
-    "Memory one query may use: SQLite's cap, its worker's and its fetched rows' (docs/security.md)."
-)
+@options.run_limits()
 @options.report_options()
-@options.work_dir_option("Where query results go (default: beside --output, else ./.grade-work).")
 @options.jobs_option("Run")
 @fingerprint_option
 @handle_errors
@@ -118,15 +114,13 @@ def test_suite(
     **tail,
 ):
     """Test-suite execution accuracy (Spider 1), official verdict and strict."""
-    from evaluators.execution.executor import ExecConfig
     from evaluators.testsuite.run import TestSuiteBenchmark
 
-    work_dir = options.work_dir_for(work_dir, tail["output"])
-    check_fingerprint(fingerprint, db_dir, work_dir)
-    config = ExecConfig(
-        output_dir=work_dir, timeout_s=timeout, sqlite_decode_errors="ignore", memory_limit_mb=memory_limit_mb
+    config = options.exec_config(  # test-suite-sql-eval reads text with errors="ignore"
+        work_dir, tail["output"], timeout=timeout, memory_limit_mb=memory_limit_mb, sqlite={"decode_errors": "ignore"}
     )
+    check_fingerprint(fingerprint, db_dir, config)
     plug = plug_value_cap if plug_value else None
     say = (lambda line: click.echo(line, err=True)) if each_datapoint else None
     benchmark = TestSuiteBenchmark(gold_file, pred_file, db_dir, config, keep_distinct, plug, etype, table, say, scorer)
-    options.run_benchmark_command(benchmark, jobs, tail, work_dir, {"database": db_dir})
+    options.run_benchmark_command(benchmark, jobs, tail, config.output_dir, {"database": db_dir})

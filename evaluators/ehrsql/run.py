@@ -16,6 +16,7 @@ from evaluators.bird.native import read_predictions
 from evaluators.ehrsql.rewrite import rewrite
 from evaluators.ehrsql.rules import PRESETS, Preset, is_abstention, result_text
 from evaluators.errors import Location, SpecError, UsageError
+from evaluators.execution.backends.settings import SQLiteSettings
 from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
@@ -79,7 +80,7 @@ class EhrsqlBenchmark(Benchmark):
             output_dir=self.options.work_dir,
             timeout_s=self.options.timeout_s,
             memory_limit_mb=self.options.memory_limit_mb,
-            sqlite_decode_errors="ignore",  # the scorer's text_factory: bytes.decode(errors="ignore")
+            sqlite=SQLiteSettings("ignore"),  # the scorer's text_factory: bytes.decode(errors="ignore")
         )
         self.runner = RowRunner(jobs=1, config=config)
 

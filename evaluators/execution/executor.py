@@ -22,6 +22,16 @@ from evaluators.cwd import absolute_or_none
 from evaluators.errors import InstanceError
 from evaluators.execution.backends import LOCAL, REGISTRY, canonical_name
 from evaluators.execution.backends.base import Request, credential_environment
+from evaluators.execution.backends.settings import (
+    ENGINE_KEY,
+    BigQuerySettings,
+    CypherSettings,
+    DuckDBSettings,
+    MySQLSettings,
+    PostgresSettings,
+    SnowflakeSettings,
+    SQLiteSettings,
+)
 from evaluators.execution.gold_cache import GoldCache, compare_csv, first_cell_of, safe_name
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_files import read_rows, rows_path
@@ -35,46 +45,58 @@ LOCAL_SUFFIXES = {"duckdb": (".duckdb", ".ddb", ".db", ".sqlite"), "sqlite": (".
 
 @dataclass(frozen=True)
 class ExecConfig:
+    """Where and how queries run: the settings every query shares, then each engine's own (backends/settings.py),
+    of which a request carries only its engine's:
+
+        ExecConfig(Path("work"), timeout_s=30, postgres=PostgresSettings(dsn="postgresql://localhost/db"))"""
+
     output_dir: Path  # where result CSVs and the gold cache go (never the submission/gold folders)
     db_dir: Path | None = None
     credentials_dir: Path = Path("credentials")
-    backend_override: str | None = None  # "duckdb" | "sqlite" | "bigquery" | "snowflake"
+    backend_override: str | None = None  # a backend name: every instance runs there
     db_override: str | None = None
     timeout_s: float = 60.0
-    max_bytes_billed: int = 10 * 1024**3
-    refresh_gold: bool = False
-    bigquery_endpoint: str | None = None
-    bigquery_project: str | None = None
-    snowflake_host: str | None = None
-    snowflake_port: int | None = None
-    snowflake_protocol: str | None = None
-    postgres_dsn: str | None = None  # a libpq string or postgresql:// URL; PG* variables and ~/.pgpass apply too
-    mysql_dsn: str | None = None  # mysql://user:password@host:port/database; MYSQL_* variables and ~/.my.cnf too
-    sqlite_decode_errors: str = "strict"  # "ignore": undecodable text is dropped, as test-suite-sql-eval reads it
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB  # per query, for the local engines (execution/opener.py)
-    max_result_rows: int = 1_000_000  # rows a Cypher query may return
-    official_statements: bool = False  # PostgreSQL/MySQL: run the read-only statements BIRD's drivers run
-    postgres_psycopg2_values: bool = False  # PostgreSQL values as psycopg2 gives them (execution/pg_values.py; BIRD)
+    refresh_gold: bool = False  # temporal golds run again instead of read from the cache
+    duckdb: DuckDBSettings = DuckDBSettings()
+    sqlite: SQLiteSettings = SQLiteSettings()
+    postgres: PostgresSettings = PostgresSettings()
+    mysql: MySQLSettings = MySQLSettings()
+    bigquery: BigQuerySettings = BigQuerySettings()
+    snowflake: SnowflakeSettings = SnowflakeSettings()
+    cypher: CypherSettings = CypherSettings()
 
     def __post_init__(self) -> None:  # the API's edge: the caller's relative paths, made absolute once
         for name in ("output_dir", "db_dir", "credentials_dir"):
             object.__setattr__(self, name, absolute_or_none(getattr(self, name)))
 
-    def settings(self) -> dict:
-        """The JSON-safe fields a backend reads, paths made absolute for the worker; engines spill into
-        the work folder (`temp_dir`), never beside a database.  Made once per config (a fresh dict each call):
-        every query of a run asks, and `asdict` with a `resolve()` per path cost BIRD a millisecond a query."""
-        made = _SETTINGS.get(self)
+    def settings(self, backend: str | None = None) -> dict:
+        """The JSON-safe settings a request to `backend` carries: the common ones, paths made absolute for the
+        worker, and that engine's own under `"engine"` (none without a backend: a worker action needing only
+        the limits).  Engines spill into the work folder (`temp_dir`), never beside a database.  Made once per
+        config and backend (a fresh dict each call): every query of a run asks, and `asdict` with a `resolve()`
+        per path cost BIRD a millisecond a query."""
+        key = (self, backend)
+        made = _SETTINGS.get(key)
         if made is None:
-            made = {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+            made = {name: _json_safe(getattr(self, name)) for name in COMMON_SETTINGS}
             made["temp_dir"] = str(Path(self.output_dir).resolve() / "engine_tmp")
+            if backend is not None:
+                made[ENGINE_KEY] = getattr(self, canonical_name(backend) or backend).to_dict()
             if len(_SETTINGS) >= 256:  # a long-lived process (a trainer's rewards) making configs without end
                 _SETTINGS.clear()
-            _SETTINGS[self] = made  # keyed by value, not kept on the instance: `ExecConfig(**c.__dict__)` works
+            _SETTINGS[key] = made  # keyed by value, not kept on the instance: `ExecConfig(**c.__dict__)` works
         return dict(made)
 
 
-_SETTINGS: dict[ExecConfig, dict] = {}
+COMMON_SETTINGS = ("output_dir", "db_dir", "credentials_dir", "timeout_s", "memory_limit_mb")
+
+
+def _json_safe(value):
+    return str(Path(value).resolve()) if isinstance(value, Path) else value
+
+
+_SETTINGS: dict[tuple, dict] = {}
 
 
 @dataclass(frozen=True)
@@ -152,7 +174,7 @@ def run_sql(
     event: dict = {}
     try:
         event = worker.execute(
-            Request(name, sql, str(out_csv), database, config.settings(), environment, collect, trusted)
+            Request(name, sql, str(out_csv), database, config.settings(name), environment, collect, trusted)
         )
     finally:
         if event.get("reason") != "ok":  # a killed worker (timeout, Ctrl-C) leaves its half-written files
@@ -372,7 +394,7 @@ def read_duckdb_tables(path: Path, tables: list[str] | None, config: ExecConfig)
 
     folder = Path(config.output_dir).resolve() / "duckdb_tables" / uuid.uuid4().hex
     try:
-        request = Request("duckdb", "", str(folder), _checked_file(path, folder), config.settings(), {}, "csv")
+        request = Request("duckdb", "", str(folder), _checked_file(path, folder), config.settings("duckdb"), {}, "csv")
         event = worker.execute(request, "read_tables", tables=tables)
         if event.get("reason") != "ok":
             raise InstanceError(event.get("reason", "exec_error"), event.get("detail", ""))

@@ -30,7 +30,7 @@ def inspect_sql(executor, gold, sql: str, plan_queries: dict | None = None) -> d
         return {"validity": ValidityResult(None, "not_checked", str(exc)).to_dict()}
     if engine == "sqlite" and database is None:
         return {"validity": ValidityResult(None, "not_checked", "a SQLite instance needs a database file").to_dict()}
-    request = Request(engine, sql or "", "", database, executor.config.settings(), {}, "csv")
+    request = Request(engine, sql or "", "", database, executor.config.settings(engine), {}, "csv")
     event = worker.execute(request, "inspect", plan_queries=plan_queries)
     if event.get("reason") != "ok":
         detail = f"{event.get('reason')}: {event.get('detail', '')}"
@@ -50,7 +50,9 @@ def graph_validity(executor, gold, query: str) -> dict:
         ref = graph_ref(db_ref, executor.config)
     except InstanceError as exc:
         return {"validity": ValidityResult(None, "not_checked", f"{exc.reason}: {exc.detail}").to_dict()}
-    event = worker.execute(Request("cypher", query or "", "", ref, executor.config.settings(), {}, "csv"), "kg_valid")
+    event = worker.execute(
+        Request("cypher", query or "", "", ref, executor.config.settings("cypher"), {}, "csv"), "kg_valid"
+    )
     if event.get("reason") != "ok":
         detail = f"{event.get('reason')}: {event.get('detail', '')}"
         return {"validity": ValidityResult(None, "not_checked", detail).to_dict()}

@@ -68,7 +68,7 @@ def _read(target: Target, config: ExecConfig) -> dict:
     from evaluators.execution import worker
 
     environment = {} if target.engine not in SERVERS else credential_environment()
-    request = Request(target.engine, "", "", target.ref, config.settings(), environment, "inline", True)
+    request = Request(target.engine, "", "", target.ref, config.settings(target.engine), environment, "inline", True)
     event = worker.execute(request, ACTION)
     if event.get("reason") != "ok":
         raise UsageError(

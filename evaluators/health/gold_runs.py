@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from evaluators.errors import InstanceError
+from evaluators.execution.backends.settings import MySQLSettings, PostgresSettings
 from evaluators.execution.executor import ExecConfig, run_sql
 from evaluators.health.ceiling import Ceiling, Unscoreable, cause_of, ceiling_of
 from evaluators.health.dates import at_reference_date
@@ -194,7 +195,12 @@ def _returns_nothing(backend: str, db_ref: str | None, sql: str, config: ExecCon
 
 
 def _config(work_dir: Path, timeout_s: float, postgres_dsn=None, mysql_dsn=None) -> ExecConfig:
-    return ExecConfig(output_dir=_work(work_dir), timeout_s=timeout_s, postgres_dsn=postgres_dsn, mysql_dsn=mysql_dsn)
+    return ExecConfig(
+        output_dir=_work(work_dir),
+        timeout_s=timeout_s,
+        postgres=PostgresSettings(postgres_dsn),
+        mysql=MySQLSettings(mysql_dsn),
+    )
 
 
 def _work(work_dir: Path) -> Path:

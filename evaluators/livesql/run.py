@@ -158,6 +158,7 @@ def database_ref(db: str, options: LiveSQLOptions) -> str | None:
 def run_instance(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
     from evaluators.execution import worker
     from evaluators.execution.backends.base import Request, credential_environment
+    from evaluators.execution.backends.settings import ENGINE_KEY, PostgresSettings
 
     profile = options.profile
     key = uuid.uuid4().hex[:12]
@@ -170,7 +171,7 @@ def run_instance(data: dict, db_ref: str, options: LiveSQLOptions) -> dict:
         "memory_limit_mb": options.memory_limit_mb,
         "disk_limit_mb": options.disk_limit_mb,
         "db_root": str(options.db_root) if options.db_root else None,  # the worker opens the template beneath it
-        "postgres_dsn": options.postgres_dsn,
+        ENGINE_KEY: PostgresSettings(dsn=options.postgres_dsn).to_dict(),  # the backend's own, for redaction too
     }
     backend = "sqlite" if profile.engine == "sqlite" else "postgres"
     environment = credential_environment() if backend == "postgres" else {}

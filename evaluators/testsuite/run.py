@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evaluators.execution.backends.settings import SQLiteSettings
 from evaluators.execution.executor import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
@@ -88,7 +89,7 @@ def grade_test_suite(
     """The Python API behind `evaluate.py test-suite`: the run of `TestSuiteBenchmark` (grading/benchmark.py)."""
     plug = plug_value_cap if plug_value else None
     config = ExecConfig(
-        output_dir=Path(work_dir), timeout_s=timeout_s, sqlite_decode_errors="ignore", memory_limit_mb=memory_limit_mb
+        output_dir=Path(work_dir), timeout_s=timeout_s, sqlite=SQLiteSettings("ignore"), memory_limit_mb=memory_limit_mb
     )
     benchmark = TestSuiteBenchmark(
         Path(gold_file), Path(pred_file), Path(db_dir), config, keep_distinct, plug, etype, table, scorer=scorer

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from evaluators.errors import MissingExtra
 from evaluators.execution.backends.servers import PG_VARIABLES
+from evaluators.execution.backends.settings import ENGINE_KEY
 from evaluators.execution.row_files import encode_rows, rows_path, write_rows
 
 # Reasons an execution can end with; "ok" is success.  Texts for the report live in report.REASONS.
@@ -58,7 +59,7 @@ class Request:
     sql: str
     out_csv: str
     db_ref: str | None
-    settings: dict = field(default_factory=dict)  # the ExecConfig fields, as JSON-safe values
+    settings: dict = field(default_factory=dict)  # ExecConfig.settings(backend): JSON-safe values
     # Credential variables as the caller sees them now: a reused worker's own environment may be older.
     environment: dict = field(default_factory=dict, repr=False)
     collect: str = "csv"  # one of COLLECT
@@ -386,7 +387,7 @@ def statements_to_run(request: Request, dialect: str) -> list[str]:
     """The statements a server backend runs for `request`: its SQL when it is one read-only query; with the
     `official_statements` setting (BIRD on PostgreSQL/MySQL), the read-only statements the official
     drivers run (`official_statements.py`), the last one's rows counting.  QueryFailed before any connection."""
-    if request.trusted or not request.setting("official_statements"):
+    if request.trusted or not request.settings.get(ENGINE_KEY, {}).get("official_statements"):
         refuse_unless_one_query(request, dialect)
         return [request.sql]
     from evaluators.official_statements import plan

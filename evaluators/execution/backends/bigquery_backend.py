@@ -22,6 +22,7 @@ from pathlib import Path
 
 from evaluators.execution.backends import base
 from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
+from evaluators.execution.backends.settings import BigQuerySettings
 
 CREDENTIAL_FILE = "bigquery_credential.json"
 ENV_CREDENTIALS = "GOOGLE_APPLICATION_CREDENTIALS"
@@ -56,7 +57,7 @@ class BigQueryBackend(Backend):
         _fetch_token(client, request)
         try:
             estimate = _dry_run(bigquery, client, request)
-            cap = int(request.setting("max_bytes_billed", 10 * 1024**3))
+            cap = BigQuerySettings.of(request).max_bytes_billed
             if estimate > cap:
                 raise QueryFailed(
                     "cost_limit",
@@ -85,14 +86,14 @@ def _credential_info(request: Request) -> dict | None:
 
 def _client(bigquery, request: Request):
     credentials, project = _credentials(request)
-    project = request.setting("bigquery_project") or project or _project_of(request.db_ref)
+    project = BigQuerySettings.of(request).project or project or _project_of(request.db_ref)
     if not project:
         raise QueryFailed(
             "credentials_missing",
             "no BigQuery project: give it in the credentials, "
             "with --bigquery-project, or as 'project.dataset' in the gold's db",
         )
-    endpoint = request.setting("bigquery_endpoint")
+    endpoint = BigQuerySettings.of(request).endpoint
     options = {"api_endpoint": endpoint} if endpoint else None
     return bigquery.Client(project=project, credentials=credentials, client_options=options)
 
@@ -115,7 +116,7 @@ def _credentials(request: Request):
         raise QueryFailed(
             "credentials_missing", f"the BigQuery credentials are not a valid key ({type(exc).__name__})"
         ) from None
-    if request.setting("bigquery_endpoint"):
+    if BigQuerySettings.of(request).endpoint:
         from google.auth.credentials import AnonymousCredentials
 
         return AnonymousCredentials(), None

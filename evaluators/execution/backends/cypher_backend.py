@@ -18,12 +18,12 @@ import time
 
 from evaluators.execution.backends import base
 from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
+from evaluators.execution.backends.settings import CypherSettings
 from evaluators.execution.memory import check_rows, limit_of
 
 TIMEOUT_WORDS = ("timed out", "timeout")
 READ_ONLY_WORDS = "read-only"
 MEMORY_WORDS = "exceeded capacity"  # "Query's mem consumption exceeded capacity" (QUERY_MEM_CAPACITY)
-DEFAULT_MAX_ROWS = 1_000_000
 
 
 class CypherBackend(Backend):
@@ -43,7 +43,7 @@ class CypherBackend(Backend):
             raise _failure(exc, request) from None
         seconds = time.perf_counter() - started
         rows = result.result_set
-        limit = int(request.setting("max_result_rows") or DEFAULT_MAX_ROWS)
+        limit = CypherSettings.of(request).max_result_rows
         if len(rows) > limit:
             raise QueryFailed("result_too_large", f"{len(rows):,} rows, over the limit of {limit:,}")
         columns = [str(h[1]) if isinstance(h, (list, tuple)) else str(h) for h in result.header]

@@ -16,6 +16,7 @@ from pathlib import Path
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.server_base import ServerBackend
 from evaluators.execution.backends.servers import MYSQL_VARIABLES, url_parts
+from evaluators.execution.backends.settings import MySQLSettings
 from evaluators.execution.memory import fetch_rows
 
 _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_execution_time, query interrupted
@@ -24,7 +25,7 @@ _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_ex
 class MySQLBackend(ServerBackend):
     name = "mysql"  # also the dialect: SELECT ... INTO OUTFILE, procedures are never a prediction
     driver = ("pymysql", "PyMySQL", "mysql")
-    dsn_setting = "mysql_dsn"
+    settings_class = MySQLSettings
     password_variable = "MYSQL_PWD"
 
     def connect(self, pymysql, request: Request, login: dict):
@@ -78,7 +79,7 @@ def _connect(pymysql, request: Request):
     }
     if env.get("MYSQL_TCP_PORT"):
         options["port"] = int(env["MYSQL_TCP_PORT"])
-    parts = url_parts(request.setting("mysql_dsn"))
+    parts = url_parts(MySQLSettings.of(request).dsn)
     options.update({k: parts[k] for k in ("host", "port", "user", "password", "database") if k in parts})
     if parts.get("unix_socket"):
         options["unix_socket"] = parts["unix_socket"]

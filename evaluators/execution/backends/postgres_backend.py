@@ -30,6 +30,7 @@ from evaluators.execution import pg_values
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.server_base import ServerBackend
 from evaluators.execution.backends.servers import PG_VARIABLES
+from evaluators.execution.backends.settings import PostgresSettings
 from evaluators.execution.memory import fetch_rows
 from evaluators.execution.pg_roles import ANSWERS_SUFFIX, ROLE_GRACE_S, drop_role, make_answer_role
 
@@ -43,7 +44,7 @@ _HINT = "prepare it once with `evaluate.py db prepare --engine postgres` (docs/b
 class PostgresBackend(ServerBackend):
     name = "postgres"  # also the dialect: COPY ... TO PROGRAM, DO blocks are never a prediction
     driver = ("psycopg", "psycopg[binary]", "postgres")
-    dsn_setting = "postgres_dsn"
+    settings_class = PostgresSettings
     password_variable = "PGPASSWORD"
 
     def login(self, psycopg, request: Request):
@@ -67,7 +68,7 @@ class PostgresBackend(ServerBackend):
         """A prediction that is one query runs in a server-side cursor, fetched in batches under the fetch
         budget: a client cursor would have libpq buffer the whole result first.  Gold, and the official
         drivers' other statements (SHOW, several statements), use a client cursor, still under the worker's cap."""
-        server_side = not request.trusted and not request.setting("official_statements")
+        server_side = not request.trusted and not PostgresSettings.of(request).official_statements
         with con.cursor(**({"name": "graded"} if server_side else {})) as cursor:
             cursor.execute(statement)
             columns = [d.name for d in cursor.description] if cursor.description else None
@@ -115,7 +116,7 @@ _held: dict[tuple, _HeldRole] = {}  # this worker's answer role per server and d
 def worker_role(psycopg, request: Request) -> dict:
     """This worker's answer role on the request's server and database: made at its first prediction there,
     then reused; replaced when its password would lapse before this query could end."""
-    key = (request.setting("postgres_dsn"), request.db_ref, tuple(sorted(request.environment.items())))
+    key = (PostgresSettings.of(request).dsn, request.db_ref, tuple(sorted(request.environment.items())))
     held = _held.get(key)
     if held is not None and held.lapses_at - time.monotonic() < request.timeout_s + _RENEW_MARGIN_S:
         _drop_held(psycopg, _held.pop(key))
@@ -161,10 +162,10 @@ def _connect(psycopg, request: Request, read_only: bool = True, login: dict | No
     if request.db_ref:
         options["dbname"] = request.db_ref
     options.update(login or {})
-    context = _adapters(psycopg, bool(request.setting("postgres_psycopg2_values")))
+    context = _adapters(psycopg, PostgresSettings.of(request).psycopg2_values)
     for attempt in range(_LOGIN_RETRIES + 1):
         try:
-            con = psycopg.connect(request.setting("postgres_dsn") or "", connect_timeout=10, context=context, **options)
+            con = psycopg.connect(PostgresSettings.of(request).dsn or "", connect_timeout=10, context=context, **options)
             break
         except psycopg.Error as exc:
             if login and getattr(exc, "sqlstate", None) == _ROLE_BUSY_STATE and attempt < _LOGIN_RETRIES:

@@ -16,6 +16,7 @@ import time
 from evaluators.execution.backends import base
 from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 from evaluators.execution.backends.servers import server_secrets
+from evaluators.execution.backends.settings import MySQLSettings, PostgresSettings
 from evaluators.execution.memory import limit_of
 
 
@@ -23,11 +24,11 @@ class ServerBackend(Backend):
     kill_grace_s = 2.0
     cancels_on_kill = True
     driver: tuple[str, str, str]  # module, pip package, extra (import_driver's arguments)
-    dsn_setting: str  # the request setting holding the DSN
+    settings_class: type[PostgresSettings] | type[MySQLSettings]  # the engine's own (settings.py), with its DSN
     password_variable: str  # the standard variable a password may come in
 
     def secrets(self, request: Request) -> list[str]:
-        return server_secrets(request, self.dsn_setting, self.password_variable)
+        return server_secrets(self.settings_class.of(request).dsn, request, self.password_variable)
 
     def run(self, request: Request, notify) -> Outcome:
         driver = base.import_driver(*self.driver)

@@ -44,11 +44,9 @@ def url_parts(dsn: str | None) -> dict:
     return {k: v for k, v in found.items() if v is not None}
 
 
-def server_secrets(request, dsn_setting: str, password_variable: str) -> list[str]:
+def server_secrets(dsn: str | None, request, password_variable: str) -> list[str]:
     """The passwords a PostgreSQL/MySQL request could carry: its DSN's and the password variable's."""
-    return dsn_secrets(request.setting(dsn_setting)) + [
-        v for k, v in request.environment.items() if k == password_variable and v
-    ]
+    return dsn_secrets(dsn) + [v for k, v in request.environment.items() if k == password_variable and v]
 
 
 def dsn_secrets(dsn: str | None) -> list[str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from evaluators.execution.backends import base
 from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
+from evaluators.execution.backends.settings import SnowflakeSettings
 from evaluators.execution.memory import fetch_rows, limit_of
 
 CREDENTIAL_FILE = "snowflake_credential.json"
@@ -109,9 +110,10 @@ def _connections_toml(request: Request) -> dict | None:
 
 def _connect_arguments(request: Request) -> dict:
     kwargs = _credentials(request)
-    for key in ("host", "port", "protocol"):
-        if request.setting(f"snowflake_{key}") is not None:
-            kwargs[key] = request.setting(f"snowflake_{key}")
+    own = SnowflakeSettings.of(request)
+    kwargs.update(
+        {k: v for k, v in (("host", own.host), ("port", own.port), ("protocol", own.protocol)) if v is not None}
+    )
     if request.db_ref:
         database, _, schema = request.db_ref.partition(".")
         kwargs["database"] = database

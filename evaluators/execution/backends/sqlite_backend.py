@@ -15,6 +15,7 @@ from pathlib import Path
 
 from evaluators.execution.backends import base
 from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
+from evaluators.execution.backends.settings import SQLiteSettings
 from evaluators.execution.memory import fetch_rows, limit_of
 from evaluators.execution.opener import file_identity, open_sqlite, set_heap_limit
 from evaluators.execution.sqlite_readonly import WRITE_REFUSED, read_only_authorizer
@@ -89,7 +90,7 @@ def _key(request: Request) -> tuple:
         stat = os.stat(path)
     except OSError:
         return ()
-    settings = (request.setting("memory_limit_mb"), request.setting("sqlite_decode_errors", "strict"))
+    settings = (request.setting("memory_limit_mb"), SQLiteSettings.of(request).decode_errors)
     return (path, *file_identity(stat), *settings)
 
 
@@ -100,7 +101,7 @@ def connect(request: Request) -> sqlite3.Connection:
     """The read-only, immutable connection (opener.py)."""
     path = str(request.db_ref)
     try:
-        return open_sqlite(path, request.setting("memory_limit_mb"), request.setting("sqlite_decode_errors", "strict"))
+        return open_sqlite(path, request.setting("memory_limit_mb"), SQLiteSettings.of(request).decode_errors)
     except sqlite3.Error as exc:
         raise QueryFailed("no_database", f"cannot open {Path(path).name}: {base.first_line(exc)}") from None
 
