@@ -165,7 +165,9 @@ def _connect(psycopg, request: Request, read_only: bool = True, login: dict | No
     context = _adapters(psycopg, PostgresSettings.of(request).psycopg2_values)
     for attempt in range(_LOGIN_RETRIES + 1):
         try:
-            con = psycopg.connect(PostgresSettings.of(request).dsn or "", connect_timeout=10, context=context, **options)
+            con = psycopg.connect(
+                PostgresSettings.of(request).dsn or "", connect_timeout=10, context=context, **options
+            )
             break
         except psycopg.Error as exc:
             if login and getattr(exc, "sqlstate", None) == _ROLE_BUSY_STATE and attempt < _LOGIN_RETRIES:
