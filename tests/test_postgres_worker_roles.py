@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluators.execution import worker
+from evaluators.execution.backends.settings import PostgresSettings
 from evaluators.execution.executor import ExecConfig, run_sql
 
 # Answer roles (members of grader_answers) must log in with their password: no trust for them.
@@ -37,7 +38,7 @@ def idle_pool():
 
 
 def _config(tmp_path: Path, server, timeout_s: float = 20) -> ExecConfig:
-    return ExecConfig(output_dir=tmp_path / "out", postgres_dsn=server.dsn, timeout_s=timeout_s)
+    return ExecConfig(output_dir=tmp_path / "out", postgres=PostgresSettings(server.dsn), timeout_s=timeout_s)
 
 
 def _answer(sql: str, config: ExecConfig, tmp_path: Path):
