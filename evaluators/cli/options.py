@@ -346,7 +346,7 @@ def exec_config(
     from dataclasses import replace
 
     from evaluators.execution.backends import settings as engines
-    from evaluators.execution.executor import ExecConfig
+    from evaluators.execution.config import ExecConfig
 
     config = ExecConfig(
         output_dir=work_dir_for(work_dir, output),
