@@ -18,6 +18,23 @@ from evaluators.matching.strict import plain_rows
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.verdicts import Verdict
 
+GIVE_BACK_ROWS = 100_000  # tables this long leave enough freed memory behind to be worth handing back
+
+
+def give_back_memory() -> None:
+    """Hand freed memory back to the system: pyarrow's allocator and glibc's keep what was freed for later use,
+    so the process's resident set stays at the dropped family's peak while the next family builds on top of it
+    (10^6 rows: strict's peak 630 -> 546 MB).  A few milliseconds; nothing where the calls do not exist."""
+    import ctypes
+
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: its allocator gives memory back in its own way
+        pass
+
 
 def _no_cols(condition_cols) -> bool:
     return condition_cols in ([], [[]], [None], None)
@@ -95,8 +112,11 @@ class OfficialRules:
         )
 
     def release(self, job) -> None:
-        """Drop the column views the official presets shared."""
+        """Drop the column views the official presets shared (and give their memory back when it was much)."""
+        rows = sum(len(views.frame) for views in job.views._frames.values())
         job.views = official.ViewCache()
+        if rows >= GIVE_BACK_ROWS:
+            give_back_memory()
 
 
 class StrictRules:
