@@ -1,7 +1,10 @@
 """`table_match`, `tables_match` and `duckdb_match` under every semantics at once.
 
 Files are read once per way of reading and column views are shared between
-presets, so grading under all four semantics costs little more than one.
+presets, so grading under all four semantics costs little more than one.  Which
+rule a preset follows is asked once (`table_rules.rules_for`); when grading moves
+from one family of rules to the other, the first family's intermediates are
+dropped, so a big table pair holds one family's work at a time, not both.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ from pathlib import Path
 from evaluators.errors import InstanceError
 from evaluators.matching.official import out_of_core
 from evaluators.matching.official import rule as official
-from evaluators.matching.semantics import PRESETS, STRICT_TOL, Preset
+from evaluators.matching.semantics import Preset
 from evaluators.matching.strict import plain_rows
-from evaluators.matching.strict import rule as strict
 from evaluators.matching.strict.cells import TokenTable
 from evaluators.matching.strict.columns import strict_columns
+from evaluators.matching.table_rules import OfficialRules, StrictRules, rules_for
 from evaluators.matching.verdicts import Verdict, closest_miss
 from evaluators.tables.frames import column_arrays
 from evaluators.tables.read import TableReader
@@ -37,12 +40,26 @@ class TableJob:
     _gold_paths: dict = field(default_factory=dict)
     spill: SpillPlan | None = None  # None: every table is read into pandas, however big
     _spilled: SpillTables | None = None
+    _family: OfficialRules | StrictRules | None = None  # the family of rules graded last
 
     def __post_init__(self):
         if self.gold_reader is None:
             self.gold_reader = TableReader(
                 "unreadable_gold", self.pred_reader.max_bytes, self.pred_reader.duckdb_loader
             )
+
+    def rules(self, preset: Preset) -> OfficialRules | StrictRules:
+        """The preset's family of rules; moving to the other family drops the last one's intermediates
+        (views, typed cells: several times a big table's size), which the caches would make again if asked."""
+        family = rules_for(preset)
+        if self._family is not None and self._family is not family:
+            self._family.release(self)
+        self._family = family
+        return family
+
+    def drop_strict_cells(self) -> None:
+        self._strict_cache.clear()
+        self.tokens = TokenTable()
 
     def gold_path(self, name: str) -> Path:
         # One Path per name: every preset asks, and a Path keeps its string once made.
@@ -79,24 +96,7 @@ class TableJob:
             pred_table, gold_table = self._spilled.table(pred), self._spilled.table(gold)
         except NotExact as exc:  # DuckDB would not read it as pandas does: pandas grades it
             return out_of_core.undecided(str(exc))
-        if not preset.official:
-            if not ignore_order:
-                return out_of_core.undecided("row order kept (ignore_order false) is not compared out of core")
-            return out_of_core.strict_identical(
-                self._spilled.con, pred_table, gold_table, cols, cache=self._spilled.cache
-            )
-        return out_of_core.compare(
-            self._spilled.con,
-            pred_table,
-            gold_table,
-            cols,
-            wrap_scalar=preset.repeat_flat_condition_cols,
-            ignore_order=ignore_order,
-            tol=preset.tol,
-            null_as_zero=preset.null_as_zero,
-            low_memory=preset.low_memory,
-            cache=self._spilled.cache,
-        )
+        return rules_for(preset).out_of_core(self._spilled, preset, pred_table, gold_table, cols, ignore_order)
 
     def close(self) -> None:
         """Remove the out-of-core tables from the work folder, if any were made."""
@@ -136,26 +136,6 @@ def _guarded(fn):
         return Verdict(0.0, "invalid_spec", f"condition_cols out of range: {exc}")
 
 
-def _official_cols(preset: Preset, golds: list, condition_cols) -> list:
-    if condition_cols in ([], [[]], [None], None):
-        return [[] for _ in golds]
-    if preset.repeat_flat_condition_cols and len(golds) > 1 and not all(isinstance(c, list) for c in condition_cols):
-        return [condition_cols for _ in golds]
-    if not isinstance(condition_cols, list):
-        return [condition_cols for _ in golds]
-    return condition_cols
-
-
-def _strict_cols(golds: list, condition_cols) -> list:
-    if condition_cols in ([], [[]], [None], None):
-        return [[] for _ in golds]
-    if not isinstance(condition_cols, list):
-        return [[condition_cols] for _ in golds]
-    if all(isinstance(c, int) for c in condition_cols):
-        return [condition_cols for _ in golds]
-    return [c or [] for c in condition_cols]
-
-
 def table_match(job: TableJob, pred: Path, params: dict) -> dict:
     golds = params["gold"] if isinstance(params["gold"], list) else [params["gold"]]
     cond = params["condition_cols"]
@@ -163,68 +143,25 @@ def table_match(job: TableJob, pred: Path, params: dict) -> dict:
         cond = [cond]  # a single gold file takes condition_cols as given
     out = {}
     for preset in job.presets:
-        if preset.official:
-            out[preset.name] = _guarded(
-                lambda preset=preset: _official_table(job, preset, pred, golds, cond, params["ignore_order"])
-            )
-        else:
-            out[preset.name] = _guarded(lambda: _strict_table(job, pred, golds, cond, params["ignore_order"]))
+        rules = job.rules(preset)
+        out[preset.name] = _guarded(
+            lambda preset=preset, rules=rules: _table(job, rules, preset, pred, golds, cond, params["ignore_order"])
+        )
     return out
 
 
-def _official_table(job, preset, pred, golds, cond, ignore_order) -> Verdict:
-    per_gold = _official_cols(preset, golds, cond)
+def _table(job, rules, preset, pred, golds, cond, ignore_order) -> Verdict:
+    """The first gold variant the prediction matches, else the closest miss."""
     failures = []
-    for index, name in enumerate(golds):
-        if index >= len(per_gold):
-            # The scorers index condition_cols per gold file and fail only when they get that far.
-            raise InstanceError("invalid_spec", f"{len(golds)} gold files but {len(per_gold)} condition_cols lists")
-        cols = per_gold[index]
-        verdict = job.decided_out_of_core(preset, pred, job.gold_path(name), cols, ignore_order)
+    for name, cols in rules.per_gold(golds, rules.gold_cols(preset, golds, cond)):
+        gold = job.gold_path(name)
+        verdict = job.decided_out_of_core(preset, pred, gold, cols, ignore_order)
         if verdict is None:
-            frame = job.pred_reader.csv(pred, preset.low_memory)  # cached: read once for every gold
-            gold = job.gold_reader.csv(job.gold_path(name), preset.low_memory)
-            verdict = _official_verdict(job, preset, frame, gold, cols, ignore_order)
+            verdict = rules.csv_verdict(job, preset, pred, gold, cols, ignore_order, preset.low_memory)
         if verdict.passed:
             return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
         failures.append((name, verdict))
     return _closest_failure(failures, golds)
-
-
-def _strict_table(job, pred, golds, cond, ignore_order) -> Verdict:
-    failures = []
-    for name, cols in zip(golds, _strict_cols(golds, cond), strict=False):
-        verdict = job.decided_out_of_core(PRESETS["strict"], pred, job.gold_path(name), cols, ignore_order)
-        if verdict is not None:
-            if verdict.passed:
-                return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
-            failures.append((name, verdict))
-            continue
-        shown = _plain_match(job, pred, job.gold_path(name), cols, ignore_order)
-        if shown:
-            return Verdict(1.0, "match", _variant(name, golds) + shown)
-        pred_cols = job.strict_csv(job.pred_reader, pred)
-        gold_cols = job.strict_csv(job.gold_reader, job.gold_path(name))
-        selected = [gold_cols[i] for i in cols] if cols else gold_cols
-        verdict = strict.compare(pred_cols, selected, ignore_order=ignore_order, tol=STRICT_TOL)
-        if verdict.passed:
-            return Verdict(1.0, "match", _variant(name, golds) + verdict.detail)
-        failures.append((name, verdict))
-    return _closest_failure(failures, golds)
-
-
-def _plain_match(job, pred: Path, gold: Path, cols, ignore_order) -> str | None:
-    """The strict rule's words for a match shown on Python values (small plain tables), else None."""
-    pred_table, gold_table = job.plain_columns(job.pred_reader, pred), job.plain_columns(job.gold_reader, gold)
-    if pred_table is None or gold_table is None:
-        return None
-    (pred_names, pred_values), (gold_names, gold_values) = pred_table, gold_table
-    chosen = [gold_values[i] for i in cols] if cols else gold_values
-    names = [gold_names[i] for i in cols] if cols else gold_names
-    mapping = plain_rows.matching_columns(chosen, pred_values, ignore_order)
-    if mapping is None:
-        return None
-    return strict.mapping_words(names, [pred_names[j] for j in mapping])
 
 
 def _variant(name: str, golds: list) -> str:
@@ -243,11 +180,14 @@ def tables_match(job: TableJob, preds: list[Path], params: dict) -> dict:
     golds = params["gold"]
     out = {}
     for preset in job.presets:
-        out[preset.name] = _guarded(lambda preset=preset: _pairwise(job, preset, preds, golds, params))
+        rules = job.rules(preset)
+        out[preset.name] = _guarded(
+            lambda preset=preset, rules=rules: _pairwise(job, rules, preset, preds, golds, params)
+        )
     return out
 
 
-def _pairwise(job, preset, preds, golds, params) -> Verdict:
+def _pairwise(job, rules, preset, preds, golds, params) -> Verdict:
     n = len(golds)
     if len(preds) != n:
         return Verdict(0.0, "file_count_mismatch", f"gold has {n} file(s), the answer lists {len(preds)}")
@@ -256,39 +196,17 @@ def _pairwise(job, preset, preds, golds, params) -> Verdict:
     if len(orders) != n or len(cols) != n:
         raise InstanceError("invalid_spec", "ignore_orders and condition_cols need one entry per gold file")
     for k, (pred, gold) in enumerate(zip(preds, golds, strict=False)):
-        verdict = _one_pair(job, preset, pred, job.gold_path(gold), cols[k], orders[k])
+        verdict = _one_pair(job, rules, preset, pred, job.gold_path(gold), cols[k], orders[k])
         if not verdict.passed:
             return Verdict(0.0, verdict.reason, f"file {k + 1} ({gold}): {verdict.detail}")
     return Verdict(1.0, "match", f"all {n} file(s) match pairwise")
 
 
-def _official_verdict(job, preset, frame, gold_frame, cols, ignore_order) -> Verdict:
-    """The public rule on frames already read, with the preset's condition_cols quirk and tolerance."""
-    selected = official.select_condition_cols(gold_frame, cols, wrap_scalar=preset.repeat_flat_condition_cols)
-    return official.compare(
-        frame, selected, ignore_order=ignore_order, tol=preset.tol, null_as_zero=preset.null_as_zero, views=job.views
-    )
-
-
-def _one_pair(job, preset, pred, gold, cols, ignore_order) -> Verdict:
-    decided = job.decided_out_of_core(preset, pred, gold, cols, ignore_order)
-    if decided is not None:
-        v = decided
-    elif preset.official:
+def _one_pair(job, rules, preset, pred, gold, cols, ignore_order) -> Verdict:
+    v = job.decided_out_of_core(preset, pred, gold, cols, ignore_order)
+    if v is None:
         # The suite reads these files with pandas' defaults, low_memory included, under every preset.
-        frame, gold_frame = job.pred_reader.csv(pred, True), job.gold_reader.csv(gold, True)
-        v = _official_verdict(job, preset, frame, gold_frame, cols, ignore_order)
-    else:
-        shown = _plain_match(job, pred, gold, cols, ignore_order)
-        if shown:
-            return Verdict(1.0, "match", shown)
-        gold_cols = job.strict_csv(job.gold_reader, gold)
-        v = strict.compare(
-            job.strict_csv(job.pred_reader, pred),
-            [gold_cols[i] for i in cols] if cols else gold_cols,
-            ignore_order=ignore_order,
-            tol=STRICT_TOL,
-        )
+        v = rules.csv_verdict(job, preset, pred, gold, cols, ignore_order, True)
     return Verdict(float(v.passed), v.reason, v.detail)
 
 
@@ -296,11 +214,14 @@ def duckdb_match(job: TableJob, pred: Path, params: dict) -> dict:
     gold = job.gold_path(params["gold"])
     out = {}
     for preset in job.presets:
-        out[preset.name] = _guarded(lambda preset=preset: _duckdb_tables(job, preset, pred, gold, params))
+        rules = job.rules(preset)
+        out[preset.name] = _guarded(
+            lambda preset=preset, rules=rules: _duckdb_tables(job, rules, preset, pred, gold, params)
+        )
     return out
 
 
-def _duckdb_tables(job, preset, pred, gold, params) -> Verdict:
+def _duckdb_tables(job, rules, preset, pred, gold, params) -> Verdict:
     tabs = params["condition_tabs"] or job.gold_reader.duckdb_tables(gold)
     n = len(tabs)
     orders = params["ignore_orders"] if params["ignore_orders"] is not None else [False] * n
@@ -309,15 +230,9 @@ def _duckdb_tables(job, preset, pred, gold, params) -> Verdict:
         raise InstanceError(
             "invalid_spec", f"{n} table(s) but {len(cols)} condition_cols and {len(orders)} ignore_orders entries"
         )
-    if preset.official:
-        from evaluators.matching.official.table_names import unquoted_problem
-
-        unreadable = [(t, unquoted_problem(t)) for t in tabs if unquoted_problem(t)]
-        if unreadable:  # the official scorer reads both files unquoted; a failed read scores 0
-            table, problem = unreadable[0]
-            return Verdict(
-                0.0, "table_not_found", f"table {table!r}: the official duckdb_match reads it unquoted: {problem}"
-            )
+    unreadable = rules.table_names_problem(tabs)
+    if unreadable is not None:
+        return unreadable
     job.gold_reader.duckdb_prefetch(gold, tabs)
     job.pred_reader.duckdb_prefetch(pred, tabs)
     gold_frames = [job.gold_reader.duckdb_table(gold, t) for t in tabs]
@@ -327,23 +242,9 @@ def _duckdb_tables(job, preset, pred, gold, params) -> Verdict:
         except InstanceError as exc:
             reason = "table_not_found" if exc.reason == "table_not_found" else exc.reason
             return Verdict(0.0, reason, f"table {table!r} missing from the prediction: {exc.detail}")
-        v = _duckdb_pair(job, preset, (pred, table), pred_frame, (gold, table), gold_frames[k], cols[k], orders[k])
+        v = rules.frame_verdict(
+            job, preset, (pred, table), pred_frame, (gold, table), gold_frames[k], cols[k], orders[k]
+        )
         if not v.passed:
             return Verdict(0.0, v.reason, f"table {table!r}: {v.detail}")
     return Verdict(1.0, "match", f"all {n} table(s) match")
-
-
-def _duckdb_pair(job, preset, pred_key, pred_frame, gold_key, gold_frame, cols, ignore_order):
-    if preset.official:
-        selected = official.select_condition_cols(gold_frame, cols, wrap_scalar=False)
-        return official.compare(
-            pred_frame,
-            selected,
-            ignore_order=ignore_order,
-            tol=preset.tol,
-            null_as_zero=preset.null_as_zero,
-            views=job.views,
-        )
-    gold_cols = job.strict_frame(gold_key, gold_frame)
-    selected = [gold_cols[i] for i in cols] if cols else gold_cols
-    return strict.compare(job.strict_frame(pred_key, pred_frame), selected, ignore_order=ignore_order, tol=STRICT_TOL)

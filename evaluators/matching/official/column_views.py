@@ -133,6 +133,11 @@ class Column:
         # NULLs read as 0 go among the zeros (0.0 and -0.0 are one number here).
         return np.insert(values, int(np.searchsorted(values, 0.0)), np.zeros(self.null_count))
 
+    def drop_sorted(self) -> None:
+        """Forget the sorted copies (a column's worth of memory each); they are made again if asked."""
+        for name in ("sorted_exact", "sorted_num", "_ranked_sorted"):
+            self.__dict__.pop(name, None)
+
     @cached_property
     def sorted_exact(self) -> np.ndarray:
         values = self.exact[~self.null] if self.null_count else self.exact.copy()

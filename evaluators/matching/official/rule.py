@@ -98,9 +98,16 @@ def compare(
             views.prove(g, pred, ignore_order)
             continue
         misses += look
-        candidates = _candidates(g, pred_cols, alike, ignore_order)
+        same: list = []
+        candidates = _candidates(g, pred_cols, alike, ignore_order, same)
         if not any(_vectors_match(g, p, ignore_order, tol) for p in candidates):
             return Verdict(0.0, _failure_reason(g, pred_cols), describe_miss(g, pred_cols, ignore_order, tol))
+        if same:  # the first candidate, holding g's very values: a match under every preset, as an identity is
+            views.prove(g, pred, ignore_order)
+            g.drop_sorted()  # the other presets find g proven: its sorted copy would only hold memory
+    if all(views.proven(g, pred, ignore_order) for g in gold_cols):
+        for p in pred_cols:
+            p.drop_sorted()
     return _all_found(gold_cols)
 
 
@@ -287,9 +294,9 @@ def _signature(c: Column) -> tuple:
     return ("lit", id(c))  # never the same values as another column
 
 
-def _candidates(g: Column, pred_cols: list[Column], alike: dict, ignore_order: bool):
-    """Predicted columns, those that can be equal without tolerance first (each group in table order)."""
-    same = []
+def _candidates(g: Column, pred_cols: list[Column], alike: dict, ignore_order: bool, same: list):
+    """Predicted columns, those that can be equal without tolerance first (each group in table order);
+    those are also put in `same`."""
     for p in alike.get(_signature(g), ()):  # lazily: the caller stops at the first match, usually the first
         if _same_values(g, p, ignore_order):
             same.append(p)

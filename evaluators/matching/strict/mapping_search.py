@@ -253,16 +253,17 @@ class MappingSearch:
         if not _sums_agree(hg, hp):
             return False
         og, op = hash_order(hg), hash_order(hp)
-        if not np.array_equal(hg[og], hp[op]):  # the row-hash multisets differ
+        if not _gathered_equal(hg, og, hp, op):  # the row-hash multisets differ
             return False
         partner = np.empty_like(op)
         partner[og] = op  # gold row r is paired with pred row partner[r]: one scattered read per column, not two
+        del og, op  # two row-long arrays fewer while the columns are compared
         for i, j in assigned.items():
             g, p = self.gold[i], self.pred[j]
             one_class = g.uniform is not None and g.uniform == p.uniform  # then the classes agree everywhere
             if not (one_class or _equal_paired(g.cls, p.cls, partner)):
                 return False
-            if not _equal_paired(g.identity, p.identity, partner):
+            if not _identities_paired(g, p, partner):
                 return False
         return True
 
@@ -321,6 +322,26 @@ def _equal_paired(a: np.ndarray, b: np.ndarray, partner: np.ndarray) -> bool:
         np.array_equal(a[start : start + _BLOCK], b[partner[start : start + _BLOCK]])
         for start in range(0, len(partner), _BLOCK)
     )
+
+
+def _gathered_equal(a: np.ndarray, a_rows: np.ndarray, b: np.ndarray, b_rows: np.ndarray) -> bool:
+    """`np.array_equal(a[a_rows], b[b_rows])`, block by block: no row-long gathered copies."""
+    if len(a_rows) != len(b_rows):
+        return False
+    return all(
+        np.array_equal(a[a_rows[start : start + _BLOCK]], b[b_rows[start : start + _BLOCK]])
+        for start in range(0, len(a_rows), _BLOCK)
+    )
+
+
+def _identities_paired(g: StrictColumn, p: StrictColumn, partner: np.ndarray) -> bool:
+    """`_equal_paired(g.identity, p.identity, partner)` with the identities made block by block: no column-long
+    identity (and none of its column-long temporaries) is ever held."""
+    for start in range(0, len(partner), _BLOCK):
+        rows = slice(start, start + _BLOCK)
+        if not np.array_equal(g.identity_at(rows), p.identity_at(partner[rows])):
+            return False
+    return True
 
 
 def _sum(h: np.ndarray) -> int:
