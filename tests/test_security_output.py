@@ -51,7 +51,9 @@ def _run(*args, env=None) -> subprocess.CompletedProcess:
         capture_output=True,
         timeout=300,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        # Wide enough that no line is cut before its escapes, however long the temp folder's path (xdist's
+        # workers add `popen-gwN/`): what is checked is how they are shown, not the width.
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400", **(env or {})},
     )
 
 
