@@ -103,10 +103,10 @@ class OfficialRules:
         """The official scorer reads both DuckDB files' tables unquoted; a failed read scores 0."""
         from evaluators.matching.official.table_names import unquoted_problem
 
-        unreadable = [(t, unquoted_problem(t)) for t in tabs if unquoted_problem(t)]
-        if not unreadable:
+        found = next(((t, p) for t in tabs if (p := unquoted_problem(t))), None)
+        if found is None:
             return None
-        table, problem = unreadable[0]
+        table, problem = found
         return Verdict(
             0.0, "table_not_found", f"table {table!r}: the official duckdb_match reads it unquoted: {problem}"
         )
