@@ -51,7 +51,7 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def slow_set(tmp_path_factory):
-    """24 SQLite answers of a few tenths of a second each, 18 right: enough to lose a node in the middle."""
+    """24 SQLite answers of a tenth of a second or two each, 18 right: enough to lose a node in the middle."""
     import sqlite3
 
     root = tmp_path_factory.mktemp("slow")
@@ -60,7 +60,7 @@ def slow_set(tmp_path_factory):
     sqlite3.connect(db).close()
     spec = {"func": "execution_match", "parameters": {"gold_sql": "gold.sql"}}
     for n in range(24):
-        gold, pred = SLOW_SQL.format(n=600_000 + n), SLOW_SQL.format(n=600_000 + n + (n % 4 == 0))
+        gold, pred = SLOW_SQL.format(n=300_000 + n), SLOW_SQL.format(n=300_000 + n + (n % 4 == 0))
         meta = {"type": "SQLite", "db": "shop"}
         write_instance(root, f"q{n:02d}", spec, "file", "a.sql", {"gold.sql": gold}, {"a.sql": pred}, meta)
     return root
@@ -70,6 +70,12 @@ def _grade(cwd: Path, sub: str, gold: str, out: Path, *extra) -> subprocess.Comp
     command = [sys.executable, str(ROOT / "evaluate.py"), "--result-dir", sub, "--gold-dir", gold]
     command += ["--output", str(out), "--no-plot", "--ves-iterations", "0", *extra]
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def _slow_set_verdicts() -> list:
+    """What grading the slow set anywhere gives: every fourth answer counts one row too many."""
+    verdicts = [(1.0, "match") if n % 4 else (0.0, "value_mismatch") for n in range(24)]
+    return [(f"q{n:02d}", score, score, reason) for n, (score, reason) in enumerate(verdicts)]
 
 
 def _rows(path: Path) -> list:
@@ -96,8 +102,6 @@ def test_relative_folders_on_a_cluster_give_the_local_report(cluster, tmp_path):
 
 
 def test_a_node_lost_in_the_middle_of_a_run_changes_no_verdict(cluster, slow_set, tmp_path):
-    local = _grade(slow_set, "sub", "gold", tmp_path / "local.json", "--jobs", "1")
-    assert local.returncode == 0, local.stderr
     node = cluster.add_node(num_cpus=1)
     cluster.wait_for_nodes()
     killer = _remove_once_grading(cluster, node)
@@ -107,8 +111,7 @@ def test_a_node_lost_in_the_middle_of_a_run_changes_no_verdict(cluster, slow_set
         killer.join()
     assert killer.removed_while_grading, "the node went while its actor was running queries"
     assert spread.returncode == 0, spread.stderr[-2000:]
-    assert _rows(tmp_path / "ray.json") == _rows(tmp_path / "local.json"), "its chunks were graded again elsewhere"
-    assert json.loads((tmp_path / "ray.json").read_text())["summary"]["score"] == pytest.approx(18 / 24)
+    assert _rows(tmp_path / "ray.json") == _slow_set_verdicts(), "its chunks were graded again elsewhere"
 
 
 def test_chunks_that_cannot_be_graded_again_are_internal_errors_naming_the_node(cluster, slow_set, monkeypatch):
