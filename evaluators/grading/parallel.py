@@ -37,15 +37,20 @@ def run_each(function: Callable, items: list, jobs: int, progress=None, *, chunk
 
 
 def _in_threads(function: Callable, items: list, jobs: int, bar) -> list:
-    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+    import queue
+    from concurrent.futures import ThreadPoolExecutor
 
     pool = ThreadPoolExecutor(max_workers=jobs)
+    ended: queue.SimpleQueue = queue.SimpleQueue()  # each future as it ends
     try:
         futures = [pool.submit(_checked, function, item) for item in items]
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
-            bar.step(len(done))
+        for future in futures:
+            future.add_done_callback(ended.put)
+        left = len(futures)
+        while left:  # not `wait(pending, FIRST_COMPLETED)`: it visits every pending future at each call
+            done = _ended(ended)
+            left -= done
+            bar.step(done)
             signals.check()
         out = [future.result() for future in futures]
     except BaseException:  # a signal: queued items never start, running ones end with their killed workers
@@ -53,6 +58,23 @@ def _in_threads(function: Callable, items: list, jobs: int, bar) -> list:
         raise
     pool.shutdown()
     return out
+
+
+def _ended(ended) -> int:
+    """How many futures ended: the first waited for at most POLL_S, then those already in (0 when none)."""
+    import queue
+
+    try:
+        ended.get(timeout=POLL_S)
+    except queue.Empty:
+        return 0
+    count = 1
+    while True:
+        try:
+            ended.get_nowait()
+        except queue.Empty:
+            return count
+        count += 1
 
 
 def _checked(function: Callable, item):
