@@ -66,6 +66,17 @@ def xdist_group_of(file_name: str, test_name: str) -> str | None:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "xdist_group(name): tests of one group run on one xdist worker, in turn")
+    if not hasattr(config, "workerinput"):
+        _compile_the_package()
+
+
+def _compile_the_package() -> None:
+    """An editable install leaves evaluators/ uncompiled, and with PYTHONDONTWRITEBYTECODE set (as on the machines
+    that run this suite) every process the tests start (CLI runs, SQL workers, pool processes) compiled the whole
+    package again, a third of a CPU second or more each. Compiled once here, they read the bytecode."""
+    import compileall
+
+    compileall.compile_dir(ROOT / "evaluators", quiet=2)
 
 
 try:

@@ -69,3 +69,20 @@ def test_grade_is_a_benchmark_of_the_runner():
     from evaluators.grading.run import SubmissionFolder
 
     assert issubclass(SubmissionFolder, Benchmark) and SubmissionFolder.processes
+
+
+
+def test_a_signal_in_a_run_in_turn_has_its_leftovers_removed_too():
+    """A Ctrl-C may land before a store's `with` began, so no `close()` removes its files: `on_abort` does, in a
+    run in turn (`--jobs 1`) as in a run whose processes were killed."""
+    from evaluators import signals
+    from evaluators.grading.parallel import run_each
+
+    called = []
+
+    def interrupted(item):
+        raise signals.Interrupted(2)
+
+    with pytest.raises(signals.Interrupted):
+        run_each(interrupted, [1, 2, 3], 1, on_abort=lambda: called.append(1))
+    assert called == [1]

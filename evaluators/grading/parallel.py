@@ -20,19 +20,29 @@ def run_each(function: Callable, items: list, jobs: int, progress=None, *, chunk
 
     `progress`: a factory `progress(total)` of a bar with `step(n)` and `close()` (the CLI's), or None.
     `chunked`: a picklable `chunked(chunk) -> list` grades chunks in forked processes instead of threads.
-    `on_abort`: called after the processes were killed by a signal (their leftovers to remove)."""
+    `on_abort`: called when a signal stopped the run, after its processes were killed (leftovers to remove)."""
     bar = progress(len(items)) if callable(progress) else Silent()
     if jobs <= 1 or len(items) < 2:
-        out = []
-        for item in items:
-            signals.check()
-            out.append(function(item))
-            bar.step()
+        out = _in_turn(function, items, bar, on_abort)
     elif chunked is None:
         out = _in_threads(function, items, jobs, bar)
     else:
         out = _in_processes(chunked, items, jobs, bar, on_abort)
     bar.close()
+    return out
+
+
+def _in_turn(function: Callable, items: list, bar, on_abort) -> list:
+    out = []
+    try:
+        for item in items:
+            signals.check()
+            out.append(function(item))
+            bar.step()
+    except BaseException:  # a signal may land before a store's `with` began: no `close()` removes its files
+        if on_abort is not None:
+            on_abort()
+        raise
     return out
 
 
