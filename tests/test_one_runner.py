@@ -71,7 +71,6 @@ def test_grade_is_a_benchmark_of_the_runner():
     assert issubclass(SubmissionFolder, Benchmark) and SubmissionFolder.processes
 
 
-
 def test_a_signal_in_a_run_in_turn_has_its_leftovers_removed_too():
     """A Ctrl-C may land before a store's `with` began, so no `close()` removes its files: `on_abort` does, in a
     run in turn (`--jobs 1`) as in a run whose processes were killed."""
