@@ -56,11 +56,28 @@ RAY_FILES = {"test_ray_cluster.py", "test_rewards_ray.py"}
 RAY_NAMES = re.compile(r"(^|_)ray(_|$)")
 
 
+# Files whose module fixtures cost seconds (the 2,535 reference cases graded, a JVM, a browser, an emulator,
+# generated server databases): their tests stay on one worker, so each fixture is built once, not per worker.
+FIXTURE_FILES = {
+    "test_reference_cases.py",
+    "test_rewards_scienceworld.py",
+    "test_report_pages.py",
+    "test_backend_bigquery.py",
+    "test_backend_snowflake.py",
+    "test_interact_parity.py",
+    "test_livesql_postgres.py",
+    "test_livesql_postgres_privileges.py",
+    "test_pg_values.py",
+}
+
+
 def xdist_group_of(file_name: str, test_name: str) -> str | None:
     if file_name in RAY_FILES or RAY_NAMES.search(test_name):
         return "ray"
     if file_name in TIMING_FILES or TIMING_NAMES.search(test_name):
         return "timing"
+    if file_name in FIXTURE_FILES:
+        return file_name
     return None
 
 

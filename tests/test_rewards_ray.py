@@ -61,39 +61,6 @@ def test_grading_on_ray_equals_local_grading(ray_instance, tmp_path):
     ]
 
 
-def test_cli_grade_with_ray_option(ray_instance, tmp_path):
-    import json
-
-    from click.testing import CliRunner
-
-    from evaluators.cli import main
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sub, gold = os.path.join(root, "example_submission_folder"), os.path.join(root, "gold")
-    outputs = {}
-    for name, extra in (("local", []), ("ray", ["--ray", "auto"])):
-        out = tmp_path / f"{name}.json"
-        result = CliRunner().invoke(
-            main,
-            [
-                "grade",
-                "--result-dir",
-                sub,
-                "--gold-dir",
-                gold,
-                "--output",
-                str(out),
-                "--no-plot",
-                "--work-dir",
-                str(tmp_path / f"work_{name}"),
-                *extra,
-            ],
-        )
-        assert result.exit_code in (0, 1), result.output
-        outputs[name] = [(i["instance_id"], i["score"], i["reason"]) for i in json.loads(out.read_text())["instances"]]
-    assert outputs["ray"] == outputs["local"] and outputs["local"]
-
-
 def test_a_reward_actor_that_died_is_replaced_and_its_batch_scored(ray_instance, tmp_path):
     from evaluators.rewards import rayshards, verl
 
