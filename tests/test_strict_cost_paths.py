@@ -107,6 +107,16 @@ def test_columns_without_ints_keep_no_int_array():
         assert column.ival.strides == (0,) and not column.ival.any() and len(column.ival) == column.n
 
 
+def test_float_identity_at_rows_is_the_general_formula():
+    """Every cell FLOAT: the identity at any rows is its float's bits with -0.0 as 0.0, as for mixed columns."""
+    values = np.array([1.5, -0.0, 0.0, 2.5, -3.25] * 40)
+    column = from_numbers("f", values)
+    rows = np.random.default_rng(3).permutation(len(values))
+    mixed = _columns(pd.DataFrame({"m": ["x"] + [repr(v) for v in values.tolist()]}, dtype=object), TokenTable())[0]
+    assert np.array_equal(column.identity_at(rows), mixed.identity_at(rows + 1))
+    assert column.identity_at(np.array([1]))[0] == column.identity_at(np.array([2]))[0] == 0
+
+
 def test_all_text_column_shares_the_token_codes():
     """Every cell a string of one part: `code` is the token table's own codes, not a second int64 copy,
     and equal strings still get equal codes across columns."""

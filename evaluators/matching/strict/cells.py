@@ -242,6 +242,8 @@ class StrictColumn:
 
         if self.uniform == INT:
             return pick(self.ival)  # nothing to replace: the INT values are the identities
+        if self.uniform == FLOAT:  # every cell its float's bits: no class to gather and test (rows paired at random)
+            return (pick(self.num) + 0.0).view(np.int64)
         cls, counts = pick(self.cls), self.class_counts  # the column's counts: a superset of the rows' classes
         # np.where over whole columns: a boolean-mask assignment costs several times more.
         value = None
