@@ -118,8 +118,8 @@ def test_float_identity_at_rows_is_the_general_formula():
 
 
 def test_all_text_column_shares_the_token_codes():
-    """Every cell a string of one part: `code` is the token table's own codes, not a second int64 copy,
-    and equal strings still get equal codes across columns."""
+    """Every cell a string of one part or NULL: `code` is the token table's own codes, not a second int64
+    copy, and equal strings still get equal codes across columns."""
     tokens = TokenTable()
     gold = pd.DataFrame({"cat": pd.array(["a", "b", "c", "a"] * 300, dtype="str")})
     pred = pd.DataFrame({"cat": pd.array(["c", "a", "b", "a"] * 300, dtype="str")})
@@ -128,7 +128,11 @@ def test_all_text_column_shares_the_token_codes():
     assert g.code[0] == p.code[1] and g.code[2] == p.code[0] and g.code[0] != g.code[1]
     with_null = pd.DataFrame({"cat": pd.array(["a", None, "b"] * 400, dtype="str")})
     (n,) = _columns(with_null, tokens)
+    assert np.shares_memory(n.code, n.texts[0].codes)  # NULL cells are -1 in both
     assert n.code[1] == -1 and n.code[0] == g.code[0]
+    mixed = pd.DataFrame({"m": ["a", "7", None] * 400}, dtype=object)  # a number among the texts: its own code
+    (m,) = _columns(mixed, tokens)
+    assert m.code[1] == -1 and m.code[2] == -1 and m.code[0] == g.code[0]
 
 
 def test_same_head_different_tail_are_both_tried():

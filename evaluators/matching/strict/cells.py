@@ -200,16 +200,19 @@ class StrictColumn:
         return code
 
     def _part_codes(self) -> np.ndarray | None:
-        """The token table's own codes of a column whose every cell is a string of its one text part: they
-        are already `code` cell for cell (no -1 to place, no object space to move), so no second column-long
-        int64 copy is made (3.3 * 10**6 rows: 26 MB a text column, a pair's two text columns on each side
-        105 MB).  None otherwise."""
-        if self.uniform != TEXT or self.bigints or len(self.texts) != 1 or self.texts[0].space == OBJECT_SPACE:
+        """The token table's own codes of a column whose cells are strings of its one text part or NULL:
+        they are already `code` cell for cell (-1 at NULL, no object space to move), so no second
+        column-long int64 copy is made (3.3 * 10**6 rows: 26 MB a text column, 105 MB for a pair's four).
+        None otherwise."""
+        counts = self.class_counts
+        if counts[INT] or counts[BIGINT] or counts[FLOAT] or self.bigints or len(self.texts) != 1:
+            return None
+        if self.texts[0].space == OBJECT_SPACE:
             return None
         values = self.tokens.ensure(self.texts[0])  # type: ignore[union-attr]  # code() checked tokens is set
-        if len(values) != self.n or values.dtype != np.int64 or not bool((values >= 0).all()):
+        if len(values) != self.n or values.dtype != np.int64 or (len(values) and values.min() < -1):
             return None
-        return values
+        return values if np.array_equal(values >= 0, self.cls == TEXT) else None
 
     def key(self, exact_numbers: bool) -> np.ndarray:
         """Per-row uint64 code, equal when the cells are equal; numbers collapse to one code
