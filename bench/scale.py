@@ -13,7 +13,8 @@ JSON too): on a machine shared with other work, wall time swings several-fold be
 `--whole` times what a user waits for instead: `evaluate.py --result_dir SUB --gold_dir GOLD` with default
 flags (every official preset and strict, `ignore_order`) as one process, against a process that only
 reads both CSVs with pandas, alternating, `--repeats` times; wall seconds, CPU seconds and the peak resident
-set of each process (`ru_maxrss` of a fresh parent per run), ratios of the medians.  Results:
+set of each process (`ru_maxrss` of a fresh parent per run), ratios of the medians, and the machine's load
+average before and after each row count's runs.  Results:
 bench/results/scale_whole.json.
 
 Results: docs/scale_bench.json (with a summary per shape and semantics: worst time and memory ratios and
@@ -157,6 +158,7 @@ def _folders(data: Path, shape: str, rows: int) -> tuple[Path, Path, Path, Path]
 
 
 def whole(args) -> int:
+    import os
     import statistics
 
     results = []
@@ -167,11 +169,13 @@ def whole(args) -> int:
             ours_cmd = [sys.executable, str(ROOT / "evaluate.py"), "--result_dir", str(sub), "--gold_dir", str(gold)]
             ours_cmd += ["--output", str(report)]
             reads, grades = [], []
+            load = os.getloadavg()[0]  # the machine's 1-minute load average: how shared the cores were
             for _ in range(args.repeats):
                 reads.append(_measured([sys.executable, "-c", READER, str(gold_csv), str(pred_csv)]))
                 grades.append(_measured(ours_cmd))
             score = json.loads(report.read_text())["instances"][0]["score"]
             row = {"shape": shape, "rows": rows, "score": score, "read": reads, "grade": grades}
+            row["load_average"] = [load, os.getloadavg()[0]]  # before and after the runs
             for key in ("wall_s", "cpu_s", "peak_rss"):
                 row[f"read_{key}"] = statistics.median(run[key] for run in reads)
                 row[f"grade_{key}"] = statistics.median(run[key] for run in grades)
@@ -181,7 +185,7 @@ def whole(args) -> int:
                 f"{shape:10} {rows:>10,} rows  read {row['read_wall_s']:6.2f} s {row['read_peak_rss'] / 2**20:6.0f} MB"
                 f"  evaluate.py {row['grade_wall_s']:6.2f} s {row['grade_peak_rss'] / 2**20:6.0f} MB"
                 f"  wall {row['wall_s_ratio']:.2f}x  CPU {row['cpu_s_ratio']:.2f}x  memory {row['peak_rss_ratio']:.2f}x"
-                f"  score {score}",
+                f"  score {score}  load {row['load_average'][0]:.1f}-{row['load_average'][1]:.1f}",
                 flush=True,
             )
     out = HERE / "results" / "scale_whole.json"

@@ -97,6 +97,44 @@ def test_integer_columns_keep_no_code_array():
     assert column.code.strides == (0,) and (column.code == -1).all()
 
 
+def test_columns_without_ints_keep_no_int_array():
+    """A float column and a text column of categories have no INT cell: their `ival` holds no memory (a
+    column-long zeros array was 8 bytes a cell, written by calloc on a reused heap), and reads as zeros."""
+    floats = from_numbers("f", np.array([1.5, np.nan, -2.0]))
+    frame = pd.DataFrame({"cat": pd.array(["a", "b", "a", None] * 300, dtype="str")})
+    (text,) = _columns(frame, TokenTable())
+    for column in (floats, text):
+        assert column.ival.strides == (0,) and not column.ival.any() and len(column.ival) == column.n
+
+
+def test_float_identity_at_rows_is_the_general_formula():
+    """Every cell FLOAT: the identity at any rows is its float's bits with -0.0 as 0.0, as for mixed columns."""
+    values = np.array([1.5, -0.0, 0.0, 2.5, -3.25] * 40)
+    column = from_numbers("f", values)
+    rows = np.random.default_rng(3).permutation(len(values))
+    mixed = _columns(pd.DataFrame({"m": ["x"] + [repr(v) for v in values.tolist()]}, dtype=object), TokenTable())[0]
+    assert np.array_equal(column.identity_at(rows), mixed.identity_at(rows + 1))
+    assert column.identity_at(np.array([1]))[0] == column.identity_at(np.array([2]))[0] == 0
+
+
+def test_all_text_column_shares_the_token_codes():
+    """Every cell a string of one part or NULL: `code` is the token table's own codes, not a second int64
+    copy, and equal strings still get equal codes across columns."""
+    tokens = TokenTable()
+    gold = pd.DataFrame({"cat": pd.array(["a", "b", "c", "a"] * 300, dtype="str")})
+    pred = pd.DataFrame({"cat": pd.array(["c", "a", "b", "a"] * 300, dtype="str")})
+    (g,), (p,) = _columns(gold, tokens), _columns(pred, tokens)
+    assert np.shares_memory(g.code, g.texts[0].codes)
+    assert g.code[0] == p.code[1] and g.code[2] == p.code[0] and g.code[0] != g.code[1]
+    with_null = pd.DataFrame({"cat": pd.array(["a", None, "b"] * 400, dtype="str")})
+    (n,) = _columns(with_null, tokens)
+    assert np.shares_memory(n.code, n.texts[0].codes)  # NULL cells are -1 in both
+    assert n.code[1] == -1 and n.code[0] == g.code[0]
+    mixed = pd.DataFrame({"m": ["a", "7", None] * 400}, dtype=object)  # a number among the texts: its own code
+    (m,) = _columns(mixed, tokens)
+    assert m.code[1] == -1 and m.code[2] == -1 and m.code[0] == g.code[0]
+
+
 def test_same_head_different_tail_are_both_tried():
     """Two predicted columns agree on their first HEAD rows and differ later: only one of them keeps the rows
     whole, so the search must not take them for one content."""

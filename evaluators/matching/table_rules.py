@@ -17,23 +17,7 @@ from evaluators.matching.semantics import STRICT_TOL, Preset
 from evaluators.matching.strict import plain_rows
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.verdicts import Verdict
-
-GIVE_BACK_ROWS = 100_000  # tables this long leave enough freed memory behind to be worth handing back
-
-
-def give_back_memory() -> None:
-    """Hand freed memory back to the system: pyarrow's allocator and glibc's keep what was freed for later use,
-    so the process's resident set stays at the dropped family's peak while the next family builds on top of it
-    (10^6 rows: strict's peak 630 -> 546 MB).  A few milliseconds; nothing where the calls do not exist."""
-    import ctypes
-
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: its allocator gives memory back in its own way
-        pass
+from evaluators.tables.memory import GIVE_BACK_ROWS, give_back_memory
 
 
 def _no_cols(condition_cols) -> bool:

@@ -105,6 +105,7 @@ def compare(
         if same:  # the first candidate, holding g's very values: a match under every preset, as an identity is
             views.prove(g, pred, ignore_order)
             g.drop_sorted()  # the other presets find g proven: its sorted copy would only hold memory
+            same[0].drop_sorted()  # and the partner's: made again only for a gold column of the same values
     if all(views.proven(g, pred, ignore_order) for g in gold_cols):
         for p in pred_cols:
             p.drop_sorted()

@@ -38,6 +38,7 @@ from evaluators.matching.strict.cells import (
     TokenTable,
     _empty,
     arrow_or_none,
+    no_ints,
 )
 
 _INT_RE = re.compile(r"\s*[+-]?\d+\s*")
@@ -119,7 +120,7 @@ def _type_encoded(array: pa.Array, tokens: TokenTable) -> Cells:
     cls = u_cls[index]
     numbers = bool(((u_cls == INT) | (u_cls == FLOAT) | (u_cls == BIGINT)).any())
     num = u_num[index] if numbers else None  # None: made when asked (StrictColumn.num)
-    ival = u_ival[index] if u_ival is not None and (u_cls == INT).any() else np.zeros(len(array), dtype=np.int64)
+    ival = u_ival[index] if u_ival is not None and (u_cls == INT).any() else no_ints(len(array))
     bigints = None
     if big:
         rows = np.flatnonzero(np.isin(index, list(big)))
