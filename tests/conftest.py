@@ -6,6 +6,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+# PYTHONDONTWRITEBYTECODE (set on the machines that run this suite) made each xdist worker rewrite and compile every
+# test module again at collection, 6 CPU seconds a worker: pytest keeps its rewritten modules when this is off.
+sys.dont_write_bytecode = False
 
 import hypothesis_profiles  # noqa: E402  (tests/ is on the path from the line above)
 
