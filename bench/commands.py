@@ -27,8 +27,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
 from test_every_command import COMMANDS, INPUTS  # noqa: E402  (the sets the command tests build)
+
+from bench.installed import byte_compiled  # noqa: E402
 
 
 def _which(tree: Path, folder: Path) -> str:
@@ -58,6 +61,7 @@ def main(before: Path, rounds: int = 7) -> dict:
             folder.mkdir()
             inputs[command] = (folder, INPUTS[command](folder, False))
         for side, tree in trees.items():
+            byte_compiled(tree)  # both as a user's installed copy runs (bench/installed.py)
             print(f"{side}: {tree} imports {_which(tree, Path(scratch))}", file=sys.stderr)
         for _ in range(rounds):
             for command, (folder, args) in inputs.items():
