@@ -101,8 +101,9 @@ def _expect_clean(run: dict, signum: int) -> None:
     assert not run["left"], run
     assert not run["report"], run
     if run["installed"]:
-        assert run["code"] == 128 + signum, run
-        assert run["stderr"].strip().startswith("interrupted:") and "Traceback" not in run["stderr"], run
+        shown = f"delay {run['delay']}, exit {run['code']}, stderr:\n{run['stderr']}"  # whole: pytest cuts a dict
+        assert run["code"] == 128 + signum, shown
+        assert run["stderr"].strip().startswith("interrupted:") and "Traceback" not in run["stderr"], shown
     else:
         assert run["code"] in (-signum, 128 + signum, 1), run  # Python still starting: the default action
 
