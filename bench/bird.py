@@ -37,6 +37,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.installed import byte_compiled  # noqa: E402
+
 SEP = "\t----- bird -----\t"
 DATABASES = {"shop": 100_000, "school": 30_000, "city": 10_000}
 
@@ -316,9 +320,6 @@ def measure(args, work: Path, official_db: str, dialect: list[str], postgres_dsn
         ours_cmd += ["--postgres-dsn", postgres_dsn]
     if args.ves:
         ours_cmd += ["--ves-iterations", str(args.ves)]
-    sys.path.insert(0, str(ROOT))
-    from bench.installed import byte_compiled
-
     byte_compiled()  # as an installed copy runs (bench/installed.py)
     official_times, ours_times, official_cpu, ours_cpu, ratios = [], [], [], [], []
     for _ in range(args.repeats):

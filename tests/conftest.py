@@ -94,9 +94,10 @@ def _compile_the_package() -> None:
     """An editable install leaves evaluators/ uncompiled, and with PYTHONDONTWRITEBYTECODE set (as on the machines
     that run this suite) every process the tests start (CLI runs, SQL workers, pool processes) compiled the whole
     package again, a third of a CPU second or more each. Compiled once here, they read the bytecode."""
-    import compileall
+    sys.path.insert(0, str(ROOT))
+    from bench.installed import byte_compiled
 
-    compileall.compile_dir(ROOT / "evaluators", quiet=2)
+    byte_compiled()
 
 
 try:

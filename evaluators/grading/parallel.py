@@ -8,6 +8,7 @@ computes in Python (`grade`'s instances, in chunks).
 
 from __future__ import annotations
 
+import queue
 from collections.abc import Callable, Iterator
 
 from evaluators import signals
@@ -47,7 +48,6 @@ def _in_turn(function: Callable, items: list, bar, on_abort) -> list:
 
 
 def _in_threads(function: Callable, items: list, jobs: int, bar) -> list:
-    import queue
     from concurrent.futures import ThreadPoolExecutor
 
     pool = ThreadPoolExecutor(max_workers=jobs)
@@ -72,8 +72,6 @@ def _in_threads(function: Callable, items: list, jobs: int, bar) -> list:
 
 def _ended(ended) -> int:
     """How many futures ended: the first waited for at most POLL_S, then those already in (0 when none)."""
-    import queue
-
     try:
         ended.get(timeout=POLL_S)
     except queue.Empty:

@@ -183,12 +183,12 @@ class StrictColumn:
         text = self.cls == TEXT
         if not (text.any() or self.bigints):
             return np.broadcast_to(np.int64(-1), (self.n,))  # read-only, no memory: nothing to encode
-        code = np.full(self.n, -1, dtype=np.int64)
         if self.tokens is None:
             raise ValueError(f"column {self.name!r}: text cells need the job's token table")
-        shared = self._part_codes()
+        shared = self._part_codes(text)
         if shared is not None:
             return shared
+        code = np.full(self.n, -1, dtype=np.int64)
         for part in self.texts if text.any() else ():
             values = self.tokens.ensure(part)
             rows = text & (values >= 0)
@@ -199,10 +199,10 @@ class StrictColumn:
             code[rows] = self.tokens.bigint_codes([self.bigints[r] for r in rows])
         return code
 
-    def _part_codes(self) -> np.ndarray | None:
-        """The token table's own codes of a column whose cells are strings of its one text part or NULL:
-        they are already `code` cell for cell (-1 at NULL, no object space to move), so no second
-        column-long int64 copy is made (3.3 * 10**6 rows: 26 MB a text column, 105 MB for a pair's four).
+    def _part_codes(self, text: np.ndarray) -> np.ndarray | None:
+        """The token table's own codes of a column whose cells (`text`: which are TEXT) are strings of its one
+        text part or NULL: they are already `code` cell for cell (-1 at NULL, no object space to move), so no
+        second column-long int64 copy is made (3.3 * 10**6 rows: 26 MB a text column, 105 MB for a pair's four).
         None otherwise."""
         counts = self.class_counts
         if counts[INT] or counts[BIGINT] or counts[FLOAT] or self.bigints or len(self.texts) != 1:
@@ -212,7 +212,7 @@ class StrictColumn:
         values = self.tokens.ensure(self.texts[0])  # type: ignore[union-attr]  # code() checked tokens is set
         if len(values) != self.n or values.dtype != np.int64 or (len(values) and values.min() < -1):
             return None
-        return values if np.array_equal(values >= 0, self.cls == TEXT) else None
+        return values if np.array_equal(values >= 0, text) else None
 
     def key(self, exact_numbers: bool) -> np.ndarray:
         """Per-row uint64 code, equal when the cells are equal; numbers collapse to one code
