@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import math
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluators.metrics.similarity import bleu, jaro_winkler, rouge_l
 from evaluators.rewards import jaccard, llmetric_q, query_similarity, sql_tokens
+
+REPO = Path(__file__).resolve().parents[1]
 
 for _lib in ("sacrebleu", "rouge_score", "rapidfuzz"):
     pytest.importorskip(_lib)
@@ -65,6 +71,43 @@ ROUGE_TABLE = [
 @pytest.mark.parametrize("pred, gold, expected", ROUGE_TABLE)
 def test_rouge_l(pred, gold, expected):
     assert rouge_l(pred, gold) == pytest.approx(expected)
+
+
+class _GivenTokens:
+    """rouge-score's tokenizer slot, handing back token lists already made."""
+
+    def __init__(self, tokens: dict[str, list[str]]):
+        self.tokens = tokens
+
+    def tokenize(self, text: str) -> list[str]:
+        return self.tokens[text]
+
+
+def _rouge_score_library(pred: list[str], gold: list[str]) -> float:
+    from rouge_score import rouge_scorer
+
+    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=_GivenTokens({"gold": gold, "pred": pred}))
+    return scorer.score("gold", "pred")["rougeL"].fmeasure
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from("abcde"), max_size=14),
+    st.lists(st.sampled_from("abcde"), max_size=14),
+)
+def test_our_rouge_l_is_rouge_scores_to_the_last_bit(pred, gold):
+    """ROUGE-L is computed here, not by rouge-score (whose import costs 2 s): the library is the reference."""
+    from evaluators.metrics.similarity import _rouge_l
+
+    expected = _rouge_score_library(pred, gold) if pred or gold else 1.0  # two empty queries: 1.0, documented
+    assert _rouge_l(pred, gold) == expected
+
+
+def test_computing_rouge_l_imports_neither_rouge_score_nor_nltk():
+    code = "import sys; from evaluators.metrics.similarity import rouge_l; rouge_l('select a', 'select b'); "
+    code += "print(sorted(m for m in ('rouge_score', 'nltk') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]"
 
 
 @pytest.mark.parametrize(
@@ -142,7 +185,6 @@ def test_llmetric_q_rejects_bad_input(args, needle):
     "module, func",
     [
         ("sacrebleu", bleu),
-        ("rouge_score.rouge_scorer", rouge_l),
         ("rapidfuzz.distance", jaro_winkler),
     ],
 )
