@@ -10,6 +10,8 @@ import them from below; `evaluators.rewards` re-exports them.
 from __future__ import annotations
 
 import importlib
+import math
+from collections import Counter
 from collections.abc import Iterable
 from types import ModuleType
 
@@ -70,13 +72,6 @@ def sql_tokens(sql: str) -> list[str]:
     return out
 
 
-class SqlTokenizer:
-    """Tokenizer object for rouge-score, whose default drops ``()[]->:``."""
-
-    def tokenize(self, text: str) -> list[str]:
-        return sql_tokens(text)
-
-
 def pred_token_cap(gold_tokens: int) -> int:
     """How many of a prediction's tokens are scored against a gold of `gold_tokens` tokens."""
     return max(MIN_PRED_TOKENS, PRED_TOKEN_RATIO * gold_tokens)
@@ -104,23 +99,53 @@ def _clamp(value: float) -> float:
 
 
 def bleu(pred_sql: str, gold_sql: str) -> float:
-    """Sentence BLEU (sacrebleu, exp smoothing, effective order), 0..1."""
+    """Sentence BLEU as sacrebleu computes it (exp smoothing, effective order), 0..1."""
     return _bleu(*token_pair(pred_sql, gold_sql))
 
 
+BLEU_ORDER = 4
+LOG_OF_ZERO = -9999999999  # sacrebleu's floor for the log of a zero precision
+
+
 def _bleu(pred: list[str], gold: list[str]) -> float:
+    """sacrebleu's sentence BLEU (exp smoothing, effective order, no re-tokenizing), step for step.
+
+    Computed here, not by sacrebleu, whose import costs every SQL worker that computes a similarity a third
+    of a second; tests/test_similarity.py holds it to the library on generated token lists. Like sacrebleu,
+    it reads our tokens joined by spaces, split at white space (a quoted token with a space is two words).
+    """
     if not pred or not gold:
         return float(pred == gold)  # sacrebleu scores two empty queries 0
-    sacrebleu = import_optional("sacrebleu")
-    # Our tokens are joined by spaces and sacrebleu told not to re-tokenize.
-    result = sacrebleu.sentence_bleu(
-        " ".join(pred),
-        [" ".join(gold)],
-        smooth_method="exp",
-        tokenize="none",
-        use_effective_order=True,
-    )
-    return _clamp(result.score / 100.0)
+    hyp, ref = " ".join(pred).split(), " ".join(gold).split()
+    reference = _ngram_counts(ref)
+    correct, total = [0] * BLEU_ORDER, [0] * BLEU_ORDER
+    for ngram, count in _ngram_counts(hyp).items():
+        total[len(ngram) - 1] += count
+        correct[len(ngram) - 1] += min(count, reference.get(ngram, 0))
+    if not any(correct):
+        return 0.0
+    brevity = 1.0 if len(hyp) >= len(ref) else math.exp(1 - len(ref) / len(hyp))
+    return _clamp(brevity * math.exp(_mean_log_precision(correct, total)) / 100.0)
+
+
+def _ngram_counts(words: list[str]) -> Counter:
+    return Counter(tuple(words[i : i + n]) for n in range(1, BLEU_ORDER + 1) for i in range(len(words) - n + 1))
+
+
+def _mean_log_precision(correct: list[int], total: list[int]) -> float:
+    """Precisions in percent; an order with no match gets 100 / (2^k * total), k counting such orders; the
+    mean runs over the orders the hypothesis has n-grams of."""
+    logs, halvings = [], 1.0
+    for matched, seen in zip(correct, total, strict=True):
+        if seen == 0:
+            break
+        if matched == 0:
+            halvings *= 2
+            precision = 100.0 / (halvings * seen)
+        else:
+            precision = 100.0 * matched / seen
+        logs.append(math.log(precision) if precision != 0.0 else LOG_OF_ZERO)
+    return sum(logs) / len(logs)
 
 
 def rouge_l(pred_sql: str, gold_sql: str) -> float:

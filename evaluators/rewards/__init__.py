@@ -2,8 +2,8 @@
 trainer-facing rewards that run SQL.
 
 What this package exports (qa_f1, math_equal, the tool-use variants, similarity) is pure (no I/O) and
-importable without the optional ``rewards`` extra; the heavy libraries (math-verify, sacrebleu,
-rouge-score, rapidfuzz) are imported only by the functions that need them.  See docs/rewards.md.
+importable without the optional ``rewards`` extra; the heavy libraries (math-verify,
+rapidfuzz) are imported only by the functions that need them.  See docs/rewards.md.
 
 The package as a whole does I/O: its trainer-facing modules, imported on their own, run SQL through the
 execution layer and read databases (`rewards.verl`: verl's custom and batch reward; `rewards.trl`: TRL
