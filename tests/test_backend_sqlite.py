@@ -177,3 +177,31 @@ def test_inline_rows_keep_their_types():
     assert back[0] == rows[0] and back[1][:3] == rows[1][:3] and math.isnan(back[1][3])
     plain, tagged = encode_rows([(1, "x")])
     assert not tagged and decode_rows(json.loads(json.dumps(plain)), tagged) == [(1, "x")]
+
+
+def test_the_frames_library_is_imported_before_the_query_starts(tmp_path):
+    """The answer's timeout counts from its query's start: what the worker needs afterwards to keep the result
+    (pandas, a second to import on a loaded machine) is imported before, or a fast answer can time out."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "one.sqlite"
+    sqlite3.connect(db).close()
+    code = f"""
+import sys
+from evaluators.execution.backends.base import Request
+from evaluators.execution.executor import scratch_config
+from evaluators.execution.worker import serve
+assert "pandas" not in sys.modules, "imported already: this test proves nothing"
+seen = {{}}
+def send(event):
+    seen.setdefault(event["event"], "pandas" in sys.modules)
+request = Request("sqlite", "SELECT 1", {str(tmp_path / "out.csv")!r}, {str(db)!r}, scratch_config().settings())
+result = serve({{"request": request.to_dict()}}, send)
+print(result["reason"], seen.get("started"))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1]
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["ok", "True"]
