@@ -114,3 +114,26 @@ try:
 
 except ImportError:  # pragma: no cover
     pass
+
+
+def _group_of_node_id(node_id: str) -> str | None:
+    path, _, name = node_id.partition("::")
+    return xdist_group_of(path.rsplit("/", 1)[-1], name.split("[", 1)[0])
+
+
+try:
+    import pytest as _pytest
+
+    @_pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(node, ids):
+        """The groups above only work if xdist's suffix reaches the node ids: pytest 9.2 keeps ids where
+        pytest-xdist 3.8 cannot change them, and every group was silently ignored (timing tests overlapped,
+        each costly fixture was built once per worker). Stop the run rather than let that happen unseen."""
+        if node.config.getvalue("dist") != "loadgroup":
+            return
+        lost = [node_id for node_id in ids if "@" not in node_id and _group_of_node_id(node_id)]
+        if lost:
+            _pytest.exit(f"xdist groups are ignored by this pytest and pytest-xdist ({lost[0]}): see setup.cfg", 3)
+
+except ImportError:  # pragma: no cover
+    pass
