@@ -2,6 +2,7 @@
 
 import json
 import os
+import random
 import tempfile
 from pathlib import Path
 
@@ -177,7 +178,11 @@ def test_ragged_rows_longer_than_the_header(folders):
     assert any("row has 4 fields" in str(w) for w in validation.warnings)
 
 
-@pytest.mark.parametrize("content", [os.urandom(3000), TABLE.encode(), b"DUCK" + b"\0" * 5000])
+@pytest.mark.parametrize(
+    "content",
+    [random.Random(3000).randbytes(3000), TABLE.encode(), b"DUCK" + b"\0" * 5000],
+    ids=["random bytes", "a csv", "a duckdb tag and zeros"],
+)
 def test_a_corrupt_duckdb_file_or_a_csv_in_disguise(folders, content):
     sub, gold = folders
     (sub / "d1" / "r.duckdb").write_bytes(content)
