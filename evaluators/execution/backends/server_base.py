@@ -3,9 +3,11 @@
 One skeleton (`ServerBackend.run`): connect (as the answer's own login where the server has one), send the
 parent a handle to stop the query by, set the server-side timeout and begin a read-only transaction, run
 the statements the official drivers would run, fetch the last one's rows in batches under the fetch budget
-(memory.py), roll back.  A driver error becomes `timeout` when the server says it stopped the query, else
-`exec_error`.  `cancel` stops a query from a fresh connection, for a worker that is killed.  Each backend
-keeps only what differs: its driver, connection, handle, timeout statement, cursor and kill statement.
+(memory.py), roll back, and hand the connection back (`release`: closed, or kept for the worker's next
+request where the backend can reset a session).  A driver error becomes `timeout` when the server says it
+stopped the query, else `exec_error`.  `cancel` stops a query from a fresh connection, for a worker that is
+killed.  Each backend keeps only what differs: its driver, connection, handle, timeout statement, cursor
+and kill statement.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class ServerBackend(Backend):
                     request, lambda: base.records_frame(rows, columns), columns, rows, query_seconds=seconds
                 )
             finally:
-                con.close()
+                self.release(driver, con, request, login)
 
     def cancel(self, request: Request, handle: dict) -> str:
         driver = base.import_driver(*self.driver)
@@ -77,6 +79,10 @@ class ServerBackend(Backend):
 
     def connect(self, driver, request: Request, login: dict):
         raise NotImplementedError
+
+    def release(self, driver, con, request: Request, login: dict) -> None:
+        """The request is over (its transaction rolled back or failed): the connection is closed."""
+        con.close()
 
     def admin_connect(self, driver, request: Request):
         """The connection `cancel` stops a query from."""
