@@ -34,7 +34,7 @@ class ServerBackend(Backend):
 
     def run(self, request: Request, notify) -> Outcome:
         driver = base.import_driver(*self.driver)
-        statements = base.statements_to_run(request, self.name)  # what a prediction may never run: base.py
+        statements = self.statements(request)  # None: the text as given, the server refusing what it must
         with self.login(driver, request) as login:
             con = self.connect(driver, request, login)
             try:
@@ -43,7 +43,10 @@ class ServerBackend(Backend):
                 notify({"event": "started"})
                 started = time.perf_counter()
                 try:
-                    columns, rows = self._run_statements(driver, con, request, statements)
+                    if statements is None:
+                        columns, rows = self.as_given(driver, con, request)
+                    else:
+                        columns, rows = self._run_statements(driver, con, request, statements)
                 except self.driver_error(driver) as exc:
                     if self.timed_out(exc):
                         raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
@@ -73,6 +76,14 @@ class ServerBackend(Backend):
         return self.last_rows(driver, con, request, statements[-1], limit_of(request.settings))
 
     # What each server does its own way.
+    def statements(self, request: Request) -> list[str] | None:
+        """The statements to run, checked before any connection (what a prediction may never run: base.py);
+        None: the request's text goes to the server as it is (`as_given`)."""
+        return base.statements_to_run(request, self.name)
+
+    def as_given(self, driver, con, request: Request) -> tuple[list | None, list]:
+        raise NotImplementedError
+
     def login(self, driver, request: Request) -> contextlib.AbstractContextManager[dict]:
         """Another user and password to run this request as, for the block's time; {}: the DSN's."""
         return contextlib.nullcontext({})
