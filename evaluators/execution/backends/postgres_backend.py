@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import itertools
 import time
 from dataclasses import dataclass
 
@@ -38,13 +37,14 @@ from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.server_base import ServerBackend
 from evaluators.execution.backends.servers import PG_VARIABLES
 from evaluators.execution.backends.settings import PostgresSettings
-from evaluators.execution.memory import FETCH_BATCH, fetch_rows, limit_of
+from evaluators.execution.memory import fetch_rows, limit_of
 from evaluators.execution.pg_roles import ANSWERS_SUFFIX, ROLE_GRACE_S, drop_role, make_answer_role
 
 _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
-# Refusals of an answer's text that its official reading may change: syntax_error (several statements are one to
-# the extended protocol), read_only_sql_transaction (writes, and FOR UPDATE, which the official reading cuts).
-_READING_STATES = ("42601", "25006")
+# Refusals of an answer's text that its official reading may change: syntax_error (several statements, to the
+# extended protocol), read_only_sql_transaction (writes, and FOR UPDATE, which the official reading cuts), and
+# the driver's own (no SQLSTATE: COPY, which breaks a pipeline).
+_READING_STATES = ("42601", "25006", None)
 _ROLE_BUSY_STATE = "53300"  # too_many_connections: the role's last session has not quite ended on the server
 _LOGIN_RETRIES = 50  # a worker's next login as its role waits out its last session's end, 10 ms at a time
 _RENEW_MARGIN_S = 60  # a role whose password lapses within the timeout plus this is replaced first
@@ -102,21 +102,24 @@ class PostgresBackend(ServerBackend):
         return None  # BIRD's answers: as_given
 
     def as_given(self, psycopg, con, request: Request) -> tuple[list | None, list]:
-        """A BIRD answer's text sent as it is, as one statement of the extended protocol, in the read-only
-        transaction: the server itself refuses several statements (so no answer can end the transaction and
-        write after it), writes, and what its role may not do.  Where the server's refusal is one the official
-        driver's reading of the text may change (several statements, the last one's rows counting; `FOR UPDATE`,
-        cut; a statement with no result; an empty text), that reading decides, as it did for every answer before
-        (`official_statements.plan`, parsed by sqlglot): refused in its words, or its statements run in a new
-        transaction.  Rows come in chunks, counted under the fetch budget as they arrive."""
+        """A BIRD answer's text sent as it is, as one statement of the extended protocol (a pipeline: psycopg
+        sends a text without parameters by the simple protocol otherwise), in the read-only transaction: the
+        server itself refuses several statements (so no answer can end the transaction and write after it),
+        writes, and what its role may not do.  Where the server's refusal is one the official driver's reading
+        of the text may change (several statements, the last one's rows counting; `FOR UPDATE`, cut; a syntax
+        error; a statement with no result; an empty text; COPY), that reading decides, as it did for every
+        answer before (`official_statements.plan`, parsed by sqlglot): refused in its words, or its statements
+        run in a new transaction.  Rows are fetched as a client cursor's, as before, under the fetch budget."""
         cursor = con.cursor()
         try:
-            with contextlib.closing(cursor.stream(request.sql, size=_chunk(psycopg))) as streamed:
-                rows = fetch_rows(_Batches(streamed), limit_of(request.settings))
-            return [d.name for d in cursor.description or ()], rows
+            with con.pipeline():
+                cursor.execute(request.sql)
         except psycopg.Error as exc:
-            if not _reading_decides(psycopg, exc):
+            if getattr(exc, "sqlstate", None) not in _READING_STATES:
                 raise
+        else:
+            if cursor.description is not None:
+                return [d.name for d in cursor.description], fetch_rows(cursor, limit_of(request.settings))
         finally:
             _undo_prepared(con)
         statements = base.statements_to_run(request, self.name)  # QueryFailed: refused
@@ -225,29 +228,6 @@ def _drop_held(psycopg, held: _HeldRole) -> None:
         drop_role(psycopg, admin, held.name)
     finally:
         admin.close()
-
-
-class _Batches:
-    """`fetchmany` over a stream of rows, for `fetch_rows`."""
-
-    def __init__(self, rows):
-        self.rows = rows
-
-    def fetchmany(self, size: int) -> list:
-        return list(itertools.islice(self.rows, size))
-
-
-def _chunk(psycopg) -> int:
-    """Rows per chunk of a stream: libpq 17+ sends them in chunks, an older one a row at a time."""
-    capabilities = getattr(psycopg, "capabilities", None)  # psycopg 3.2+
-    return FETCH_BATCH if capabilities is not None and capabilities.has_stream_chunked() else 1
-
-
-def _reading_decides(psycopg, exc: Exception) -> bool:
-    state = getattr(exc, "sqlstate", None)
-    if state is not None:
-        return state in _READING_STATES
-    return isinstance(exc, (psycopg.ProgrammingError, psycopg.InternalError))  # the driver's: no result, empty, COPY
 
 
 def _undo_prepared(con) -> None:
