@@ -6,8 +6,6 @@ leaves in it reaches the next."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from evaluators.execution import worker

@@ -30,6 +30,7 @@ import atexit
 import contextlib
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from evaluators.execution import pg_values
 from evaluators.execution.backends import base
@@ -174,7 +175,7 @@ class _HeldRole:
 
 
 _held: dict[tuple, _HeldRole] = {}  # this worker's answer role per server and database (one request at a time)
-_sessions: dict[tuple, object] = {}  # this worker's idle sessions: _session_key -> an open connection
+_sessions: dict[tuple, Any] = {}  # this worker's idle sessions: _session_key -> an open connection
 
 
 def _session_key(request: Request, login: dict) -> tuple:
