@@ -107,3 +107,32 @@ def test_nothing_an_answer_leaves_in_its_session_reaches_the_next_answer(config,
     assert after.ok, after
     assert after.rows()[1] == [(pid, user, *clean)]  # the same session, as clean as before
     assert user.startswith("grader_a_") and clean == ['"$user", public', "", 0, 0, 0, 0]
+
+
+def test_an_answer_preparing_its_transaction_leaves_nothing_prepared(tmp_path):
+    """Where the server allows prepared transactions (max_prepared_transactions > 0, not the default), an answer
+    `PREPARE TRANSACTION` would leave its transaction, and the locks it took, past its session."""
+    import subprocess
+
+    from dbservers import _as_nobody, _postgres_bin, start_postgres
+
+    worker.kill_all()
+    server, stop = start_postgres()  # a server of its own: this one restarts
+    try:
+        with server.admin() as con:
+            con.execute("ALTER SYSTEM SET max_prepared_transactions = 2")
+            con.execute(f"CREATE TABLE {TABLE} AS SELECT 1 AS id")
+        data, log = str(server.folder / "data"), str(server.folder / "server.log")
+        pg_ctl = [_postgres_bin("pg_ctl"), "-D", data, "-l", log, "-w", "-m", "fast", "restart"]
+        subprocess.run(_as_nobody(pg_ctl), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        settings = PostgresSettings(server.dsn, official_statements=True, psycopg2_values=True)
+        config = ExecConfig(tmp_path / "out", postgres=settings, timeout_s=20)
+        refused = _bird(f"SELECT id FROM {TABLE}; PREPARE TRANSACTION 'left'", config)  # several: refused
+        alone = _bird("PREPARE TRANSACTION 'left'", config)
+        assert not refused.ok and not alone.ok
+        with server.admin() as con:
+            assert con.execute("SELECT count(*) FROM pg_prepared_xacts").fetchone()[0] == 0
+        assert _bird(f"SELECT id FROM {TABLE}", config).rows()[1] == [(1,)]
+    finally:
+        worker.kill_all()
+        stop()
