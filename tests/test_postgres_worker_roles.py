@@ -112,3 +112,45 @@ def test_ctrl_c_stops_the_running_answer_and_drops_every_role(server, idle_pool,
     with server.admin() as con:
         sleeping = con.execute("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'").fetchone()
     assert sleeping[0] == 0
+
+
+# BIRD's settings (the statements and values of its official driver) and the plain ones: both keep sessions.
+SETTINGS = {
+    "plain": {},
+    "bird": {"official_statements": True, "psycopg2_values": True},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SETTINGS))
+def test_a_workers_answers_share_one_session_and_none_leaves_anything_in_it_for_the_next(
+    server, idle_pool, tmp_path, kind
+):
+    config = ExecConfig(tmp_path / "out", postgres=PostgresSettings(server.dsn, **SETTINGS[kind]), timeout_s=20)
+    (pid, user), *_ = _answer("SELECT pg_backend_pid(), current_user", config, tmp_path)
+    # What outlives a rolled-back read-only transaction in a session: a session advisory lock, settings.
+    _answer(
+        "SELECT pg_advisory_lock(36), set_config('search_path', 'nowhere', false), set_config('a.b', 'left', false)",
+        config,
+        tmp_path,
+    )
+    after = _answer(
+        "SELECT pg_backend_pid(), current_user, current_setting('search_path'), current_setting('a.b', true), "
+        "(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid())",
+        config,
+        tmp_path,
+    )
+    assert after[0][:2] == (pid, user)  # the same session: no new login for the next answer
+    assert after[0][2:] == ('"$user", public', "", 0)  # the lock released, the settings back ('a.b' stays known)
+
+
+def test_a_session_is_kept_past_a_timeout_and_replaced_when_the_server_ended_it(server, idle_pool, tmp_path):
+    config = _config(tmp_path, server, timeout_s=1)
+    (pid,), *_ = _answer("SELECT pg_backend_pid()", config, tmp_path)
+    slow = run_sql("postgres", "postgres", "SELECT pg_sleep(5)", config, tmp_path / "s.csv", collect="inline")
+    assert slow.reason == "timeout", slow  # stopped by the server: the worker and its session live on
+    assert _answer("SELECT pg_backend_pid()", config, tmp_path)[0][0] == pid
+    with server.admin() as con:
+        con.execute("SELECT pg_terminate_backend(%s)", (pid,))  # the server ends the idle session
+    time.sleep(0.2)
+    (again, ok), *_ = _answer("SELECT pg_backend_pid(), true", config, tmp_path)
+    assert ok and again != pid

