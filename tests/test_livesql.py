@@ -294,3 +294,23 @@ def test_output_writes_the_official_report_txt_beside_ours(generated, tmp_path):
         assert failed == official[instance]["failed_test_cases"], row
         assert bool(note) == (official[instance]["status"] == "failed"), row
     assert "run.report.txt" in result.output
+
+
+def test_the_memory_cap_counts_from_what_a_reused_worker_holds_already():
+    """A worker that mapped gigabytes before (DuckDB and pyarrow reserve that much) must still give the next
+    instance its room: the first allocation failed, and the instance was exec_error instead of its verdict."""
+    code = """
+import mmap
+from evaluators.livesql.security import process_memory_limit
+held = mmap.mmap(-1, 6 * 1024 ** 3, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=0)  # PROT_NONE: address space only
+with process_memory_limit(256):
+    room = bytearray(64 * 1024 ** 2)
+    try:
+        bytearray(64 * 1024 ** 3)
+        print("uncapped")
+    except MemoryError:
+        print("capped")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["capped"]

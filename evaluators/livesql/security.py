@@ -268,10 +268,15 @@ def _comment_end(sql: str, pos: int) -> int:
 @contextlib.contextmanager
 def process_memory_limit(memory_limit_mb):
     """The worker's address space while it grades an instance, so a test case or driver cannot take the
-    machine (room left for Python); the old limit comes back after, as the worker is reused."""
+    machine (room left for Python); the old limit comes back after, as the worker is reused.
+
+    The cap is counted from the address space the worker holds already: a reused worker that had mapped
+    gigabytes (DuckDB, pyarrow) failed the next instance's first allocation, so its verdict (exec_error
+    instead of the test case's own failure) depended on what the worker had done before."""
     import resource
 
-    wanted = int(((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) + 2048) * 1024 * 1024)
+    room = int(((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) + 2048) * 1024 * 1024)
+    wanted = _address_space_now() + room
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY or soft > wanted:
         resource.setrlimit(resource.RLIMIT_AS, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
@@ -279,3 +284,12 @@ def process_memory_limit(memory_limit_mb):
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _address_space_now() -> int:
+    """This process's virtual size in bytes (Linux's /proc/self/statm); 0 where there is none to read."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
