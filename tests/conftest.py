@@ -112,18 +112,6 @@ try:
             if group:
                 item.add_marker(_pytest.mark.xdist_group(group))
 
-except ImportError:  # pragma: no cover
-    pass
-
-
-def _group_of_node_id(node_id: str) -> str | None:
-    path, _, name = node_id.partition("::")
-    return xdist_group_of(path.rsplit("/", 1)[-1], name.split("[", 1)[0])
-
-
-try:
-    import pytest as _pytest
-
     @_pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(node, ids):
         """The groups above only work if xdist's suffix reaches the node ids: pytest 9.2 keeps ids where
@@ -137,3 +125,8 @@ try:
 
 except ImportError:  # pragma: no cover
     pass
+
+
+def _group_of_node_id(node_id: str) -> str | None:
+    path, _, name = node_id.partition("::")
+    return xdist_group_of(path.rsplit("/", 1)[-1], name.split("[", 1)[0])
