@@ -73,6 +73,19 @@ FIXTURE_FILES = {
     "test_pg_values.py",
 }
 
+# Single tests of ten seconds or more (real clients, whole corpora): handed out first, so that neither worker is
+# left running one of them alone at the end. xdist hands out the groups above first (the largest first), then
+# the other tests in collection order, which put verl's 54 s test last of all.
+EARLY_FILES = [  # the longest first
+    "test_verl_managers.py",
+    "test_trl_grpo.py",
+    "test_import_spider2_lite.py",
+    "test_quickcsv.py",
+    "test_perf_correctness.py",
+    "test_rl_bench_smoke.py",
+    "test_bench_smoke.py",
+]
+
 
 def xdist_group_of(file_name: str, test_name: str) -> str | None:
     if file_name in RAY_FILES or RAY_NAMES.search(test_name):
@@ -111,6 +124,7 @@ try:
             group = xdist_group_of(item.path.name, getattr(item, "originalname", item.name))
             if group:
                 item.add_marker(_pytest.mark.xdist_group(group))
+        items.sort(key=_handed_out_at)  # stable: the same order on every worker
 
     @_pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(node, ids):
@@ -125,6 +139,11 @@ try:
 
 except ImportError:  # pragma: no cover
     pass
+
+
+def _handed_out_at(item) -> int:
+    name = item.path.name
+    return EARLY_FILES.index(name) if name in EARLY_FILES else len(EARLY_FILES)
 
 
 def _group_of_node_id(node_id: str) -> str | None:

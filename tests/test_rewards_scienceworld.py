@@ -108,13 +108,20 @@ def test_gold_func_grades_a_trajectory_file(official, tmp_path):
     assert instance.reason == "invalid_spec" and "variations" in instance.detail
 
 
-def test_a_long_gold_path_is_not_cut_by_the_step_limit(official):
-    """143 actions, 157 moves ("wait1" counts 2): a move limit fitted to the action count would end it early."""
+def test_a_long_trajectory_is_not_cut_by_the_step_limit(official):
+    """More actions than ScienceWorld's default limit (100), and more moves than actions ("wait1" counts 2): a
+    limit of 100, or a move limit fitted to the action count, would end it before the task is done.
+    100 waits, then find-non-living-thing's gold path: 107 actions, 206 moves."""
     from evaluators.rewards.scienceworld import scienceworld_replay
 
-    gold = gold_path(official, "mendelian-genetics-known-plant", 0)
-    assert len(gold) > 100
-    outcome = scienceworld_replay("mendelian-genetics-known-plant", 0, gold)
+    actions = ["wait1"] * 100 + gold_path(official, "find-non-living-thing", 1)
+    official.load("find-non-living-thing", 1, "")
+    official.reset()
+    for action in actions:  # ScienceWorld's own count of moves (the simulator's step, without env.step's extras)
+        official.server.step(action)
+    assert len(actions) > 100 and official.get_num_moves() > len(actions) + 1
+    assert official.server.getCompleted() and official.server.getScore() == 1.0
+    outcome = scienceworld_replay("find-non-living-thing", 1, actions)
     assert outcome.reward == 1.0 and outcome.done
 
 
