@@ -185,7 +185,11 @@ def test_a_failing_gold_is_named(databases):
     assert result["score"] == 0.0 and result["error"] == "gold_exec_error"
 
 
-def test_qa_and_math_sources_use_the_answer_rewards():
+def test_qa_and_math_sources_use_the_answer_rewards(monkeypatch):
+    import evaluators.rewards.verl
+
+    # warned once per process: another test of this worker may have scored a "chess" sample already
+    monkeypatch.setattr(evaluators.rewards.verl, "_warned_sources", set())
     assert compute_score("gsm8k", r"so the total is \boxed{72}", "72")["score"] == 1.0
     assert compute_score("math", r"\boxed{1/2}", "0.5")["score"] == 1.0
     assert compute_score("math", r"\boxed{3}", "0.5")["score"] == 0.0
