@@ -51,7 +51,9 @@ except ImportError:  # pragma: no cover
 # xdist (`--dist loadgroup`): tests that measure time or signals run one after another on one worker, so two of
 # them never share the machine's cores; Ray tests likewise, since `--ray auto` finds any cluster on the machine.
 # Everything else goes to whichever worker is free. Each worker is its own session with its own servers.
-TIMING_FILES = {"test_signals.py"}
+# Files with a costly module fixture (an emulator, generated servers' databases) that timing tests use too run
+# wholly in the timing group: split between two workers, each worker built the fixture (15 s of the suite).
+TIMING_FILES = {"test_signals.py", "test_backend_bigquery.py", "test_backend_snowflake.py", "test_livesql_postgres.py"}
 TIMING_NAMES = re.compile(
     r"timeout|time_out|ctrl_c|sig(term|int|hup|kill)|runaway|interrupt|stopped|stops_|killed|_cap\b"
 )
@@ -65,10 +67,7 @@ FIXTURE_FILES = {
     "test_reference_cases.py",
     "test_rewards_scienceworld.py",
     "test_report_pages.py",
-    "test_backend_bigquery.py",
-    "test_backend_snowflake.py",
     "test_interact_parity.py",
-    "test_livesql_postgres.py",
     "test_livesql_postgres_privileges.py",
     "test_pg_values.py",
 }
