@@ -8,6 +8,7 @@ copy of the database (see `official`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -57,6 +58,7 @@ class _Runner:
     options: BirdOptions
     config: ExecConfig
     rows: RowRunner = field(init=False)
+    paths: dict = field(default_factory=dict)  # db_id -> its file's path (`database`)
 
     def __post_init__(self) -> None:
         self.rows = RowRunner(jobs=1, config=self.config)
@@ -64,8 +66,10 @@ class _Runner:
     def database(self, db_id: str) -> str | None:
         if self.options.backend != "sqlite":
             return None  # the official script uses the one database of its connection settings
-        path = native.database_path(self.options.db_root, db_id)
-        return str(path) if path is not None else None
+        if db_id not in self.paths:  # a path made once per database, not once per question
+            path = native.database_path(self.options.db_root, db_id)
+            self.paths[db_id] = str(path) if path is not None else None
+        return self.paths[db_id]
 
     def run(self, sql: str, db: str | None) -> RowResult:
         return self.rows.run(RowQuery(self.options.backend, db, sql, self.options.meta_time_out))
@@ -251,7 +255,7 @@ def _grade(
         named = official.dev_database(pred.value)
         db_id = gold.db_id if named is None else named  # None: dev crashes on this file (a problem)
     db = runner.database(db_id)
-    if runner.options.backend == "sqlite" and (db is None or not Path(db).is_file()):
+    if runner.options.backend == "sqlite" and (db is None or not os.path.isfile(db)):
         words = official.DEV_EMPTY_DB if db_id == "" else f"no database {db_id}/{db_id}.sqlite"
         verdict = Verdict(0.0, "no_database", f"{words} under {runner.options.db_root}")
         return _instance(name, gold, pred, meta, every(NAMES, verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
@@ -367,8 +371,10 @@ def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: 
     from evaluators.metrics.ves import official_time_ratio
 
     out: dict = {}
-    settings = runner.config.settings("sqlite")
     iterations = runner.options.ves_iterations
+    if iterations <= 0 and not runner.options.plan_cost:
+        return out  # neither asked for: nothing to run
+    settings = runner.config.settings("sqlite")
     if correct and iterations > 0:
         limit = {**settings, "timeout_s": runner.options.meta_time_out * iterations}  # as the VES scripts allow
         event = worker.execute(
