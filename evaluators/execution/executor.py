@@ -98,8 +98,8 @@ def run_sql(
         return failure(exc.reason, exc.detail, name)
     writes = collect not in ("time", "inline")  # these write nothing: the path is a name only, left as given
     out_csv = Path(out_csv).resolve() if writes else Path(out_csv)
-    rows_file = rows_path(out_csv)
-    if writes:  # the last result of "time" and "inline" stays in place
+    rows_file = rows_path(out_csv) if writes else None
+    if rows_file is not None:  # the last result of "time" and "inline" stays in place
         out_csv.unlink(missing_ok=True)  # a CSV left from an earlier run must never be graded as this one
         rows_file.unlink(missing_ok=True)
     environment = (
