@@ -541,9 +541,19 @@ def _instance(
 def official_table(report: Report, metric: str = "EX", key: str | None = None, label: str | None = None) -> str:
     """The official scripts' table: count and figure per difficulty and in total (over the compared pairs);
     `key` names a per-question figure in `execution` (Soft F1) instead of the score."""
-    groups = _by_level(report)
+    return _table(_by_level(report), metric, label or metric, _figure(key))
+
+
+def _figure(key: str | None):
+    """A question's figure in a table: its score, or the `execution` value named `key`."""
+    if key is None:
+        return lambda instance: instance.score
+    return lambda instance: instance.execution.get(key, 0.0)
+
+
+def _table(groups: list[list], metric: str, label: str, figure) -> str:
     banner = f"======================================    {metric}    ====================================="
-    return _level_table(groups, banner, label or metric, [_percent(g, key) for g in groups])
+    return _level_table(groups, banner, label, [_percent(g, figure) for g in groups])
 
 
 def ves_tables(report: Report) -> str:
@@ -583,12 +593,14 @@ def _time_ratio(instance) -> float:
 def official_lines(report: Report, layout: str = "mini-dev") -> str:
     """What the official scripts print (EX, and Soft F1 per difficulty), with strict, VES and plan costs."""
     # BIRD dev's evaluation.py labels the same table ACCURACY / accuracy; mini-dev's evaluation_ex.py EX
-    table = official_table(report, "ACCURACY", label="accuracy") if layout == "dev" else official_table(report)
+    groups = _by_level(report)  # once for every table below
+    metric, label = ("ACCURACY", "accuracy") if layout == "dev" else ("EX", "EX")
+    table = _table(groups, metric, label, _figure(None))
     lines = ["As the official script prints it (over the pairs it compares):", table.rstrip("\n")]
-    lines.append(official_table(_strict_view(report), metric="EX strict").splitlines()[-1])
+    lines.append(_table(groups, "EX strict", "EX strict", lambda instance: instance.strict_score).splitlines()[-1])
     lines += ["", "Soft F1 (mini-dev's evaluation_f1.py, rows compared by position):"]
-    lines.append(official_table(report, metric="Soft-F1", key="soft_f1").rstrip("\n"))
-    unordered = official_table(report, metric="Soft-F1 unordered", key="soft_f1_unordered")
+    lines.append(_table(groups, "Soft-F1", "Soft-F1", _figure("soft_f1")).rstrip("\n"))
+    unordered = _table(groups, "Soft-F1 unordered", "Soft-F1 unordered", _figure("soft_f1_unordered"))
     lines.append(unordered.splitlines()[-1] + "  (ours: rows paired by content)")
     metrics = report.summary.execution_metrics or {}
     if metrics.get("ves") is not None:
@@ -606,12 +618,7 @@ def official_lines(report: Report, layout: str = "mini-dev") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _strict_view(report: Report) -> Report:
-    return replace(report, instances=tuple(replace(i, score=i.strict_score) for i in report.instances))
-
-
-def _percent(instances: list, key: str | None = None) -> str:
+def _percent(instances: list, figure) -> str:
     if not instances:
         return "-"
-    values = [i.execution.get(key, 0.0) if key else i.score for i in instances]
-    return f"{100 * sum(values) / len(values):.2f}"
+    return f"{100 * sum(map(figure, instances)) / len(instances):.2f}"
