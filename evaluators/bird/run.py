@@ -139,7 +139,8 @@ class BirdBenchmark(Benchmark):
         return Inputs(items, len(preds), tuple(problems), tuple(_unpaired(preds, golds)), gold_files)
 
     def grade_all(self, items: list, jobs: int, progress) -> list[InstanceReport]:
-        _import_meanwhile("numpy")  # the report's intervals need it (a fifth of a second): not after the grading
+        # What the report needs (numpy for its intervals, importlib.metadata for the versions): not after the grading
+        _import_meanwhile("numpy", "importlib.metadata")
         return super().grade_all(items, jobs, progress)
 
     def grade(self, item) -> InstanceReport:
@@ -165,19 +166,20 @@ class BirdBenchmark(Benchmark):
         self.runner.rows.close()
 
 
-def _import_meanwhile(module: str) -> None:
-    """Import `module` on a thread of its own: the grading's threads mostly wait for their queries, so its
-    import (Python and C code holding the interpreter) fits in their waits instead of following them."""
+def _import_meanwhile(*modules: str) -> None:
+    """Import `modules` on a thread of its own: the grading's threads mostly wait for their queries, so the
+    imports (Python and C code holding the interpreter) fit in their waits instead of following them."""
     import importlib
     import threading
 
     def load() -> None:
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            pass  # whoever needs it says so when it imports it
+        for module in modules:
+            try:
+                importlib.import_module(module)
+            except ImportError:
+                pass  # whoever needs it says so when it imports it
 
-    threading.Thread(target=load, name=f"import {module}").start()
+    threading.Thread(target=load, name="imports for the report").start()
 
 
 def question_names(questions: list[dict], count: int) -> list[str]:
