@@ -263,3 +263,46 @@ def test_instances_are_named_by_question_id_when_every_question_has_its_own():
     assert question_names([{"question_id": 7}, {"question_id": 7}], 2) == ["0", "1"]  # not unique: positions
     assert question_names([{"question_id": 7}, {}], 2) == ["0", "1"]
     assert question_names([{"question_id": 7}], 2) == ["0", "1"]  # fewer questions than gold lines
+
+
+_WITHOUT_SQLGLOT = """
+import json, sys
+from pathlib import Path
+from evaluators.bird.run import BirdOptions, grade_bird
+root = Path(sys.argv[1])
+report = grade_bird(root / "pred.json", root / "gold.sql", None, BirdOptions(root / "db", num_cpus=2, work_dir=root / "w"))
+print(json.dumps([[i.score, i.strict_score, i.reason] for i in report.instances]))
+print("sqlglot" in sys.modules)
+"""
+
+
+def test_plain_golds_and_predictions_that_do_not_compile_grade_without_sqlglot(tmp_path):
+    """Most of a BIRD run's own time on small queries was importing sqlglot (a fifth of a second) to read
+    the gold's ORDER BY and whether a failing prediction might write: neither needs it for plain SQL."""
+    import subprocess
+    import sys
+
+    _db(tmp_path / "db" / "california" / "california.sqlite")
+    pairs = [
+        ("SELECT name FROM schools ORDER BY id", "SELECT name FROM schools ORDER BY id DESC"),  # ordered gold
+        ("SELECT name FROM schools WHERE id < 3 ORDER BY id", "SELECT name FROM schools WHERE id <= 2"),
+        ("SELECT name FROM schools", "SELECT nme FROM schools"),  # no such column
+        ("SELECT name FROM schools", "SELECT name FROM nowhere"),  # no such table
+        ("SELECT name FROM schools", "SELECT name FROM schools WHERE"),  # a syntax error
+        ("SELECT 1", "SELECT nme FROM schools; DELETE FROM schools"),  # two statements, the first fails
+    ]
+    (tmp_path / "pred.json").write_text(json.dumps({str(i): p + SEP + "california" for i, (_, p) in enumerate(pairs)}))
+    (tmp_path / "gold.sql").write_text("".join(f"{g}\tcalifornia\n" for g, _ in pairs))
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_SQLGLOT, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    verdicts, loaded = done.stdout.splitlines()
+    assert json.loads(verdicts) == [
+        [1.0, 0.0, "match"],
+        [1.0, 1.0, "match"],
+        [0.0, 0.0, "exec_error"],
+        [0.0, 0.0, "exec_error"],
+        [0.0, 0.0, "exec_error"],
+        [0.0, 0.0, "exec_error"],
+    ]
+    assert loaded == "False", "sqlglot was imported"

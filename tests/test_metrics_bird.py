@@ -170,3 +170,39 @@ def test_dialect_options(sql, kwargs, expected):
 def test_wrapping_as_subquery_hides_order_by(inner):
     assert not outermost_has_order_by(f"SELECT * FROM ({inner}) AS s")
     assert not outermost_has_order_by(f"WITH s AS ({inner}) SELECT * FROM s")
+
+
+# Pieces of SQL text, plain and not: the scanner without sqlglot (`_plain_tokens`) must give the answer
+# sqlglot's tokens give wherever it answers, and leave the rest to them.
+_PIECES = st.sampled_from(
+    (
+        "SELECT a t ORDER BY order by Order GROUP UNION ALL x1 _y BYX ( ) [ ] ; , . = <= - -- / * /* */ ' '' 'x' "
+        '" "" ` `by` 1 1.5 1e5 .5 ! : :: -> $ $$ # \\ é ? @ { } E\'a\' N USER-DEFINED % USER -DEFINED /**/ 1.'
+    ).split()
+    + [" ", "  ", "\n", "\r", "\t", "'ORDER BY'", '"ORDER BY"', "ORDER  BY"]
+)
+
+
+@given(st.lists(_PIECES, max_size=14))
+def test_plain_scanner_agrees_with_sqlglot_tokens(pieces):
+    from evaluators.metrics.bird import _order_by_on_top, _plain_tokens, _tokens
+
+    sql = "".join(pieces)
+    plain = _plain_tokens(sql)
+    if plain is not None:
+        assert _order_by_on_top(plain) is _order_by_on_top(list(_tokens(sql, False, False))), sql
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT name FROM t WHERE v > 3 ORDER BY v LIMIT 5",
+        "SELECT `a b`, \"c\" FROM t WHERE x = 'it''s' -- note\nORDER /* why */ BY 1",
+        "SELECT g, max(v) FROM t GROUP BY g ORDER BY g;",
+    ],
+)
+def test_plain_scanner_reads_common_gold_sql(sql):
+    from evaluators.metrics.bird import _plain_tokens
+
+    assert _plain_tokens(sql) is not None
+    assert outermost_has_order_by(sql)

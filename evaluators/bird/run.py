@@ -8,6 +8,7 @@ copy of the database (see `official`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -57,6 +58,7 @@ class _Runner:
     options: BirdOptions
     config: ExecConfig
     rows: RowRunner = field(init=False)
+    paths: dict = field(default_factory=dict)  # db_id -> its file's path (`database`)
 
     def __post_init__(self) -> None:
         self.rows = RowRunner(jobs=1, config=self.config)
@@ -64,8 +66,10 @@ class _Runner:
     def database(self, db_id: str) -> str | None:
         if self.options.backend != "sqlite":
             return None  # the official script uses the one database of its connection settings
-        path = native.database_path(self.options.db_root, db_id)
-        return str(path) if path is not None else None
+        if db_id not in self.paths:  # a path made once per database, not once per question
+            path = native.database_path(self.options.db_root, db_id)
+            self.paths[db_id] = str(path) if path is not None else None
+        return self.paths[db_id]
 
     def run(self, sql: str, db: str | None) -> RowResult:
         return self.rows.run(RowQuery(self.options.backend, db, sql, self.options.meta_time_out))
@@ -134,6 +138,11 @@ class BirdBenchmark(Benchmark):
         gold_files = (gold_file, *([self.questions] if self.questions else []))
         return Inputs(items, len(preds), tuple(problems), tuple(_unpaired(preds, golds)), gold_files)
 
+    def grade_all(self, items: list, jobs: int, progress) -> list[InstanceReport]:
+        # What the report needs (numpy for its intervals, importlib.metadata for the versions): not after the grading
+        _import_meanwhile("numpy", "importlib.metadata")
+        return super().grade_all(items, jobs, progress)
+
     def grade(self, item) -> InstanceReport:
         name, gold, pred, question = item
         return _grade(name, gold, pred, question, self.runner)
@@ -155,6 +164,22 @@ class BirdBenchmark(Benchmark):
 
     def close(self) -> None:  # after `read` made the runner (run_benchmark's order)
         self.runner.rows.close()
+
+
+def _import_meanwhile(*modules: str) -> None:
+    """Import `modules` on a thread of its own: the grading's threads mostly wait for their queries, so the
+    imports (Python and C code holding the interpreter) fit in their waits instead of following them."""
+    import importlib
+    import threading
+
+    def load() -> None:
+        for module in modules:
+            try:
+                importlib.import_module(module)
+            except ImportError:
+                pass  # whoever needs it says so when it imports it
+
+    threading.Thread(target=load, name="imports for the report").start()
 
 
 def question_names(questions: list[dict], count: int) -> list[str]:
@@ -251,7 +276,7 @@ def _grade(
         named = official.dev_database(pred.value)
         db_id = gold.db_id if named is None else named  # None: dev crashes on this file (a problem)
     db = runner.database(db_id)
-    if runner.options.backend == "sqlite" and (db is None or not Path(db).is_file()):
+    if runner.options.backend == "sqlite" and (db is None or not os.path.isfile(db)):
         words = official.DEV_EMPTY_DB if db_id == "" else f"no database {db_id}/{db_id}.sqlite"
         verdict = Verdict(0.0, "no_database", f"{words} under {runner.options.db_root}")
         return _instance(name, gold, pred, meta, every(NAMES, verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
@@ -367,8 +392,10 @@ def _efficiency(sql: str, gold_sql: str, db: str | None, correct: bool, runner: 
     from evaluators.metrics.ves import official_time_ratio
 
     out: dict = {}
-    settings = runner.config.settings("sqlite")
     iterations = runner.options.ves_iterations
+    if iterations <= 0 and not runner.options.plan_cost:
+        return out  # neither asked for: nothing to run
+    settings = runner.config.settings("sqlite")
     if correct and iterations > 0:
         limit = {**settings, "timeout_s": runner.options.meta_time_out * iterations}  # as the VES scripts allow
         event = worker.execute(
@@ -516,9 +543,19 @@ def _instance(
 def official_table(report: Report, metric: str = "EX", key: str | None = None, label: str | None = None) -> str:
     """The official scripts' table: count and figure per difficulty and in total (over the compared pairs);
     `key` names a per-question figure in `execution` (Soft F1) instead of the score."""
-    groups = _by_level(report)
+    return _table(_by_level(report), metric, label or metric, _figure(key))
+
+
+def _figure(key: str | None):
+    """A question's figure in a table: its score, or the `execution` value named `key`."""
+    if key is None:
+        return lambda instance: instance.score
+    return lambda instance: instance.execution.get(key, 0.0)
+
+
+def _table(groups: list[list], metric: str, label: str, figure) -> str:
     banner = f"======================================    {metric}    ====================================="
-    return _level_table(groups, banner, label or metric, [_percent(g, key) for g in groups])
+    return _level_table(groups, banner, label, [_percent(g, figure) for g in groups])
 
 
 def ves_tables(report: Report) -> str:
@@ -558,12 +595,14 @@ def _time_ratio(instance) -> float:
 def official_lines(report: Report, layout: str = "mini-dev") -> str:
     """What the official scripts print (EX, and Soft F1 per difficulty), with strict, VES and plan costs."""
     # BIRD dev's evaluation.py labels the same table ACCURACY / accuracy; mini-dev's evaluation_ex.py EX
-    table = official_table(report, "ACCURACY", label="accuracy") if layout == "dev" else official_table(report)
+    groups = _by_level(report)  # once for every table below
+    metric, label = ("ACCURACY", "accuracy") if layout == "dev" else ("EX", "EX")
+    table = _table(groups, metric, label, _figure(None))
     lines = ["As the official script prints it (over the pairs it compares):", table.rstrip("\n")]
-    lines.append(official_table(_strict_view(report), metric="EX strict").splitlines()[-1])
+    lines.append(_table(groups, "EX strict", "EX strict", lambda instance: instance.strict_score).splitlines()[-1])
     lines += ["", "Soft F1 (mini-dev's evaluation_f1.py, rows compared by position):"]
-    lines.append(official_table(report, metric="Soft-F1", key="soft_f1").rstrip("\n"))
-    unordered = official_table(report, metric="Soft-F1 unordered", key="soft_f1_unordered")
+    lines.append(_table(groups, "Soft-F1", "Soft-F1", _figure("soft_f1")).rstrip("\n"))
+    unordered = _table(groups, "Soft-F1 unordered", "Soft-F1 unordered", _figure("soft_f1_unordered"))
     lines.append(unordered.splitlines()[-1] + "  (ours: rows paired by content)")
     metrics = report.summary.execution_metrics or {}
     if metrics.get("ves") is not None:
@@ -581,12 +620,7 @@ def official_lines(report: Report, layout: str = "mini-dev") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _strict_view(report: Report) -> Report:
-    return replace(report, instances=tuple(replace(i, score=i.strict_score) for i in report.instances))
-
-
-def _percent(instances: list, key: str | None = None) -> str:
+def _percent(instances: list, figure) -> str:
     if not instances:
         return "-"
-    values = [i.execution.get(key, 0.0) if key else i.score for i in instances]
-    return f"{100 * sum(values) / len(values):.2f}"
+    return f"{100 * sum(map(figure, instances)) / len(instances):.2f}"

@@ -104,6 +104,10 @@ def bird(
     **tail,
 ):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
+    if sql_dialect.lower() == "sqlite":  # a SQL worker's start-up overlaps the imports below (grading/warm.py)
+        from evaluators.execution import worker
+
+        worker.prestart(("evaluators.execution.backends.sqlite_backend",))
     from evaluators.bird.run import BirdBenchmark, BirdOptions
 
     config = options.exec_config(

@@ -96,9 +96,10 @@ def run_sql(
         database = graph_ref(db_ref, config) if name == "cypher" else resolve_database(name, db_ref, config.db_dir)
     except InstanceError as exc:
         return failure(exc.reason, exc.detail, name)
-    out_csv = Path(out_csv).resolve()
-    rows_file = rows_path(out_csv)
-    if collect not in ("time", "inline"):  # these write nothing, so the last result stays in place
+    writes = collect not in ("time", "inline")  # these write nothing: the path is a name only, left as given
+    out_csv = Path(out_csv).resolve() if writes else Path(out_csv)
+    rows_file = rows_path(out_csv) if writes else None
+    if rows_file is not None:  # the last result of "time" and "inline" stays in place
         out_csv.unlink(missing_ok=True)  # a CSV left from an earlier run must never be graded as this one
         rows_file.unlink(missing_ok=True)
     environment = (
@@ -110,7 +111,7 @@ def run_sql(
             Request(name, sql, str(out_csv), database, config.settings(name), environment, collect, trusted)
         )
     finally:
-        if event.get("reason") != "ok":  # a killed worker (timeout, Ctrl-C) leaves its half-written files
+        if writes and event.get("reason") != "ok":  # a killed worker (timeout, Ctrl-C) leaves its half-written files
             remove_partial_files(out_csv)
     ok = event.get("reason") == "ok"
     kept = ok and collect not in ("time", "inline")
@@ -158,6 +159,8 @@ def resolve_database(backend: str, db_ref: str | None, db_dir: Path | None) -> s
         if backend == "duckdb":
             return None  # an in-memory database: SQL over literals only
         raise InstanceError("no_database", "the gold names no database ('db') for this SQLite instance")
+    if os.path.isabs(db_ref) and os.path.isfile(db_ref):  # the usual case, without a Path made per query
+        return os.path.realpath(db_ref)
     candidates = _local_candidates(backend, db_ref, db_dir)
     for path in candidates:
         if path.is_file():

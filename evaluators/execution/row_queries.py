@@ -55,6 +55,7 @@ class RowRunner:
         # Named, not made: inline runs write nothing, and a runner that lives as long as its process (the
         # rewards' pool, a forked trainer) never gets to close(); what is written creates it.
         self._scratch = Path(tempfile.gettempdir()) / f"row-queries-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self._inline = self._scratch / "inline.csv"
         self._gold: dict[tuple, RowResult] = {}
         self._configs: dict[float, ExecConfig] = {}
         self._gold_locks: dict[tuple, threading.Lock] = {}
@@ -64,7 +65,7 @@ class RowRunner:
     def run(self, query: RowQuery, trusted: bool = False) -> RowResult:
         """One query; its typed rows come back over the worker's pipe (collect="inline"), no file written."""
         config = self._config(query.timeout_s)
-        out = self._scratch / "inline.csv"  # named for the protocol only: an inline run writes nothing
+        out = self._inline  # named for the protocol only: an inline run writes nothing
         result = run_sql(query.backend, query.database, query.sql, config, out, collect="inline", trusted=trusted)
         if not result.ok:
             return RowResult(False, result.reason, result.detail)

@@ -196,8 +196,13 @@ def _same(value):
     return value
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value):
     """What `dataclasses.asdict` gives, without its deep copies (the leaves here are immutable)."""
+    if type(value) in _LEAVES:  # most of a report's values: no dataclass, dict or sequence checks
+        return value
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, dict):
