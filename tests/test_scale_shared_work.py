@@ -1,0 +1,141 @@
+"""Work the whole-process figures of issue 36 saved, held to what it replaced.
+
+- A text column is dictionary-encoded once per file, for the official presets' tokens and the strict
+  rule's typing alike (`kernels/tokens.dictionary_codes`, keyed by the one pyarrow array per column of
+  `tables/frames.arrow_strings`).
+- The strict rule's exact check of rows paired by hash reads the prediction's identities at random rows
+  from a narrowed copy when they span little (`mapping_search.narrowed_identity`): the same answer as the
+  int64 identities, on generated columns of every kind of cell.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow.compute as pc
+import pytest
+
+from bench import shapes
+from evaluators.matching.semantics import PRESETS, STRICT_TOL
+from evaluators.matching.strict import mapping_search
+from evaluators.matching.strict import rule as strict
+from evaluators.matching.strict.cells import TokenTable
+from evaluators.matching.strict.columns import strict_columns
+from evaluators.matching.strict.text_cells import from_text
+from evaluators.matching.table_match import TableJob, table_match
+from evaluators.tables.read import TableReader
+
+
+def _text_pair(tmp_path, rows: int = 6000):
+    rng = np.random.default_rng(3)
+    gold = pd.DataFrame(
+        {
+            "name": np.array(["ann", "bob", "cy", "dee"])[rng.integers(0, 4, rows)],
+            "city": np.array(["oslo", "lima", "rome"])[rng.integers(0, 3, rows)],
+            "n": rng.integers(0, 30, rows),
+        }
+    )
+    pred = gold.iloc[rng.permutation(rows), ::-1].reset_index(drop=True)
+    pred.columns = ["a", "b", "c"]
+    gold.to_csv(tmp_path / "g.csv", index=False)
+    pred.to_csv(tmp_path / "p.csv", index=False)
+    return tmp_path / "p.csv", {"gold": "g.csv", "condition_cols": [], "ignore_order": True}
+
+
+def test_text_columns_are_encoded_once_for_every_preset(tmp_path, monkeypatch):
+    """Four text columns (two a side), every preset: four dictionary encodings of a whole column, not eight."""
+    pred, params = _text_pair(tmp_path)
+    real = pc.dictionary_encode
+    lengths: list[int] = []
+
+    def counted(values, *args, **kwargs):
+        lengths.append(len(values))
+        return real(values, *args, **kwargs)
+
+    monkeypatch.setattr(pc, "dictionary_encode", counted)
+    job = TableJob(tmp_path, tuple(PRESETS.values()), TableReader("unreadable_prediction"))
+    verdicts = table_match(job, pred, params)
+    assert all(v.passed for v in verdicts.values()), verdicts
+    assert lengths.count(6000) == 4, lengths
+
+
+def _column(kind: str, rng: np.random.Generator, n: int):
+    """Text cells of one kind, as a CSV gives them (None: NULL)."""
+    if kind == "flags":
+        values = rng.integers(0, 2, n).astype(str).astype(object)
+    elif kind == "small ints":
+        values = rng.integers(-300, 300, n).astype(str).astype(object)
+    elif kind == "wide ints":
+        values = rng.integers(-(2**62), 2**62, n).astype(str).astype(object)
+    elif kind == "span of 2**32":
+        values = rng.choice([0, 2**32 - 1, 2**32, 7], n).astype(str).astype(object)
+    elif kind == "texts":
+        values = rng.choice(["x", "y", "zz", "1x"], n).astype(object)
+    elif kind == "mixed":
+        values = rng.choice(["x", "12", "-4", "y", "99999999999999999999"], n).astype(object)
+    else:  # floats
+        values = rng.choice(["1.5", "2", "-0.25", "x"], n).astype(object)
+    values[rng.random(n) < 0.2] = None
+    return values
+
+
+KINDS = ("flags", "small ints", "wide ints", "span of 2**32", "texts", "mixed", "floats")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_narrowed_identities_give_the_wide_ones_answer(kind, monkeypatch):
+    monkeypatch.setattr(mapping_search, "NARROW_MIN_ROWS", 1)
+    rng = np.random.default_rng(KINDS.index(kind))
+    n = 3 * mapping_search._BLOCK + 17  # several blocks and a short one
+    tokens = TokenTable()
+    gold_values = _column(kind, rng, n)
+    partner = rng.permutation(n)
+    pred_values = np.empty(n, dtype=object)
+    pred_values[partner] = gold_values  # gold row r is predicted row partner[r]
+    changes = [None, 0, n - 1, n // 2]
+    for change in changes:
+        changed = pred_values.copy()
+        if change is not None:
+            changed[partner[change]] = "other" if changed[partner[change]] != "other" else None
+        gold = from_text("g", gold_values, tokens)
+        pred = from_text("p", changed, tokens)
+        wide = bool(np.array_equal(gold.identity, pred.identity[partner]))
+        assert mapping_search._identities_paired(gold, pred, partner) == wide, (kind, change)
+        assert wide == (change is None)
+
+
+def test_narrowing_picks_the_narrowest_type_and_skips_floats():
+    tokens = TokenTable()
+    n = 1000
+    flags = from_text("f", np.array(["0", "1"] * (n // 2), dtype=object), tokens)
+    small = from_text("s", np.array([str(v) for v in range(-500, 500)], dtype=object), tokens)
+    wide = from_text("w", np.array(["0", str(2**40)] * (n // 2), dtype=object), tokens)
+    floats = from_text("x", np.array(["0.5", "1"] * (n // 2), dtype=object), tokens)
+    assert mapping_search.narrowed_identity(flags)[0].dtype == np.uint8
+    offsets, low = mapping_search.narrowed_identity(small)
+    assert offsets.dtype == np.uint16 and low == -500
+    assert np.array_equal(offsets.astype(np.int64) + low, small.identity)
+    assert mapping_search.narrowed_identity(wide) is None
+    assert mapping_search.narrowed_identity(floats) is None
+
+
+@pytest.mark.parametrize("shape", shapes.SHAPES)
+def test_strict_verdicts_with_narrowing_at_every_size(shape, monkeypatch):
+    """The whole strict rule with narrowing from the first row: shuffled copies match, a scrambled column
+    and one changed cell fail."""
+    monkeypatch.setattr(mapping_search, "NARROW_MIN_ROWS", 1)
+    gold, pred = shapes.pair(shape, 3000)
+
+    def verdict(p):
+        tokens = TokenTable()
+        g_cols, p_cols = strict_columns(gold, tokens, lambda c: None), strict_columns(p, tokens, lambda c: None)
+        return strict.compare(p_cols, g_cols, ignore_order=True, tol=STRICT_TOL)
+
+    assert verdict(pred).passed
+    scrambled = pred.copy()
+    scrambled.iloc[:, 0] = np.random.default_rng(5).permutation(scrambled.iloc[:, 0].to_numpy())
+    assert not verdict(scrambled).passed
+    changed = pred.copy()
+    changed.iloc[7, 1] = changed.iloc[8, 1] if changed.iloc[7, 1] != changed.iloc[8, 1] else changed.iloc[9, 1]
+    if not changed.equals(pred):
+        assert not verdict(changed).passed
