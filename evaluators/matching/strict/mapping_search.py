@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from evaluators.limits import BLOCK_CELLS
-from evaluators.matching.kernels.numeric import BLOCK, all_close, hash_order, isclose
+from evaluators.matching.kernels.numeric import BLOCK, all_close, hash_order, hash_sorted, isclose
 from evaluators.matching.strict.cells import BIGINT, FLOAT, INT, NULL, TEXT, StrictColumn
 
 SEARCH_BUDGET = 20_000  # partial mappings tried before giving up on one table pair
@@ -252,9 +252,11 @@ class MappingSearch:
         Rows whose hashes collide may then sit in different orders: a false 'no', never a false 'yes'."""
         if not _sums_agree(hg, hp):
             return False
-        og, op = hash_order(hg), hash_order(hp)
-        if not _gathered_equal(hg, og, hp, op):  # the row-hash multisets differ
+        og, sorted_g = hash_sorted(hg)
+        op, sorted_p = hash_sorted(hp)
+        if not np.array_equal(sorted_g, sorted_p):  # the row-hash multisets differ
             return False
+        del sorted_g, sorted_p
         partner = np.empty_like(op)
         partner[og] = op  # gold row r is paired with pred row partner[r]: one scattered read per column, not two
         del og, op  # two row-long arrays fewer while the columns are compared
@@ -321,16 +323,6 @@ def _equal_paired(a: np.ndarray, b: np.ndarray, partner: np.ndarray) -> bool:
     return all(
         np.array_equal(a[start : start + _BLOCK], b[partner[start : start + _BLOCK]])
         for start in range(0, len(partner), _BLOCK)
-    )
-
-
-def _gathered_equal(a: np.ndarray, a_rows: np.ndarray, b: np.ndarray, b_rows: np.ndarray) -> bool:
-    """`np.array_equal(a[a_rows], b[b_rows])`, block by block: no row-long gathered copies."""
-    if len(a_rows) != len(b_rows):
-        return False
-    return all(
-        np.array_equal(a[a_rows[start : start + _BLOCK]], b[b_rows[start : start + _BLOCK]])
-        for start in range(0, len(a_rows), _BLOCK)
     )
 
 
