@@ -169,3 +169,67 @@ def test_columns_alike_but_for_their_sums_are_each_others_only_partner():
     g, p = strict_columns(gold, tokens, lambda c: None), strict_columns(pred, tokens, lambda c: None)
     assert strict._identical_candidates(g, p) == [[1], [0]]
     assert not any("identity_sum" in vars(c) for c in g + p)
+
+
+def _int_columns(rng: np.random.Generator, n: int):
+    """Pairs of int columns of one length: a shuffled copy and a copy with one cell changed, of spans from
+    tiny to past what is counted, signed and unsigned, with and without NULLs."""
+    from evaluators.matching.official.column_views import COUNTED_SPAN, num_column
+
+    for span in (3, 300, n + 5, COUNTED_SPAN + n + 10, 2**62):
+        for dtype in (np.int64, np.uint64):
+            low = 0 if dtype is np.uint64 else -(span // 2)
+            values = (rng.integers(0, span, n) + low).astype(dtype)
+            null = rng.random(n) < 0.1 if span == 300 else np.zeros(n, dtype=bool)
+            order = rng.permutation(n)
+            changed = values.copy()
+            changed[rng.integers(0, n)] += dtype(1)
+            gold = num_column("g", values, False, null=null)
+            yield gold, num_column("p", values[order], False, null=null[order])
+            yield gold, num_column("p", changed, False, null=null)
+
+
+def test_int_counts_say_what_the_sorted_values_say():
+    """The official rule's count of an int column's values (`_same_int_counts`) against the sort it replaces,
+    on generated pairs; the widest spans are left to the sort."""
+    from evaluators.matching.official.rule import _same_int_counts
+
+    rng = np.random.default_rng(21)
+    counted = 0
+    for n in (1, 50, 4000):
+        for g, p in _int_columns(rng, n):
+            said = _same_int_counts(g, p)
+            if said is None:
+                assert g.int_counts is None or p.int_counts is None
+                continue
+            counted += 1
+            assert said == bool(np.array_equal(g.sorted_exact, p.sorted_exact)), (n, g.exact.dtype)
+    assert counted > 20
+    wide = np.array([0, 2**62], dtype=np.int64)
+    from evaluators.matching.official.column_views import num_column
+
+    assert num_column("w", wide, False).int_counts is None
+
+
+def test_int_columns_that_match_are_not_sorted(tmp_path, monkeypatch):
+    """A shuffled copy of small-span int columns matches under every official preset without sorting them
+    (the text columns' codes are counted too: nothing is sorted)."""
+    from functools import cached_property
+
+    from evaluators.matching.official import column_views
+
+    sorted_kinds: list[str] = []
+    real = column_views.Column.__dict__["sorted_exact"].func
+
+    def spied(self):
+        sorted_kinds.append(self.key_type)
+        return real(self)
+
+    spy = cached_property(spied)
+    spy.__set_name__(column_views.Column, "sorted_exact")
+    monkeypatch.setattr(column_views.Column, "sorted_exact", spy)
+    pred, params = _text_pair(tmp_path)
+    job = TableJob(tmp_path, tuple(p for p in PRESETS.values() if p.official), TableReader("unreadable_prediction"))
+    verdicts = table_match(job, pred, params)
+    assert all(v.passed for v in verdicts.values()), verdicts
+    assert sorted_kinds == []
