@@ -67,15 +67,18 @@ def local_codes(values) -> tuple[np.ndarray, np.ndarray]:
 _ENCODED: dict = {}  # id(pyarrow array) -> [weak reference to it, (codes, dictionary)]
 
 
-def dictionary_codes(array: pa.Array) -> tuple[np.ndarray, pa.Array]:
+def dictionary_codes(array: pa.Array, keep: bool = True) -> tuple[np.ndarray, pa.Array]:
     """(codes, dictionary) of a pyarrow array, -1 at NULL, the codes read-only (int32 as pyarrow makes them).
 
-    Kept while the array lives: the official presets' tokens and the strict rule's typing encode the
-    same text columns (one array per column, `tables/frames.arrow_strings`), and a hash pass over a
-    3.3 * 10**6-row column costs a tenth of a second."""
+    The official presets' tokens and the strict rule's typing encode the same text columns (one array per
+    column, `tables/frames.arrow_strings`), and a hash pass over a 3.3 * 10**6-row column costs a tenth of
+    a second: the official side keeps its encoding while the array lives (`keep`), and the strict rule, which
+    comes after it, takes it (`keep=False`: the cache lets go of it, 4 bytes a cell, once strict holds it)."""
     key = id(array)
     hit = _ENCODED.get(key)
     if hit is not None and hit[0]() is array:
+        if not keep:
+            del _ENCODED[key]
         return hit[1]
     encoded = pc.dictionary_encode(array)
     indices = encoded.indices
@@ -84,6 +87,8 @@ def dictionary_codes(array: pa.Array) -> tuple[np.ndarray, pa.Array]:
     codes = indices.to_numpy(zero_copy_only=False)
     codes.flags.writeable = False
     made = (codes, encoded.dictionary)
+    if not keep:
+        return made
 
     def forget(ref, key: int = key) -> None:
         if key in _ENCODED and _ENCODED[key][0] is ref:

@@ -254,11 +254,11 @@ class MappingSearch:
         Rows whose hashes collide may then sit in different orders: a false 'no', never a false 'yes'."""
         if not _sums_agree(hg, hp):
             return False
-        og, sorted_g = hash_sorted(hg)
-        op, sorted_p = hash_sorted(hp)
-        if not np.array_equal(sorted_g, sorted_p):  # the row-hash multisets differ
+        og = hash_order(hg)
+        op, sorted_p = hash_sorted(hp)  # the prediction's hashes in order come with it: one gather, not two
+        if not _gathered_equal(hg, og, sorted_p):  # the row-hash multisets differ
             return False
-        del sorted_g, sorted_p
+        del sorted_p
         partner = np.empty_like(op)
         partner[og] = op  # gold row r is paired with pred row partner[r]: one scattered read per column, not two
         del og, op  # two row-long arrays fewer while the columns are compared
@@ -325,6 +325,16 @@ def _equal_paired(a: np.ndarray, b: np.ndarray, partner: np.ndarray) -> bool:
     return all(
         np.array_equal(a[start : start + _BLOCK], b[partner[start : start + _BLOCK]])
         for start in range(0, len(partner), _BLOCK)
+    )
+
+
+def _gathered_equal(a: np.ndarray, a_rows: np.ndarray, b: np.ndarray) -> bool:
+    """`np.array_equal(a[a_rows], b)`, block by block: no row-long gathered copy."""
+    if len(a_rows) != len(b):
+        return False
+    return all(
+        np.array_equal(a[a_rows[start : start + _BLOCK]], b[start : start + _BLOCK])
+        for start in range(0, len(a_rows), _BLOCK)
     )
 
 

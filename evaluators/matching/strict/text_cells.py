@@ -105,7 +105,7 @@ def _few_distinct(array: pa.Array) -> bool:
 
 def _type_encoded(array: pa.Array, tokens: TokenTable) -> Cells:
     """The typing of `_type_column`, on each distinct text once (a cell's type is a function of its text)."""
-    index, dictionary = dictionary_codes(array)  # -1: NULL, the slot appended below; shared with the official
+    index, dictionary = dictionary_codes(array, keep=False)  # -1: NULL, the slot appended below; the official's
     n_uniques = len(dictionary)
     u_cls, u_num, u_ival = np.full(n_uniques + 1, TEXT, dtype=np.int8), np.full(n_uniques + 1, np.nan), None
     u_cls[-1] = NULL
