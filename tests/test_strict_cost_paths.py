@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from evaluators.matching.kernels.numeric import hash_order
+from evaluators.matching.kernels.numeric import hash_order, hash_sorted
 from evaluators.matching.semantics import STRICT_TOL
 from evaluators.matching.strict import rule as strict
 from evaluators.matching.strict.cells import FLOAT, HEAD, INT, NULL, TEXT, TokenTable, from_numbers
@@ -41,6 +41,14 @@ def test_hash_order_is_a_stable_argsort(n):
     ]
     for h in cases:
         assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
+        _assert_sorted_with_order(h)
+
+
+def _assert_sorted_with_order(h: np.ndarray) -> None:
+    """hash_sorted gives the stable argsort and the hashes in its order (repaired groups and fallback too)."""
+    order, ranked = hash_sorted(h)
+    assert np.array_equal(order, np.argsort(h, kind="stable"))
+    assert np.array_equal(ranked, h[order]) and np.array_equal(ranked, np.sort(h))
 
 
 def test_hash_order_repairs_thousands_of_groups_in_one_sort():
@@ -56,6 +64,7 @@ def test_hash_order_repairs_thousands_of_groups_in_one_sort():
     h[2 * pairs + 50 : 2 * pairs + 100] = h[2 * pairs : 2 * pairs + 50]
     order = hash_order(h)
     assert np.array_equal(order, np.argsort(h, kind="stable"))
+    _assert_sorted_with_order(h)
 
 
 def _few_ties_past_int64(rng, n: int) -> np.ndarray:
@@ -69,6 +78,7 @@ def _few_ties_past_int64(rng, n: int) -> np.ndarray:
 def test_hash_order_many_misordered_groups_fall_back():
     h = np.arange(5000, dtype=np.uint64)[::-1].copy()  # every neighbour misordered within its high bits
     assert np.array_equal(hash_order(h), np.argsort(h, kind="stable"))
+    _assert_sorted_with_order(h)
 
 
 def test_lazy_num_is_the_integers_as_floats():

@@ -74,7 +74,31 @@ def _forget(key: int, ref) -> None:
         del _COLUMNS[key]
 
 
+_STRINGS: dict = {}  # id(pandas' own pyarrow chunks) -> [weak reference to them, the one combined array]
+
+
 def arrow_strings(column) -> pa.Array:
-    """A pandas string column (Series or array) as one pyarrow array (pandas may hold several chunks)."""
-    array = pa.array(getattr(column, "array", column))
+    """A pandas string column (Series or array) as one pyarrow array (pandas may hold several chunks).
+
+    Made once per column while the frame holds it: both rules ask for it, and the one array lets
+    `kernels/tokens.dictionary_codes` encode a column once for both (its cache is keyed by the array)."""
+    array = getattr(column, "array", column)
+    chunks = getattr(array, "_pa_array", None)
+    if chunks is None:
+        return _combined(pa.array(array))
+    key = id(chunks)
+    hit = _STRINGS.get(key)
+    if hit is not None and hit[0]() is chunks:
+        return hit[1]
+    combined = _combined(pa.array(array))
+
+    def forget(ref: weakref.ref, key: int = key) -> None:
+        if key in _STRINGS and _STRINGS[key][0] is ref:
+            del _STRINGS[key]
+
+    _STRINGS[key] = [weakref.ref(chunks, forget), combined]
+    return combined
+
+
+def _combined(array) -> pa.Array:
     return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array

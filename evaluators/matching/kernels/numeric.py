@@ -29,7 +29,14 @@ TIES_SHARE = 4  # when more than 1/TIES_SHARE of the rows need repair, one full 
 
 
 def hash_order(h: np.ndarray) -> np.ndarray:
-    """`np.argsort(h, kind="stable")` for uint64 hashes, several times faster on large arrays.
+    """`np.argsort(h, kind="stable")` for uint64 hashes, several times faster on large arrays (`hash_sorted`)."""
+    return hash_sorted(h)[0]
+
+
+def hash_sorted(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(`np.argsort(h, kind="stable")`, `h` in that order) for uint64 hashes, several times faster on large
+    arrays; the sorted hashes come with the order because making the order reads them (a gather at
+    random rows that a caller comparing two sides' hashes would otherwise make again).
 
     Each hash's low bits are replaced by its row number and the packed values are sorted (a plain
     sort is much faster than an argsort); the row numbers then read off an order that is right on the
@@ -39,7 +46,7 @@ def hash_order(h: np.ndarray) -> np.ndarray:
     """
     n = len(h)
     if n < 2:
-        return np.arange(n, dtype=np.int64)
+        return np.arange(n, dtype=np.int64), h.copy()
     bits = int(n - 1).bit_length()
     low = np.uint64((1 << bits) - 1)
     packed = h & ~low
@@ -49,20 +56,23 @@ def hash_order(h: np.ndarray) -> np.ndarray:
     ranked = h[order]
     bad = np.flatnonzero(ranked[1:] < ranked[:-1])
     if not len(bad):
-        return order
+        return order, ranked
     top = packed >> np.uint64(bits)
     groups = np.unique(top[bad])  # uint64, like `top`: searchsorted then converts nothing
     starts, ends = np.searchsorted(top, groups, "left"), np.searchsorted(top, groups, "right")
     sizes = ends - starts
     if int(sizes.sum()) * TIES_SHARE > n:
-        return np.argsort(h, kind="stable")
+        order = np.argsort(h, kind="stable")
+        return order, h[order]
     # The positions of every group to repair, groups in ascending order: a stable sort of their hashes
     # orders each group by hash (groups never mix: a group's high bits order it before the next one's),
     # and within equal hashes keeps the packed order, which is by row.
     spots = np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
     rows = order[spots]
-    order[spots] = rows[np.argsort(h[rows], kind="stable")]
-    return order
+    repaired = rows[np.argsort(h[rows], kind="stable")]
+    order[spots] = repaired
+    ranked[spots] = h[repaired]  # the rows outside the groups kept their places
+    return order, ranked
 
 
 BLOCK = BLOCK_CELLS  # cells per step of all_close: its temporaries stay small, and a miss stops the scan early

@@ -38,6 +38,7 @@ SHORT = 1000  # columns up to this long are sorted by Python rather than by nump
 MASKED = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)} | {"boolean"}
 WHOLE_FLOAT_LIMIT = EXACT_FLOAT_INT  # below this a whole float prints as its int plus ".0", never in exponent form
 OBJECT = np.dtype(object)
+COUNTED_SPAN = 1 << 16  # int columns spanning up to this (or their rows) compare their multisets by counts
 
 
 def scorer_key(x):
@@ -137,6 +138,20 @@ class Column:
         """Forget the sorted copies (a column's worth of memory each); they are made again if asked."""
         for name in ("sorted_exact", "sorted_num", "_ranked_sorted"):
             self.__dict__.pop(name, None)
+
+    @cached_property
+    def int_counts(self) -> tuple[int, np.ndarray] | None:
+        """num, int: (smallest value, how many cells hold each value from it up), NULLs left out, when the
+        values span at most COUNTED_SPAN or the rows: the multiset `sorted_exact` shows, by a count instead
+        of a sort (two columns with equal counts sort alike).  None otherwise."""
+        if self.key_type != "int" or self.value_range is None:
+            return None
+        low, high = (int(v) for v in self.value_range)
+        if high - low > max(COUNTED_SPAN, self.n):
+            return None
+        values = self.exact[~self.null] if self.null_count else self.exact
+        offsets = np.subtract(values, values.dtype.type(low)).astype(np.intp, copy=False)  # within the span
+        return low, np.bincount(offsets, minlength=high - low + 1)
 
     @cached_property
     def sorted_exact(self) -> np.ndarray:

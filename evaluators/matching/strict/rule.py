@@ -89,13 +89,16 @@ def _identical_candidates(gold: list[StrictColumn], pred: list[StrictColumn]) ->
     """For each gold column, the predicted columns whose cells may be identical as a multiset: the only
     partners a mapping of identical cells can use, found without comparing every pair.  Identical multisets
     share their length, class counts and numeric span (signatures already made); only when several columns
-    share those is the multiset's hash sum (a pass over the column) asked for."""
+    share those are the multiset's sums asked for: first the plain sum of its identities, then, among
+    columns that share it too, its hash sum (each a pass over the column, the second a costlier one)."""
     by_look: dict = {}
     for j, p in enumerate(pred):
         by_look.setdefault((p.n, p.counts, p.span), []).append(j)
     candidates = []
     for g in gold:
         alike = by_look.get((g.n, g.counts, g.span), [])
+        if len(alike) > 1:
+            alike = [j for j in alike if pred[j].plain_sum == g.plain_sum]
         if len(alike) > 1:
             alike = [j for j in alike if pred[j].identity_sum == g.identity_sum]
         candidates.append(alike)

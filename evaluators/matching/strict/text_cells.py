@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evaluators.limits import HEAD_ROWS
+from evaluators.matching.kernels.tokens import dictionary_codes
 from evaluators.matching.strict.cells import (
     BIGINT,
     FLOAT,
@@ -104,9 +105,7 @@ def _few_distinct(array: pa.Array) -> bool:
 
 def _type_encoded(array: pa.Array, tokens: TokenTable) -> Cells:
     """The typing of `_type_column`, on each distinct text once (a cell's type is a function of its text)."""
-    encoded = pc.dictionary_encode(array)
-    dictionary = encoded.dictionary
-    index = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)  # -1: NULL, the slot appended below
+    index, dictionary = dictionary_codes(array, keep=False)  # -1: NULL, the slot appended below; the official's
     n_uniques = len(dictionary)
     u_cls, u_num, u_ival = np.full(n_uniques + 1, TEXT, dtype=np.int8), np.full(n_uniques + 1, np.nan), None
     u_cls[-1] = NULL
