@@ -417,3 +417,20 @@ def test_db_prepare_makes_the_roles_and_an_unprepared_role_is_refused_with_the_h
     assert run_sql("postgres", "postgres", "SELECT 1", plain, tmp_path / "gold.csv", trusted=True).first_cell == 1
     never = run_cli("db", "prepare", "--engine", "postgres", "--dsn", postgres_server.admin_dsn, "--role", "postgres")
     assert never.exit_code == 2 and "is a superuser" in never.output  # the administrator is never demoted
+
+
+def test_the_caps_base_is_the_data_the_worker_holds_now():
+    """`capped` counts a request's allowance from what the worker holds (VmData, what RLIMIT_DATA counts)."""
+    from evaluators.execution.memory import data_in_use
+
+    def vm_data() -> int:
+        from pathlib import Path
+
+        line = next(x for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("VmData:"))
+        return int(line.split()[1]) * 1024
+
+    before = data_in_use()
+    assert abs(before - vm_data()) < 4 << 20
+    held = bytearray(64 << 20)
+    assert data_in_use() - before >= 60 << 20 and abs(data_in_use() - vm_data()) < 4 << 20
+    del held

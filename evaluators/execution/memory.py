@@ -42,21 +42,28 @@ def fetch_budget(limit_mb: int) -> int:
 
 
 def data_in_use() -> int:
-    """This process's data segment and private writable mappings now (what RLIMIT_DATA counts), in bytes."""
+    """This process's data segment and private writable mappings now (what RLIMIT_DATA counts), in bytes.
+    One read of the status file, searched as bytes: a worker asks before every request, and reading it
+    line by line as text was a tenth of a millisecond of a short query's round trip."""
     try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmData:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+        descriptor = os.open("/proc/self/status", os.O_RDONLY)
+        try:
+            status = os.read(descriptor, 1 << 16)
+        finally:
+            os.close(descriptor)
+        start = status.index(b"\nVmData:") + 8
+        return int(status[start : status.index(b"kB", start)]) * 1024
+    except (OSError, ValueError):
+        return 0
+
+
+_CORES = os.cpu_count() or 1
 
 
 def worker_allowance(limit_mb: int) -> int:
     """Bytes a request may add to the worker: twice the limit (the engine's share and the fetched rows'),
     and slack for imports and threads."""
-    return (2 * limit_mb + WORKER_SLACK_MB + THREAD_SLACK_MB * (os.cpu_count() or 1)) * _MB
+    return (2 * limit_mb + WORKER_SLACK_MB + THREAD_SLACK_MB * _CORES) * _MB
 
 
 @contextlib.contextmanager
