@@ -159,28 +159,28 @@ def resolve_database(backend: str, db_ref: str | None, db_dir: Path | None) -> s
         if backend == "duckdb":
             return None  # an in-memory database: SQL over literals only
         raise InstanceError("no_database", "the gold names no database ('db') for this SQLite instance")
-    if os.path.isabs(db_ref) and os.path.isfile(db_ref):  # the usual case, without a Path made per query
-        return os.path.realpath(db_ref)
     candidates = _local_candidates(backend, db_ref, db_dir)
     for path in candidates:
-        if path.is_file():
-            return str(path.resolve())
-    if db_dir is None and not Path(db_ref).is_absolute():
+        if os.path.isfile(path):  # strings, not Paths: this runs once per query
+            return os.path.realpath(path)
+    if db_dir is None and not os.path.isabs(db_ref):
         raise InstanceError("no_database", f"database {db_ref!r} needs --db-dir (the folder of database files)")
-    tried = ", ".join(p.name for p in candidates[:4])
+    tried = ", ".join(Path(p).name for p in candidates[:4])
     raise InstanceError("no_database", f"no database file for {db_ref!r} under {db_dir} (tried {tried})")
 
 
-def _local_candidates(backend: str, db_ref: str, db_dir: Path | None) -> list[Path]:
-    if Path(db_ref).is_absolute():
-        return [Path(db_ref)]
+def _local_candidates(backend: str, db_ref: str, db_dir: Path | None) -> list[str]:
+    if os.path.isabs(db_ref):
+        return [db_ref]
     if db_dir is None:
         return []
-    base = Path(db_dir)
+    base = os.fspath(db_dir)
     suffixes = LOCAL_SUFFIXES[backend]
     return (
-        [base / db_ref] + [base / f"{db_ref}{s}" for s in suffixes] + [base / db_ref / f"{db_ref}{s}" for s in suffixes]
-    )  # Spider 1 layout: <db>/<db>.sqlite
+        [os.path.join(base, db_ref)]
+        + [os.path.join(base, f"{db_ref}{s}") for s in suffixes]
+        + [os.path.join(base, db_ref, f"{db_ref}{s}") for s in suffixes]  # Spider 1 layout: <db>/<db>.sqlite
+    )
 
 
 class Executor:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from evaluators.execution.backends import get_backend
-from evaluators.execution.backends.base import QueryFailed, Request, first_line, redact
+from evaluators.execution.backends.base import FRAMED, QueryFailed, Request, first_line, redact
 from evaluators.execution.memory import capped, limit_of
 from evaluators.signals import check as stop_if_signalled
 from evaluators.signals import exit_with_parent
@@ -92,7 +92,6 @@ def _memory_event(message: dict, detail: str) -> dict:
 
 
 _BACKENDS = "evaluators.execution.backends"
-FRAMED = ("csv", "rows")  # what a result is kept as through a pandas frame (base.keep_result)
 # Worker actions besides running a query: name -> (module, function, how it is called with the message).
 ACTIONS = {
     "time_pair": (

@@ -20,6 +20,7 @@ import re
 import sqlite3
 import time
 
+from evaluators.execution.memory import address_space_in_use
 from evaluators.limits import DEFAULT_MEMORY_LIMIT_MB
 
 _PROGRESS_EVERY = 10_000
@@ -276,7 +277,7 @@ def process_memory_limit(memory_limit_mb):
     import resource
 
     room = int(((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) + 2048) * 1024 * 1024)
-    wanted = _address_space_now() + room
+    wanted = address_space_in_use() + room
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY or soft > wanted:
         resource.setrlimit(resource.RLIMIT_AS, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
@@ -284,12 +285,3 @@ def process_memory_limit(memory_limit_mb):
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-
-
-def _address_space_now() -> int:
-    """This process's virtual size in bytes (Linux's /proc/self/statm); 0 where there is none to read."""
-    try:
-        with open("/proc/self/statm") as handle:
-            return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0

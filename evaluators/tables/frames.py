@@ -4,7 +4,7 @@ Two forms: the column arrays (numpy arrays or pandas extension arrays, a few
 microseconds a frame) for code that needs only dtypes and values, and Series
 (tens of microseconds each) for code that needs pandas' methods.  Over
 thousands of small tables the difference is a good part of the grading time.
-Entries live exactly as long as their frame (a weak reference removes them),
+Entries live exactly as long as their frame (`LifetimeCache`: a weak reference removes them),
 so an id is never confused with a later frame's.
 """
 
@@ -16,21 +16,51 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-_COLUMNS: dict = {}  # id(frame) -> [weak reference, names, arrays, series or None]
+
+class LifetimeCache:
+    """Values kept per object while the object lives: keyed by its id, and a weak reference to it removes the
+    entry when it goes, so an id is never confused with a later object's."""
+
+    def __init__(self) -> None:
+        self._entries: dict = {}  # id(object) -> (weak reference to it, value)
+
+    def get(self, owner):
+        hit = self._entries.get(id(owner))
+        return hit[1] if hit is not None and hit[0]() is owner else None
+
+    def put(self, owner, value):
+        key = id(owner)
+
+        def forget(ref: weakref.ref, key: int = key) -> None:
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] is ref:
+                del self._entries[key]
+
+        self._entries[key] = (weakref.ref(owner, forget), value)
+        return value
+
+    def pop(self, owner):
+        value = self.get(owner)
+        if value is not None:
+            del self._entries[id(owner)]
+        return value
+
+
+_COLUMNS = LifetimeCache()  # frame -> [names, arrays, series or None]
 
 
 def column_arrays(frame: pd.DataFrame) -> tuple[list[str], list]:
     """(column names as str, column arrays), by position.  The arrays are views: never write to them."""
     entry = _entry(frame)
-    return entry[1], entry[2]
+    return entry[0], entry[1]
 
 
 def columns_of(frame: pd.DataFrame) -> tuple[list[str], list[pd.Series]]:
     """(column names as str, column Series), by position."""
     entry = _entry(frame)
-    if entry[3] is None:
-        entry[3] = [s for _, s in frame.items()]
-    return entry[1], entry[3]
+    if entry[2] is None:
+        entry[2] = [s for _, s in frame.items()]
+    return entry[0], entry[2]
 
 
 def to_objects(array) -> np.ndarray:
@@ -48,18 +78,10 @@ def arrow_texts(array) -> list | None:
 
 
 def _entry(frame: pd.DataFrame) -> list:
-    key = id(frame)
-    hit = _COLUMNS.get(key)
-    if hit is not None and hit[0]() is frame:
+    hit = _COLUMNS.get(frame)
+    if hit is not None:
         return hit
-    names = [str(c) for c in frame.columns.tolist()]
-
-    def forget(ref: weakref.ref, key: int = key) -> None:
-        _forget(key, ref)
-
-    entry = [weakref.ref(frame, forget), names, _arrays(frame), None]
-    _COLUMNS[key] = entry
-    return entry
+    return _COLUMNS.put(frame, [[str(c) for c in frame.columns.tolist()], _arrays(frame), None])
 
 
 def _arrays(frame: pd.DataFrame) -> list:
@@ -69,12 +91,7 @@ def _arrays(frame: pd.DataFrame) -> list:
     return [s.to_numpy() if isinstance(s.dtype, np.dtype) else s.array for _, s in frame.items()]
 
 
-def _forget(key: int, ref) -> None:
-    if key in _COLUMNS and _COLUMNS[key][0] is ref:
-        del _COLUMNS[key]
-
-
-_STRINGS: dict = {}  # id(pandas' own pyarrow chunks) -> [weak reference to them, the one combined array]
+_STRINGS = LifetimeCache()  # pandas' own pyarrow chunks of a column -> the one combined array
 
 
 def arrow_strings(column) -> pa.Array:
@@ -86,18 +103,8 @@ def arrow_strings(column) -> pa.Array:
     chunks = getattr(array, "_pa_array", None)
     if chunks is None:
         return _combined(pa.array(array))
-    key = id(chunks)
-    hit = _STRINGS.get(key)
-    if hit is not None and hit[0]() is chunks:
-        return hit[1]
-    combined = _combined(pa.array(array))
-
-    def forget(ref: weakref.ref, key: int = key) -> None:
-        if key in _STRINGS and _STRINGS[key][0] is ref:
-            del _STRINGS[key]
-
-    _STRINGS[key] = [weakref.ref(chunks, forget), combined]
-    return combined
+    hit = _STRINGS.get(chunks)
+    return hit if hit is not None else _STRINGS.put(chunks, _combined(pa.array(array)))
 
 
 def _combined(array) -> pa.Array:

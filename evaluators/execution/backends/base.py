@@ -299,6 +299,9 @@ def _holds_carriage_return(path) -> bool:
             return view.find(b"\r") >= 0
 
 
+FRAMED = ("csv", "rows")  # the collects `keep_result` keeps through a pandas frame (time and inline need none)
+
+
 def keep_result(
     request: Request,
     frame_of,

@@ -10,12 +10,12 @@ and in bulk: all columns waiting for codes are encoded together, each space
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from evaluators.tables.frames import LifetimeCache
 
 
 class Vocabulary:
@@ -64,7 +64,7 @@ def local_codes(values) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 
-_ENCODED: dict = {}  # id(pyarrow array) -> [weak reference to it, (codes, dictionary)]
+_ENCODED = LifetimeCache()  # pyarrow array -> (codes, dictionary)
 
 
 def dictionary_codes(array: pa.Array, keep: bool = True) -> tuple[np.ndarray, pa.Array]:
@@ -74,12 +74,9 @@ def dictionary_codes(array: pa.Array, keep: bool = True) -> tuple[np.ndarray, pa
     column, `tables/frames.arrow_strings`), and a hash pass over a 3.3 * 10**6-row column costs a tenth of
     a second: the official side keeps its encoding while the array lives (`keep`), and the strict rule, which
     comes after it, takes it (`keep=False`: the cache lets go of it, 4 bytes a cell, once strict holds it)."""
-    key = id(array)
-    hit = _ENCODED.get(key)
-    if hit is not None and hit[0]() is array:
-        if not keep:
-            del _ENCODED[key]
-        return hit[1]
+    hit = _ENCODED.get(array) if keep else _ENCODED.pop(array)
+    if hit is not None:
+        return hit
     encoded = pc.dictionary_encode(array)
     indices = encoded.indices
     if indices.null_count:
@@ -87,15 +84,7 @@ def dictionary_codes(array: pa.Array, keep: bool = True) -> tuple[np.ndarray, pa
     codes = indices.to_numpy(zero_copy_only=False)
     codes.flags.writeable = False
     made = (codes, encoded.dictionary)
-    if not keep:
-        return made
-
-    def forget(ref, key: int = key) -> None:
-        if key in _ENCODED and _ENCODED[key][0] is ref:
-            del _ENCODED[key]
-
-    _ENCODED[key] = [weakref.ref(array, forget), made]
-    return made
+    return _ENCODED.put(array, made) if keep else made
 
 
 SMALL_BATCH = 2000  # distinct values below which a Python dict beats pandas' hashing (call overhead)
