@@ -14,6 +14,8 @@ from pathlib import Path
 
 from evaluators.bird import native, official
 from evaluators.bird.official import split_prediction
+from evaluators.bird.pair import compare as pair_compare
+from evaluators.bird.pair import verdicts_from
 from evaluators.errors import Location, UsageError
 from evaluators.execution.backends.settings import MySQLSettings, PostgresSettings
 from evaluators.execution.executor import ExecConfig
@@ -22,13 +24,13 @@ from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark
 from evaluators.loading import pairing
 from evaluators.loading.database_folder import SERVER_FAILURES, SERVER_OPTIONS, check_database_folder, server_hint
-from evaluators.matching.typed_rows import strict_rows
 from evaluators.matching.verdicts import Verdict
 from evaluators.reporting.report import InstanceReport, Report
 from evaluators.specs import Problem
 
 DIALECTS = {"sqlite": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
 LEVELS = ("simple", "moderate", "challenging")
+PAIR_ACTION = "evaluators.bird.pair:grade_in_worker"  # a question graded in the SQL worker (bird/pair.py)
 NAMES = ("bird", "strict")
 
 
@@ -59,6 +61,7 @@ class _Runner:
     config: ExecConfig
     rows: RowRunner = field(init=False)
     paths: dict = field(default_factory=dict)  # db_id -> its file's path (`database`)
+    settings: dict | None = None  # the SQLite settings every query carries, made once
 
     def __post_init__(self) -> None:
         self.rows = RowRunner(jobs=1, config=self.config)
@@ -77,6 +80,26 @@ class _Runner:
     def gold(self, sql: str, db: str | None) -> RowResult:
         """One run per gold query, however many questions share it."""
         return self.rows.gold(RowQuery(self.options.backend, db, sql, self.options.meta_time_out))
+
+    def pair(self, sql: str, gold_sql: str, db: str | None) -> tuple:
+        """The gold then the prediction in one worker, compared there (`pair.grade_in_worker`): (gold result,
+        prediction result or None, the comparison or None), as `_in_parent` gives them."""
+        from evaluators.execution import worker
+        from evaluators.execution.backends.base import Request
+
+        if self.settings is None:
+            self.settings = self.config.settings("sqlite")
+        request = Request("sqlite", sql, "", db, self.settings, {}, "values")
+        event = worker.execute(request, PAIR_ACTION, gold_sql=gold_sql)
+        if event.get("reason") != "ok":
+            failed = RowResult(False, event.get("reason", "exec_error"), event.get("detail", ""))
+            if event.get("phase") == "gold":  # killed while the gold ran
+                return failed, None, None
+            return RowResult(True, "ok", ""), failed, None
+        if "gold_failed" in event:
+            return RowResult(False, event["gold_failed"]["reason"], event["gold_failed"]["detail"]), None, None
+        ran = RowResult(True, "ok", "") if sql.strip() else None
+        return RowResult(True, "ok", ""), ran, (event["verdicts"], event["info"])
 
 
 def grade_bird(
@@ -298,77 +321,47 @@ def _failed(verdict: Verdict, info: dict) -> tuple[dict, dict]:
 
 
 def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, elsewhere: bool) -> tuple[dict, dict]:
-    from evaluators.metrics.bird import outermost_has_order_by
-
     backend = runner.options.backend
     info: dict = {"backend": backend}
     if backend != "sqlite" and not sql.strip():
         return _failed(Verdict(0.0, "exec_error", official.EMPTY_QUERY_ERRORS[backend]), info)
-    gold_result = runner.gold(gold.sql, db)
-    pred_result = runner.run(sql, db) if gold_result.ok and sql.strip() else None
+    if backend == "sqlite":
+        gold_result, pred_result, compared = runner.pair(sql, gold.sql, db)
+    else:
+        gold_result, pred_result, compared = _in_parent(sql, gold.sql, db, runner)
     if backend == "sqlite" and official.needs_private_copy(sql, gold_result, pred_result):
         pair = _official_pair(sql, gold.sql, db, runner)
         if isinstance(pair, Verdict):
             return _failed(pair, {**info, "ran": "private copy"})
-        pred_rows, gold_rows = pair
         info["ran"] = "private copy (the prediction is not one read-only query)"
-    else:
-        if not gold_result.ok:
-            reason = "exec_error" if elsewhere else "unreadable_gold"
-            where = " on the prediction's database" if elsewhere else ""
-            return _failed(
-                Verdict(0.0, reason, f"the gold query failed{where} ({gold_result.reason}): {gold_result.detail}"), info
-            )
-        gold_rows = list(gold_result.rows)
-        if pred_result is None:  # an empty text (the gold ran): the official script gets no rows from it
-            pred_rows = []
-        else:
-            if not pred_result.ok:
-                return _failed(Verdict(0.0, pred_result.reason, pred_result.detail), info)
-            pred_rows = list(pred_result.rows)
-            info["pred_seconds"] = pred_result.query_seconds
-    unhashable = official.unhashable(pred_rows, gold_rows)
-    bird = False if unhashable else official.ex(pred_rows, gold_rows)
-    ordered = outermost_has_order_by(gold.sql)
-    strict = strict_rows(gold_rows, pred_rows, ordered)
-    info.update(ex_bird=bird, ex_strict=strict.passed, gold_order_by=ordered, **_soft_f1(pred_rows, gold_rows))
+        compared = pair_compare(*pair, gold.sql)
+    elif not gold_result.ok:
+        reason = "exec_error" if elsewhere else "unreadable_gold"
+        where = " on the prediction's database" if elsewhere else ""
+        return _failed(
+            Verdict(0.0, reason, f"the gold query failed{where} ({gold_result.reason}): {gold_result.detail}"), info
+        )
+    elif pred_result is not None and not pred_result.ok:
+        return _failed(Verdict(0.0, pred_result.reason, pred_result.detail), info)
+    verdicts, found = compared
+    info.update(found)
     if backend == "sqlite" and sql.strip() and "ran" not in info:
-        info.update(_efficiency(sql, gold.sql, db, bird, runner))
-    if unhashable:
-        info["ex_bird_note"] = unhashable
-        words, reason = unhashable, "unhashable_result"
-    else:
-        words = "BIRD EX: " + ("equal as sets of rows" if bird else _difference(pred_rows, gold_rows))
-        reason = "match" if bird else "value_mismatch"
-    return {"bird": Verdict(float(bird), reason, words), "strict": strict}, info
+        info.update(_efficiency(sql, gold.sql, db, info["ex_bird"], runner))
+    return verdicts_from(verdicts), info
 
 
-def _difference(pred_rows: list, gold_rows: list) -> str:
-    """Why the sets differ, as `grade` says it: the row counts and a gold row the prediction lacks (or the
-    other way round), cut short."""
-    words = f"different sets of rows ({len(gold_rows)} gold, {len(pred_rows)} predicted"
-    predicted, gold = set(pred_rows), set(gold_rows)  # hashable: BIRD EX compared them as sets
-    missing = next((row for row in gold_rows if row not in predicted), None)
-    if missing is not None:
-        return f"{words}; gold row {_row_text(missing)} not predicted)"
-    extra = next((row for row in pred_rows if row not in gold), None)
-    return f"{words}; predicted row {_row_text(extra)} not in the gold)" if extra is not None else words + ")"
-
-
-def _row_text(row: tuple) -> str:
-    text = "(" + ", ".join(map(str, row)) + ")"
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
-def _soft_f1(pred_rows: list, gold_rows: list) -> dict:
-    """mini-dev's Soft F1 as written (0 where it raises), and ours with rows paired by content."""
-    from evaluators.metrics.soft_f1 import soft_f1, soft_f1_unordered
-
-    try:
-        official_f1 = soft_f1(pred_rows, gold_rows)
-    except TypeError:
-        official_f1 = 0.0  # an unhashable value: evaluation_f1.py's set() raises, the question scores 0
-    return {"soft_f1": official_f1, "soft_f1_unordered": soft_f1_unordered(pred_rows, gold_rows)}
+def _in_parent(sql: str, gold_sql: str, db: str | None, runner: _Runner) -> tuple:
+    """(gold result, prediction result or None, the comparison or None): the gold cached for the run, the
+    prediction run only when the gold ran, their rows compared here."""
+    gold_result = runner.gold(gold_sql, db)
+    pred_result = runner.run(sql, db) if gold_result.ok and sql.strip() else None
+    if not gold_result.ok or (pred_result is not None and not pred_result.ok):
+        return gold_result, pred_result, None
+    pred_rows = list(pred_result.rows) if pred_result is not None else []
+    verdicts, info = pair_compare(pred_rows, list(gold_result.rows), gold_sql)
+    if pred_result is not None:
+        info["pred_seconds"] = pred_result.query_seconds
+    return gold_result, pred_result, (verdicts, info)
 
 
 def soft_f1_summary(instances: list) -> dict:

@@ -159,7 +159,7 @@ def serve(message: dict, send) -> dict:
     except QueryFailed as exc:
         return {
             "event": "result",
-            "reason": _memory_reason(exc.reason, exc.detail),
+            "reason": memory_reason(exc.reason, exc.detail),
             "detail": _clean(exc.detail, request),
             "bytes_processed": exc.bytes_processed,
             "seconds": time.monotonic() - started,
@@ -167,7 +167,7 @@ def serve(message: dict, send) -> dict:
     except Exception as exc:  # a driver bug or an unexpected error type: still that instance's error only
         return {
             "event": "result",
-            "reason": _memory_reason("exec_error", str(exc)),
+            "reason": memory_reason("exec_error", str(exc)),
             "seconds": time.monotonic() - started,
             "detail": _clean(f"{type(exc).__name__}: {first_line(exc)}", request),
         }
@@ -176,7 +176,7 @@ def serve(message: dict, send) -> dict:
 _OUT_OF_MEMORY = ("out of memory", "memoryerror", "bad_alloc", "cannot allocate memory", "memory allocation")
 
 
-def _memory_reason(reason: str, detail: str) -> str:
+def memory_reason(reason: str, detail: str) -> str:
     """An engine that ran out of memory under the cap (SQLite's, libpq's, DuckDB's own words) is the
     instance's `memory_limit`, not an error of its SQL."""
     if reason == "exec_error" and any(words in detail.lower() for words in _OUT_OF_MEMORY):
@@ -468,19 +468,21 @@ def execute(request: Request, action: str = "run", **extra) -> dict:
     begun = time.monotonic()
     deadline = begun + request.timeout_s + STARTUP_ALLOWANCE_S
     handle = None
+    phase: dict = {}  # an action running queries in turn names each one as it starts: a kill says which
     try:
         while True:
             try:
                 event = worker.next_event(deadline)
             except EOFError:
                 pool().forget(worker)
-                return _died(worker, request, backend)
+                return {**_died(worker, request, backend), **phase}
             if event is None:
                 pool().forget(worker)
-                return _expired(worker, request, backend, handle, begun)
+                return {**_expired(worker, request, backend, handle, begun), **phase}
             if event["event"] == "started":
                 begun = worker.query_began = time.monotonic()  # the timeout counts from the query's start
                 deadline = begun + request.timeout_s + backend.kill_grace_s
+                phase = {"phase": event["phase"]} if "phase" in event else {}
             elif event["event"] == "handle":
                 handle = event
                 worker.running = (request, event)
@@ -567,7 +569,7 @@ def _died(worker: WorkerProcess, request: Request, backend) -> dict:
         f"the worker process died (exit code {worker.proc.returncode}): {last}", _parent_secrets(backend, request)
     )
     # A library that aborts when an allocation fails under the cap (C++ bad_alloc, "out of memory").
-    return {"event": "result", "reason": _memory_reason("exec_error", " ".join(tail[-3:])), "detail": detail}
+    return {"event": "result", "reason": memory_reason("exec_error", " ".join(tail[-3:])), "detail": detail}
 
 
 def _parent_secrets(backend, request: Request) -> list[str]:

@@ -38,7 +38,9 @@ REASONS = (
 )
 # What a run keeps: the result CSV; the CSV and the typed rows beside it (rowfile.py); or only the
 # time of executing and fetching every row (VES timing runs, which write nothing).
-COLLECT = ("csv", "rows", "time", "inline")  # inline: typed rows come back in the result itself, no file
+# inline: typed rows come back in the result itself, no file; values: the driver's rows kept as they are, for
+# an action that compares them in the worker (never sent over the pipe)
+COLLECT = ("csv", "rows", "time", "inline", "values")
 REDACTED = "[redacted]"
 CREDENTIAL_VARIABLES = (
     "GOOGLE_APPLICATION_CREDENTIALS",
@@ -314,10 +316,13 @@ def keep_result(
     written); `rows` are the driver's Python rows, read from the frame when a driver gives none."""
     if request.collect == "time":
         return Outcome(None, len(rows or ()), len(columns or ()), bytes_processed, query_seconds)
-    if request.collect == "inline":  # typed values over the pipe: no file
+    if request.collect in ("inline", "values"):  # typed values over the pipe, or kept here: no file
         if rows is None:  # a driver that gives a frame (BigQuery)
             frame = frame_of()
             columns, rows = [str(c) for c in frame.columns], _frame_rows(frame)
+        if request.collect == "values":
+            data = {"columns": [str(c) for c in columns or []], "rows": rows}
+            return Outcome(None, len(rows), len(columns or ()), bytes_processed, query_seconds, data)
         encoded, tagged = encode_rows(rows)
         first = json_safe(rows[0][0]) if rows and columns else None
         return Outcome(

@@ -1,0 +1,93 @@
+"""BIRD's two ways to one comparison: a question graded in the SQL worker (`pair.grade_in_worker`, SQLite) and
+graded in the grading process (`run._in_parent`, the servers' way, here on SQLite too) give the same results,
+verdicts and report figures, on every (gold, prediction) pair of generated queries over a generated database."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sqlite3
+
+import pytest
+
+from evaluators.bird.run import BirdOptions, _in_parent, _Runner
+from evaluators.execution.executor import ExecConfig
+
+QUERIES = [
+    "SELECT name FROM t WHERE g = 3",
+    "SELECT name FROM t WHERE g = 3 ORDER BY v",
+    "SELECT name, v FROM t WHERE v > 40 ORDER BY v DESC LIMIT 5",
+    "SELECT v, name FROM t WHERE v > 40 ORDER BY v DESC LIMIT 5",
+    "SELECT count(*) FROM t",
+    "SELECT count(*) * 1.0 FROM t",
+    "SELECT g, avg(v) FROM t GROUP BY g",
+    "SELECT g, sum(v) / count(v) FROM t GROUP BY g",
+    "SELECT DISTINCT g FROM t",
+    "SELECT g FROM t",
+    "SELECT CAST(g AS TEXT) FROM t WHERE id < 4",
+    "SELECT g FROM t WHERE id < 4",
+    "SELECT blob FROM t WHERE id < 3",
+    "SELECT name FROM t WHERE id < 0",
+    "SELECT nme FROM t",
+    "SELECT 1;;",
+    "",
+]
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bird_pair") / "db.sqlite"
+    rng = random.Random(3)
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, g INTEGER, name TEXT, v REAL, blob BLOB)")
+    rows = [
+        (i, rng.randrange(6), rng.choice(["a", "b", "ç", None]), rng.choice([round(rng.uniform(0, 99), 2), None]), b"\x00" * (i % 3))
+        for i in range(60)
+    ]
+    con.executemany("INSERT INTO t VALUES (?,?,?,?,?)", rows)
+    con.commit()
+    con.close()
+    return str(path)
+
+
+def _plain(triple) -> tuple:
+    gold, pred, compared = triple
+    results = tuple(None if r is None else (r.ok, r.reason, r.detail) for r in (gold, pred))
+    if compared is None:
+        return results, None
+    verdicts, info = compared
+    info = {k: v for k, v in info.items() if k != "pred_seconds"}  # a timing, never the same twice
+    return results, (verdicts, info)
+
+
+def test_worker_and_parent_comparisons_agree_on_every_pair(database, tmp_path):
+    config = ExecConfig(output_dir=tmp_path / "work", timeout_s=10.0)
+    runner = _Runner(BirdOptions(tmp_path, meta_time_out=10.0, work_dir=tmp_path / "work"), config)
+    try:
+        compared = 0
+        for gold, pred in itertools.product([q for q in QUERIES if q.strip()], QUERIES):
+            in_worker = _plain(runner.pair(pred, gold, database))
+            in_parent = _plain(_in_parent(pred, gold, database, runner))
+            assert in_worker == in_parent, (gold, pred)
+            compared += in_worker[1] is not None
+        assert compared > 100  # most pairs ran both queries and were compared, not only failures
+    finally:
+        runner.rows.close()
+
+
+SLOW = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000000) SELECT count(*) FROM c"
+
+
+@pytest.mark.parametrize("gold, pred", [(SLOW, QUERIES[0]), (QUERIES[0], SLOW)], ids=["gold", "prediction"])
+def test_a_timeout_is_the_same_failure_both_ways(database, tmp_path, gold, pred):
+    config = ExecConfig(output_dir=tmp_path / "work", timeout_s=0.3)
+    runner = _Runner(BirdOptions(tmp_path, meta_time_out=0.3, work_dir=tmp_path / "work"), config)
+    try:
+        in_worker = _plain(runner.pair(pred, gold, database))
+        assert in_worker == _plain(_in_parent(pred, gold, database, runner))
+    finally:
+        runner.rows.close()
+    gold_result, pred_result = in_worker[0]
+    failed = gold_result if gold is SLOW else pred_result
+    assert failed[:2] == (False, "timeout") and in_worker[1] is None
+    assert (pred_result is None) == (gold is SLOW)  # a gold that failed: the prediction never ran
