@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from casefolders import write_instance
+from helpers_io import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("grade", "bird", "test-suite", "livesql")
@@ -163,7 +164,7 @@ def _declared() -> dict:
         path = key if isinstance(key, tuple) else (key,)
         command = main
         for name in path:
-            command = command.commands[name]
+            command = command.get_command(None, name)
         for param in command.params:
             if isinstance(param, click.Option):
                 for name in (*param.opts, *param.secondary_opts):
@@ -198,3 +199,19 @@ def test_the_run_limits_and_work_dir_are_taken_by_every_command(tmp_path, comman
     done = _run(tmp_path, command, "--timeout", "20", "--memory-limit-mb", "512", "--work-dir", "scratch")
     assert done.returncode == 0, done.stderr
     assert not (done.folder / ".grade-work").exists()  # the folder given, never the default
+
+
+def test_a_misspelt_command_exits_2_and_names_the_nearest():
+    from evaluators.cli import COMMANDS as LISTED
+
+    result = run_cli("bidr", "--num_cpus", "2")
+    assert result.exit_code == 2 and "Did you mean 'bird'?" in result.output
+    assert all(name in result.output for name in LISTED)  # and lists them all
+
+
+def test_every_listed_command_imports_and_runs_its_help():
+    from evaluators.cli import COMMANDS as LISTED
+
+    for name in LISTED:
+        result = run_cli(name, "--help")
+        assert result.exit_code == 0 and "Usage:" in result.output, name

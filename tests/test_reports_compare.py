@@ -287,3 +287,18 @@ def test_plot_axes_are_0_to_100_and_40_labels_do_not_overlap(tmp_path):
     assert len(labels) == 40 and all("(n=2)" in t.get_text() for t in labels)
     boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.y0)
     assert all(a.y1 <= b.y0 + 0.5 for a, b in zip(boxes, boxes[1:], strict=False)), "labels overlap"
+
+
+@pytest.mark.parametrize("n, passed", [(10, 5), (60, 30), (7, 1), (200, 173), (1000, 862), (400, 399)])
+def test_the_exact_binary_interval_is_what_resampling_approximates(n, passed):
+    """Scores of 0 and 1 take the exact bootstrap distribution (no numpy); numpy's resampling, run long, lands
+    within one step (1/n) of it at both ends."""
+    import numpy as np
+
+    values = np.array([1.0] * passed + [0.0] * (n - passed))
+    rng = np.random.default_rng(7)
+    means = np.concatenate([values[rng.integers(0, n, size=(5000, n))].mean(axis=1) for _ in range(10)])
+    expected = np.quantile(means, [0.025, 0.975])
+    exact = bootstrap_ci([1.0] * passed + [0.0] * (n - passed))
+    assert exact == pytest.approx(list(expected), abs=1 / n + 1e-9)
+    assert exact[0] <= passed / n <= exact[1]

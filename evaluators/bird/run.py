@@ -162,8 +162,8 @@ class BirdBenchmark(Benchmark):
         return Inputs(items, len(preds), tuple(problems), tuple(_unpaired(preds, golds)), gold_files)
 
     def grade_all(self, items: list, jobs: int, progress) -> list[InstanceReport]:
-        # What the report needs (numpy for its intervals, importlib.metadata for the versions): not after the grading
-        _import_meanwhile("numpy", "importlib.metadata")
+        # What the report needs (importlib.metadata for the versions): not after the grading
+        _import_meanwhile("importlib.metadata")
         return super().grade_all(items, jobs, progress)
 
     def grade(self, item) -> InstanceReport:

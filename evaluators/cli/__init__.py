@@ -10,23 +10,50 @@ from __future__ import annotations
 
 import click
 
-from evaluators.cli.bird import bird
-from evaluators.cli.compare import compare
-from evaluators.cli.db import db
-from evaluators.cli.doctor import doctor
-from evaluators.cli.ehrsql import ehrsql
-from evaluators.cli.gold import gold
-from evaluators.cli.grade import GRADE_EPILOG, grade
-from evaluators.cli.interact import interact
-from evaluators.cli.livesql import livesql
-from evaluators.cli.options import stop_interrupted
-from evaluators.cli.platinum import platinum
-from evaluators.cli.testsuite import test_suite
-from evaluators.cli.validate import validate
+from evaluators.cli.options import GRADE_EPILOG, stop_interrupted
+
+# Each command by "module:attr", imported when it runs (or when --help lists them): a run imports its own
+# command only, not the eleven others and what they import (a tenth of a second of every start).
+COMMANDS = {
+    "grade": "evaluators.cli.grade:grade",
+    "validate": "evaluators.cli.validate:validate",
+    "gold": "evaluators.cli.gold:gold",
+    "test-suite": "evaluators.cli.testsuite:test_suite",
+    "db": "evaluators.cli.db:db",
+    "bird": "evaluators.cli.bird:bird",
+    "livesql": "evaluators.cli.livesql:livesql",
+    "compare": "evaluators.cli.compare:compare",
+    "ehrsql": "evaluators.cli.ehrsql:ehrsql",
+    "platinum": "evaluators.cli.platinum:platinum",
+    "doctor": "evaluators.cli.doctor:doctor",
+    "interact": "evaluators.cli.interact:interact",
+}
 
 
 class DefaultToGrade(click.Group):
-    """Spider2's `evaluate.py --result_dir ...` has no subcommand: treat it as `grade`."""
+    """Spider2's `evaluate.py --result_dir ...` has no subcommand: treat it as `grade`.  The commands are
+    imported lazily (COMMANDS)."""
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, cmd_name: str):
+        if cmd_name not in COMMANDS:
+            return None
+        import importlib
+
+        module, _, attr = COMMANDS[cmd_name].partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in COMMANDS:
+            import difflib
+
+            close = difflib.get_close_matches(name, COMMANDS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            ctx.fail(f"No such command {name!r}.{hint} Commands: {', '.join(sorted(COMMANDS))}.")
+        return super().resolve_command(ctx, args)
 
     def make_context(self, *args, **kwargs):
         try:  # a signal while the flags are read: click would say "Aborted!" and exit 1
@@ -50,17 +77,3 @@ class DefaultToGrade(click.Group):
 @click.version_option(package_name="spider-grade")
 def main():
     """Grade Spider 2.0-style submissions offline: official and strict semantics side by side."""
-
-
-main.add_command(grade)
-main.add_command(validate)
-main.add_command(gold)
-main.add_command(test_suite)
-main.add_command(db)
-main.add_command(bird)
-main.add_command(livesql)
-main.add_command(compare)
-main.add_command(ehrsql)
-main.add_command(platinum)
-main.add_command(doctor)
-main.add_command(interact)

@@ -10,18 +10,8 @@ import click
 from evaluators.cli import options
 from evaluators.cli.databases import check_databases
 from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
-from evaluators.cli.options import check_writable_outside, handle_errors
+from evaluators.cli.options import GRADE_EPILOG, check_writable_outside, handle_errors
 from evaluators.matching.semantics import PRESETS, semantics_help
-
-GRADE_EPILOG = """\b
-Examples:
-  python evaluate.py --result_dir example_submission_folder --gold_dir gold
-  python evaluate.py --result-dir sub --gold-dir gold --semantics strict --output out/report.json
-  python evaluate.py grade --result-dir sub --gold-dir gold --jobs 2 --fail-under 0.5
-  python evaluate.py grade --result-dir lite_csvs --gold-dir lite_gold --layout flat
-  python evaluate.py grade --result-dir sub --gold-dir gold --db-dir dbs --ves-iterations 100
-  python evaluate.py grade --result-dir sub --gold-dir gold --ray auto
-"""
 
 
 @click.command(epilog=GRADE_EPILOG)

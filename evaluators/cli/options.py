@@ -15,6 +15,17 @@ from evaluators.cwd import absolute
 from evaluators.errors import EvalError, UsageError
 from evaluators.terminal_safe import json_text, terminal_text
 
+# `grade`'s examples, shown under `evaluate.py --help` too (grade is the default command)
+GRADE_EPILOG = """\b
+Examples:
+  python evaluate.py --result_dir example_submission_folder --gold_dir gold
+  python evaluate.py --result-dir sub --gold-dir gold --semantics strict --output out/report.json
+  python evaluate.py grade --result-dir sub --gold-dir gold --jobs 2 --fail-under 0.5
+  python evaluate.py grade --result-dir lite_csvs --gold-dir lite_gold --layout flat
+  python evaluate.py grade --result-dir sub --gold-dir gold --db-dir dbs --ves-iterations 100
+  python evaluate.py grade --result-dir sub --gold-dir gold --ray auto
+"""
+
 
 class AbsolutePath(click.Path):
     """Every path option, resolved once, here, against the caller's working directory.
