@@ -56,6 +56,62 @@ def test_threads_and_processes_give_the_same_report_a_broken_item_included(jobs)
     assert (os.getpid() in graders) == (jobs == 1)  # processes: the rule ran in the pool's, not here
 
 
+class Batched(Squares):
+    """Squares graded in runs of three, each run seen by `prepare` first (a failing run: 9, 10, 11)."""
+
+    batch = 3
+
+    def __init__(self):
+        super().__init__(processes=False)
+        self.prepared: list = []
+
+    def prepare(self, items):
+        if 10 in items:
+            raise RuntimeError("a run that cannot be prepared is graded item by item")
+        self.prepared.append(list(items))
+
+
+class Counting:
+    def __init__(self):
+        self.steps, self.total, self.closed = 0, None, False
+
+    def __call__(self, total):
+        self.total = total
+        return self
+
+    def step(self, n=1):
+        self.steps += n
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_a_batched_benchmark_gives_the_same_report_and_counts_items(jobs):
+    batched, bar = Batched(), Counting()
+    report = run_benchmark(batched, jobs, bar)
+    assert _rows(report) == _rows(run_benchmark(Squares(processes=False), jobs))
+    assert sorted(batched.prepared) == [[n, n + 1, n + 2] for n in range(0, 18, 3) if n != 9] + [[18, 19]]
+    assert (bar.total, bar.steps, bar.closed) == (20, 20, True)
+
+
+def test_threads_grow_beside_slow_items_only():
+    """A run starts one thread a core; an item running past STUCK_S gets a thread beside it, up to `jobs`."""
+    import threading
+    import time
+
+    from evaluators.grading import parallel
+
+    def name_of(seconds):
+        time.sleep(seconds)
+        return threading.current_thread().name
+
+    fast = set(parallel.run_each(name_of, [0.0] * 200, 16))
+    assert len(fast) <= parallel.FIRST_THREADS
+    slow = set(parallel.run_each(name_of, [parallel.STUCK_S * 3] * 6, 16))
+    assert len(slow) > parallel.FIRST_THREADS and len(slow) <= 6
+
+
 def test_no_command_runs_its_items_outside_the_one_runner():
     callers = sorted(
         str(path.relative_to(ROOT))

@@ -117,7 +117,8 @@ def test_a_path_that_does_not_exist_names_the_option_and_the_resolved_path(world
 
 
 def _commands(group: click.Group, prefix: str = ""):
-    for name, command in group.commands.items():
+    for name in group.list_commands(None):  # the top group imports its commands lazily (cli.COMMANDS)
+        command = group.get_command(None, name)
         if isinstance(command, click.Group):
             yield from _commands(command, f"{prefix}{name} ")
         else:

@@ -101,6 +101,24 @@ def grade_in_worker(request, message: dict, send) -> dict:
     return {"verdicts": verdicts, "info": info}
 
 
+def grade_many_in_worker(request, message: dict, send) -> dict:
+    """`grade_in_worker` for each [prediction, gold, database] of `message["pairs"]`, in turn, on `request`'s
+    settings: one round trip for several questions.  Each result is what a single one's event would hold."""
+    from dataclasses import replace
+
+    from evaluators.execution.backends.base import QueryFailed
+    from evaluators.execution.worker import query_failure
+
+    results = []
+    for sql, gold_sql, database in message["pairs"]:
+        one = replace(request, sql=sql, db_ref=database)
+        try:
+            results.append({"reason": "ok", **grade_in_worker(one, {"gold_sql": gold_sql}, send)})
+        except QueryFailed as exc:
+            results.append(query_failure(exc, one))
+    return {"results": results}  # anything else fails the batch: its questions are then graded one by one
+
+
 def _run(request, phase: str, send):
     from dataclasses import replace
 
@@ -115,8 +133,8 @@ def _run(request, phase: str, send):
 def _gold(request, gold_sql: str, send) -> tuple:
     from dataclasses import replace
 
-    from evaluators.execution.backends.base import QueryFailed, first_line
-    from evaluators.execution.worker import memory_reason
+    from evaluators.execution.backends.base import QueryFailed
+    from evaluators.execution.worker import query_failure
 
     key = (request.backend, request.db_ref, _file_state(request.db_ref), gold_sql, repr(sorted(request.settings.items())))
     if key in _gold_rows:
@@ -125,7 +143,8 @@ def _gold(request, gold_sql: str, send) -> tuple:
         outcome = _run(replace(request, sql=gold_sql, trusted=True), "gold", send)
         found: tuple = ("ok", outcome.data["rows"])
     except QueryFailed as exc:
-        found = (memory_reason(exc.reason, exc.detail), first_line(exc.detail))
+        failure = query_failure(exc, request)
+        found = (failure["reason"], failure["detail"])
     except MemoryError:
         found = ("memory_limit", "the gold's rows passed the worker's memory cap")
     _keep(key, found)

@@ -9,6 +9,7 @@ copy of the database (see `official`).
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -31,6 +32,8 @@ from evaluators.specs import Problem
 DIALECTS = {"sqlite": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
 LEVELS = ("simple", "moderate", "challenging")
 PAIR_ACTION = "evaluators.bird.pair:grade_in_worker"  # a question graded in the SQL worker (bird/pair.py)
+PAIRS_ACTION = "evaluators.bird.pair:grade_many_in_worker"  # BATCH questions of a thread, one request
+BATCH = 8
 NAMES = ("bird", "strict")
 
 
@@ -62,6 +65,7 @@ class _Runner:
     rows: RowRunner = field(init=False)
     paths: dict = field(default_factory=dict)  # db_id -> its file's path (`database`)
     settings: dict | None = None  # the SQLite settings every query carries, made once
+    ready: threading.local = field(default_factory=threading.local)  # this thread's batch of pairs (`pairs`)
 
     def __post_init__(self) -> None:
         self.rows = RowRunner(jobs=1, config=self.config)
@@ -83,23 +87,50 @@ class _Runner:
 
     def pair(self, sql: str, gold_sql: str, db: str | None) -> tuple:
         """The gold then the prediction in one worker, compared there (`pair.grade_in_worker`): (gold result,
-        prediction result or None, the comparison or None), as `_in_parent` gives them."""
-        from evaluators.execution import worker
+        prediction result or None, the comparison or None), as `_in_parent` gives them.  A pair this thread
+        had graded in its batch (`pairs`) is taken from there."""
+        ready = getattr(self.ready, "pairs", {}).pop((sql, gold_sql, db), None)
+        if ready is not None:
+            return ready
+        event = worker_execute(self._request(sql, db), PAIR_ACTION, gold_sql=gold_sql)
+        return _pair_result(event, sql)
+
+    def pairs(self, wanted: list[tuple]) -> list[tuple]:
+        """`pair` for each (prediction, gold, database), in one worker request; kept for this thread's `pair`
+        calls.  A batch that fails whole (a worker killed, or out of memory) keeps nothing: each is then run
+        alone."""
+        event = worker_execute(self._request("", None), PAIRS_ACTION, pairs=[list(w) for w in wanted])
+        if event.get("reason") != "ok":
+            return []
+        found = [_pair_result(result, sql) for result, (sql, _, _) in zip(event["results"], wanted, strict=True)]
+        self.ready.pairs = dict(zip(wanted, found, strict=True))
+        return found
+
+    def _request(self, sql: str, db: str | None):
         from evaluators.execution.backends.base import Request
 
         if self.settings is None:
             self.settings = self.config.settings("sqlite")
-        request = Request("sqlite", sql, "", db, self.settings, {}, "values")
-        event = worker.execute(request, PAIR_ACTION, gold_sql=gold_sql)
-        if event.get("reason") != "ok":
-            failed = RowResult(False, event.get("reason", "exec_error"), event.get("detail", ""))
-            if event.get("phase") == "gold":  # killed while the gold ran
-                return failed, None, None
-            return RowResult(True, "ok", ""), failed, None
-        if "gold_failed" in event:
-            return RowResult(False, event["gold_failed"]["reason"], event["gold_failed"]["detail"]), None, None
-        ran = RowResult(True, "ok", "") if sql.strip() else None
-        return RowResult(True, "ok", ""), ran, (event["verdicts"], event["info"])
+        return Request("sqlite", sql, "", db, self.settings, {}, "values")
+
+
+def worker_execute(request, action: str, **extra) -> dict:
+    from evaluators.execution import worker
+
+    return worker.execute(request, action, **extra)
+
+
+def _pair_result(event: dict, sql: str) -> tuple:
+    """A worker's answer for one pair as (gold result, prediction result or None, the comparison or None)."""
+    if event.get("reason") != "ok":
+        failed = RowResult(False, event.get("reason", "exec_error"), event.get("detail", ""))
+        if event.get("phase") == "gold":  # killed while the gold ran
+            return failed, None, None
+        return RowResult(True, "ok", ""), failed, None
+    if "gold_failed" in event:
+        return RowResult(False, event["gold_failed"]["reason"], event["gold_failed"]["detail"]), None, None
+    ran = RowResult(True, "ok", "") if sql.strip() else None
+    return RowResult(True, "ok", ""), ran, (event["verdicts"], event["info"])
 
 
 def grade_bird(
@@ -169,6 +200,17 @@ class BirdBenchmark(Benchmark):
     def grade(self, item) -> InstanceReport:
         name, gold, pred, question = item
         return _grade(name, gold, pred, question, self.runner)
+
+    @property
+    def batch(self) -> int:
+        """On SQLite, BATCH questions a worker request (`prepare`): a run of small fast questions spent most
+        of its time in one round trip each, the grading process and the worker waiting on each other."""
+        return BATCH if self.options.backend == "sqlite" else 1
+
+    def prepare(self, items: list) -> None:
+        wanted = _pairs_of(items, self.runner)
+        if len(wanted) > 1:
+            self.runner.pairs(wanted)
 
     def broken(self, item, words: str) -> InstanceReport:
         name, gold, pred, question = item
@@ -294,11 +336,7 @@ def _grade(
             {},
         )
     sql, named_db = official.split_prediction(pred.value)
-    db_id = gold.db_id
-    if runner.options.layout == "dev" and runner.options.backend == "sqlite":
-        named = official.dev_database(pred.value)
-        db_id = gold.db_id if named is None else named  # None: dev crashes on this file (a problem)
-    db = runner.database(db_id)
+    db_id, db = _where(gold, pred, runner)
     if runner.options.backend == "sqlite" and (db is None or not os.path.isfile(db)):
         words = official.DEV_EMPTY_DB if db_id == "" else f"no database {db_id}/{db_id}.sqlite"
         verdict = Verdict(0.0, "no_database", f"{words} under {runner.options.db_root}")
@@ -308,6 +346,27 @@ def _grade(
     if db_id != gold.db_id:
         info["ran_on"] = f"{db_id} (BIRD dev runs the prediction and the gold on the prediction's db_id)"
     return _instance(name, gold, pred, meta, verdicts, info)
+
+
+def _where(gold: native.GoldLine, pred: native.PredictionValue, runner: _Runner) -> tuple[str, str | None]:
+    """(the db_id the pair runs on, its file on SQLite): the gold's, or on BIRD dev the prediction's."""
+    db_id = gold.db_id
+    if runner.options.layout == "dev" and runner.options.backend == "sqlite":
+        named = official.dev_database(pred.value)
+        db_id = gold.db_id if named is None else named  # None: dev crashes on this file (a problem)
+    return db_id, runner.database(db_id)
+
+
+def _pairs_of(items: list, runner: _Runner) -> list[tuple]:
+    """The (prediction, gold, database) each of these questions will run on SQLite, as `_grade` finds them."""
+    wanted = []
+    for _, gold, pred, _ in items:
+        if gold is None or pred is None:
+            continue
+        _, db = _where(gold, pred, runner)
+        if db is not None and os.path.isfile(db):
+            wanted.append((official.split_prediction(pred.value)[0], gold.sql, db))
+    return wanted
 
 
 def _failed(verdict: Verdict, info: dict) -> tuple[dict, dict]:

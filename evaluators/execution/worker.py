@@ -159,8 +159,7 @@ def serve(message: dict, send) -> dict:
     except QueryFailed as exc:
         return {
             "event": "result",
-            "reason": memory_reason(exc.reason, exc.detail),
-            "detail": _clean(exc.detail, request),
+            **query_failure(exc, request),
             "bytes_processed": exc.bytes_processed,
             "seconds": time.monotonic() - started,
         }
@@ -174,6 +173,12 @@ def serve(message: dict, send) -> dict:
 
 
 _OUT_OF_MEMORY = ("out of memory", "memoryerror", "bad_alloc", "cannot allocate memory", "memory allocation")
+
+
+def query_failure(exc: QueryFailed, request: Request) -> dict:
+    """A query's failure as every result says it: its reason (memory words read as `memory_limit`) and its
+    first line, secrets redacted; for an action that reports several queries' failures in one result."""
+    return {"reason": memory_reason(exc.reason, exc.detail), "detail": _clean(exc.detail, request)}
 
 
 def memory_reason(reason: str, detail: str) -> str:
