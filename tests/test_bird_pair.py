@@ -41,7 +41,13 @@ def database(tmp_path_factory):
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, g INTEGER, name TEXT, v REAL, blob BLOB)")
     rows = [
-        (i, rng.randrange(6), rng.choice(["a", "b", "ç", None]), rng.choice([round(rng.uniform(0, 99), 2), None]), b"\x00" * (i % 3))
+        (
+            i,
+            rng.randrange(6),
+            rng.choice(["a", "b", "ç", None]),
+            rng.choice([round(rng.uniform(0, 99), 2), None]),
+            b"\x00" * (i % 3),
+        )
         for i in range(60)
     ]
     con.executemany("INSERT INTO t VALUES (?,?,?,?,?)", rows)

@@ -302,3 +302,19 @@ def test_the_exact_binary_interval_is_what_resampling_approximates(n, passed):
     exact = bootstrap_ci([1.0] * passed + [0.0] * (n - passed))
     assert exact == pytest.approx(list(expected), abs=1 / n + 1e-9)
     assert exact[0] <= passed / n <= exact[1]
+
+
+def test_library_versions_are_what_importlib_metadata_says(tmp_path, monkeypatch):
+    """The provenance reads versions from the dist-info folders' names; importlib.metadata (which the report no
+    longer imports) gives the same, for the libraries it names, this package, and a made-up distribution."""
+    from importlib import metadata
+
+    from evaluators.reporting.provenance import LIBRARIES, _version
+
+    made = tmp_path / "Made_Up.Pkg-1.2.3.dist-info"
+    made.mkdir()
+    (made / "METADATA").write_text("Metadata-Version: 2.1\nName: Made_Up.Pkg\nVersion: 1.2.3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in (*LIBRARIES, "spider-grade", "made-up-pkg", "Made_Up.Pkg"):
+        assert _version(name) == metadata.version(name), name
+    assert _version("no-such-distribution") is None

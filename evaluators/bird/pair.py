@@ -136,7 +136,13 @@ def _gold(request, gold_sql: str, send) -> tuple:
     from evaluators.execution.backends.base import QueryFailed
     from evaluators.execution.worker import query_failure
 
-    key = (request.backend, request.db_ref, _file_state(request.db_ref), gold_sql, repr(sorted(request.settings.items())))
+    key = (
+        request.backend,
+        request.db_ref,
+        _file_state(request.db_ref),
+        gold_sql,
+        repr(sorted(request.settings.items())),
+    )
     if key in _gold_rows:
         return _gold_rows[key]
     try:

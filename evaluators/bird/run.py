@@ -192,11 +192,6 @@ class BirdBenchmark(Benchmark):
         gold_files = (gold_file, *([self.questions] if self.questions else []))
         return Inputs(items, len(preds), tuple(problems), tuple(_unpaired(preds, golds)), gold_files)
 
-    def grade_all(self, items: list, jobs: int, progress) -> list[InstanceReport]:
-        # What the report needs (importlib.metadata for the versions): not after the grading
-        _import_meanwhile("importlib.metadata")
-        return super().grade_all(items, jobs, progress)
-
     def grade(self, item) -> InstanceReport:
         name, gold, pred, question = item
         return _grade(name, gold, pred, question, self.runner)
@@ -229,22 +224,6 @@ class BirdBenchmark(Benchmark):
 
     def close(self) -> None:  # after `read` made the runner (run_benchmark's order)
         self.runner.rows.close()
-
-
-def _import_meanwhile(*modules: str) -> None:
-    """Import `modules` on a thread of its own: the grading's threads mostly wait for their queries, so the
-    imports (Python and C code holding the interpreter) fit in their waits instead of following them."""
-    import importlib
-    import threading
-
-    def load() -> None:
-        for module in modules:
-            try:
-                importlib.import_module(module)
-            except ImportError:
-                pass  # whoever needs it says so when it imports it
-
-    threading.Thread(target=load, name="imports for the report").start()
 
 
 def question_names(questions: list[dict], count: int) -> list[str]:

@@ -107,7 +107,7 @@ def bird(
     if sql_dialect.lower() == "sqlite":  # a SQL worker's start-up overlaps the imports below (grading/warm.py)
         from evaluators.execution import worker
 
-        worker.prestart(("evaluators.execution.backends.sqlite_backend",))
+        worker.prestart(("evaluators.execution.backends.sqlite_backend", "evaluators.bird.pair"))
     from evaluators.bird.run import BirdBenchmark, BirdOptions
 
     config = options.exec_config(

@@ -24,46 +24,39 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import IO
 
+from evaluators.execution import zygote
 from evaluators.execution.backends import get_backend
 from evaluators.execution.backends.base import FRAMED, QueryFailed, Request, first_line, redact
 from evaluators.execution.memory import capped, limit_of
 from evaluators.signals import check as stop_if_signalled
 from evaluators.signals import exit_with_parent
 
-# The worker imports only evaluators.execution.backends (and what it needs), not the whole package: a stub
-# package module skips evaluators/__init__.py, so start-up is quicker and independent of the grader.
-_BOOTSTRAP = (
-    "import sys, types; package = types.ModuleType('evaluators'); package.__path__ = [sys.argv[1]]; "
-    "sys.modules['evaluators'] = package; from evaluators.execution.worker import main; main()"
-)
 ROLE_DROP_WAIT_S = 5.0  # how long a worker ending itself may take to drop its server role
 STARTUP_ALLOWANCE_S = 60.0  # Python start-up, driver import and connecting, before the query's own timeout
 CANCEL_TIMEOUT_S = 30.0  # the cancelling worker's own limit
 CANCEL_WAIT_S = 5.0  # how long the caller waits for the cancel's answer before it moves on
 MAX_IDLE_WORKERS = 16
 FREE_STARTS = os.cpu_count() or 1  # workers started at once, without waiting for a busy one to come back
-LONG_QUERY_S = 0.25  # a worker busy this long is on a long query: a caller waiting for one starts another
+LONG_QUERY_S = 0.05  # a worker busy this long is on a long query: a caller waiting for one starts another
 # A worker still getting ready for its query (Python and driver imports, connecting) counts as coming back
 # soon for this long, unless its backend says the query started: a fresh worker's first request (a second
 # of imports with PostgreSQL's driver) made every waiting caller start yet another worker.
 PREPARING_S = 2.0
 _STDERR_TAIL = 4000
-_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
 
 # ---------------------------------------------------------------- child side
 
 
+def fork_server() -> None:
+    """The zygote's main (zygote.py): `sys.argv` holds the package folder, the socket and the warm modules."""
+    zygote.serve(int(sys.argv[2]), sys.argv[3:], main)
+
+
 def main() -> None:
     exit_with_parent()
-    for module in sys.argv[2:]:
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            pass  # the request that needs it says so, with the extra to install
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)  # a driver that prints must not corrupt the protocol: stdout now goes to stderr
     sys.stdout = sys.stderr
@@ -213,15 +206,9 @@ class WorkerProcess:
     """One worker: its own session, so killing its process group takes any children with it."""
 
     def __init__(self, warm: tuple[str, ...] = ()):
-        # -P: the current folder (perhaps a submission's) is not put on the import path.  `warm`: modules
-        # (ours and drivers, never a submission's words) imported before the first request arrives.
-        self.proc = subprocess.Popen(
-            [sys.executable, "-P", "-c", _BOOTSTRAP, _PACKAGE_DIR, *warm],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        # Forked from this run's zygote (zygote.py), which imports `warm` first: modules (ours and drivers,
+        # never a submission's words) a worker has loaded before its first request arrives.
+        self.proc = zygote.fork_worker(warm)
         self.pid = self.proc.pid
         self.lent_at = time.monotonic()  # when the pool last handed it to a caller
         self.query_began: float | None = None  # when its backend said the query started ("started")
@@ -462,6 +449,7 @@ def kill_all() -> None:
 def _shutdown() -> None:
     if _pool is not None and _pool.pid == os.getpid():
         _pool.shutdown()
+    zygote.shutdown()
 
 
 def execute(request: Request, action: str = "run", **extra) -> dict:

@@ -55,7 +55,7 @@ def _in_turn(function: Callable, items: list, bar, on_abort) -> list:
 # it, up to `jobs`: slow queries still wait out their timeouts side by side, while a run of fast ones is not
 # spread over sixteen threads handing workers to each other (a tenth of a 1,000-question BIRD run).
 FIRST_THREADS = os.cpu_count() or 1
-STUCK_S = 0.25
+STUCK_S = 0.05
 
 
 def _in_threads(function: Callable, items: list, jobs: int, bar) -> list:
@@ -64,7 +64,7 @@ def _in_threads(function: Callable, items: list, jobs: int, bar) -> list:
         run.grow(FIRST_THREADS)
         left = len(items)
         while left:
-            done = _ended(run.ended)
+            done = _ended(run.ended, min(POLL_S, STUCK_S))
             left -= done
             bar.step(done)
             signals.check()
@@ -126,10 +126,10 @@ class _ThreadRun:
         return [value for _, value in self.out]
 
 
-def _ended(ended) -> int:
-    """How many items ended: the first waited for at most POLL_S, then those already in (0 when none)."""
+def _ended(ended, wait_s: float = POLL_S) -> int:
+    """How many items ended: the first waited for at most `wait_s`, then those already in (0 when none)."""
     try:
-        ended.get(timeout=POLL_S)
+        ended.get(timeout=wait_s)
     except queue.Empty:
         return 0
     count = 1

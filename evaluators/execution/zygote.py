@@ -1,0 +1,203 @@
+"""SQL workers forked from one warm process of this run (the zygote), instead of each starting Python anew.
+
+A worker started as a new Python process costs a fifth of a CPU second of start-up and imports, and on a
+busy machine (queries running into their timeouts beside it) a third of a second or more before it answers:
+a run whose two workers were both on slow queries stood still until a third had started.  The zygote is
+started once per grading process, imports what the workers need, and forks a worker in a few milliseconds
+whenever the pool asks for one.  It holds nothing of any submission: it never runs a query, only forks.
+
+The grading process makes each worker's three pipes and hands the worker's ends to the zygote over a Unix
+socket (SCM_RIGHTS); the forked worker takes them as its standard streams, starts a session of its own (the
+grader kills its process group at a timeout) and runs `worker.main`.  The zygote reaps ended workers at
+once, so the grader tells a worker's end by its pipes and by its pid.  The zygote
+ends when the grading process closes the socket or is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+# The zygote imports only evaluators.execution (and what it needs), not the whole package: a stub package
+# module skips evaluators/__init__.py, so start-up is quicker and independent of the grader.  The command
+# line names the worker module, as every worker's did (tools and tests look for it).
+_BOOTSTRAP = (
+    "import sys, types; package = types.ModuleType('evaluators'); package.__path__ = [sys.argv[1]]; "
+    "sys.modules['evaluators'] = package; from evaluators.execution.worker import fork_server; fork_server()"
+)
+
+
+# A process that forks must not hold threads: numpy's BLAS starts a pool of them when it is imported unless
+# told not to (a query's worker never needs one); the user's own setting is kept.
+SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+class Forked:
+    """A forked worker as `subprocess.Popen` shows one, as far as the pool uses it."""
+
+    def __init__(self, pid: int, stdin, stdout, stderr):
+        self.pid, self.stdin, self.stdout, self.stderr = pid, stdin, stdout, stderr
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                self.returncode = -1  # reaped by the zygote: its status is not sent back
+            except PermissionError:
+                pass
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired("worker", timeout or 0)
+            time.sleep(0.005)
+        return self.returncode or 0
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+class Zygote:
+    def __init__(self, warm: tuple[str, ...]):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # -P: the current folder (perhaps a submission's) is not put on the import path.
+        self.proc = subprocess.Popen(
+            [sys.executable, "-P", "-c", _BOOTSTRAP, _PACKAGE_DIR, str(theirs.fileno()), *warm],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**SINGLE_THREADED, **os.environ},
+        )
+        theirs.close()
+        self.sock, self.pid = ours, os.getpid()
+        self.lock = threading.Lock()
+
+    def fork(self, warm: tuple[str, ...] = ()) -> Forked:
+        """A new worker; OSError when the zygote is gone."""
+        ends = [os.pipe() for _ in range(3)]
+        theirs = [ends[0][0], ends[1][1], ends[2][1]]  # the worker reads stdin, writes stdout and stderr
+        try:
+            with self.lock:
+                socket.send_fds(self.sock, [json.dumps(list(warm)).encode() + b"\n"], theirs)
+                pid = int(_line(self.sock))
+        except (OSError, ValueError):
+            for fd in (*theirs, ends[0][1], ends[1][0], ends[2][0]):
+                os.close(fd)
+            raise OSError("the worker zygote is gone") from None
+        for fd in theirs:
+            os.close(fd)
+        return Forked(pid, os.fdopen(ends[0][1], "wb"), os.fdopen(ends[1][0], "rb"), os.fdopen(ends[2][0], "rb"))
+
+    def close(self) -> None:
+        try:
+            self.sock.close()  # the zygote ends when its socket does
+        finally:
+            try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _line(sock: socket.socket) -> bytes:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(64)
+        if not chunk:
+            raise OSError("closed")
+        data += chunk
+    return data
+
+
+_zygote: Zygote | None = None
+_lock = threading.Lock()
+
+
+def fork_worker(warm: tuple[str, ...]) -> Forked:
+    """A worker forked from this process's zygote (started at the first call, with `warm` imported)."""
+    global _zygote
+    with _lock:
+        if _zygote is None or _zygote.pid != os.getpid() or _zygote.proc.poll() is not None:
+            _zygote = Zygote(warm)  # a forked grading process starts its own: the socket is not shared
+        zygote = _zygote
+    return zygote.fork(warm)
+
+
+def shutdown() -> None:
+    global _zygote
+    with _lock:
+        zygote, _zygote = _zygote, None
+    if zygote is not None and zygote.pid == os.getpid():
+        zygote.close()
+
+
+# ---------------------------------------------------------------- the zygote's side
+
+
+def serve(sock_fd: int, warm: list[str], run_worker) -> None:
+    """Fork a worker for each request on the socket, until it closes.  `run_worker()` is the worker's main."""
+    import importlib
+
+    sock = socket.socket(fileno=sock_fd)
+    for module in warm:
+        _try_import(importlib, module)
+    signal.signal(signal.SIGCHLD, _reap)  # ended workers reaped at once (their CPU time counted, as before)
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, 65536, 3)
+        except OSError:
+            return
+        if not message:
+            return  # the grading process closed its end, or is gone
+        for module in json.loads(message.decode().split("\n", 1)[0] or "[]"):
+            _try_import(importlib, module)  # what this worker's caller wants warm, kept for the next ones
+        pid = os.fork()
+        if pid == 0:
+            _become_worker(sock, fds, run_worker)
+        for fd in fds:
+            os.close(fd)
+        sock.sendall(f"{pid}\n".encode())
+
+
+def _reap(signum, frame) -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _become_worker(sock: socket.socket, fds: list[int], run_worker) -> None:
+    try:
+        sock.close()
+        os.setsid()  # its own process group: the grader kills the group at a timeout
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a driver waiting for its own children must see them end
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        run_worker()
+    finally:
+        os._exit(0)
+
+
+def _try_import(importlib, module: str) -> None:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        pass  # the request that needs it says so, with the extra to install
