@@ -60,8 +60,9 @@ def epilog_commands() -> dict[str, str]:
     def walk(command: click.Command, name: str) -> None:
         for line in _commands_in((command.epilog or "").replace("\b", "")):
             found.setdefault(line, f"{name} --help")
-        for sub_name, sub in getattr(command, "commands", {}).items():
-            walk(sub, f"{name} {sub_name}")
+        if isinstance(command, click.Group):  # the top group imports its commands lazily (cli.COMMANDS)
+            for sub_name in command.list_commands(None):
+                walk(command.get_command(None, sub_name), f"{name} {sub_name}")
 
     walk(main, "evaluate.py")
     return found

@@ -152,6 +152,9 @@ class BirdBenchmark(Benchmark):
         self.predictions, self.gold, self.questions = Path(predictions), Path(gold), questions
         self.options, self.data_mode = options, data_mode
         self.runner: _Runner  # made by `read`
+        # On SQLite, BATCH questions a worker request (`prepare`): a run of small fast questions spent most
+        # of its time in one round trip each, the grading process and the worker waiting on each other.
+        self.batch = BATCH if options.backend == "sqlite" else 1
 
     def scorers(self) -> dict:
         if self.options.layout == "dev":
@@ -195,12 +198,6 @@ class BirdBenchmark(Benchmark):
     def grade(self, item) -> InstanceReport:
         name, gold, pred, question = item
         return _grade(name, gold, pred, question, self.runner)
-
-    @property
-    def batch(self) -> int:
-        """On SQLite, BATCH questions a worker request (`prepare`): a run of small fast questions spent most
-        of its time in one round trip each, the grading process and the worker waiting on each other."""
-        return BATCH if self.options.backend == "sqlite" else 1
 
     def prepare(self, items: list) -> None:
         wanted = _pairs_of(items, self.runner)
@@ -372,7 +369,8 @@ def _execute(sql: str, gold: native.GoldLine, db: str | None, runner: _Runner, e
         if isinstance(pair, Verdict):
             return _failed(pair, {**info, "ran": "private copy"})
         info["ran"] = "private copy (the prediction is not one read-only query)"
-        compared = pair_compare(*pair, gold.sql)
+        pred_rows, gold_rows = pair
+        compared = pair_compare(pred_rows, gold_rows, gold.sql)
     elif not gold_result.ok:
         reason = "exec_error" if elsewhere else "unreadable_gold"
         where = " on the prediction's database" if elsewhere else ""

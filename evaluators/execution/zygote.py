@@ -15,6 +15,7 @@ ends when the grading process closes the socket or is gone.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -170,7 +171,10 @@ def serve(sock_fd: int, warm: list[str], run_worker) -> None:
             _become_worker(sock, fds, run_worker)
         for fd in fds:
             os.close(fd)
-        sock.sendall(f"{pid}\n".encode())
+        try:
+            sock.sendall(f"{pid}\n".encode())
+        except OSError:
+            return  # the grading process is gone (a signal stopped it): the worker sees its pipes close
 
 
 def _reap(signum, frame) -> None:
@@ -184,6 +188,9 @@ def _reap(signum, frame) -> None:
 
 
 def _become_worker(sock: socket.socket, fds: list[int], run_worker) -> None:
+    """The forked child: the worker, ending as a Python process ends (its atexit handlers run: a PostgreSQL
+    worker drops its answer roles there), and never back in the zygote's loop."""
+    code = 0
     try:
         sock.close()
         os.setsid()  # its own process group: the grader kills the group at a timeout
@@ -192,8 +199,20 @@ def _become_worker(sock: socket.socket, fds: list[int], run_worker) -> None:
             os.dup2(fd, target)
             os.close(fd)
         run_worker()
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 1
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
     finally:
-        os._exit(0)
+        try:
+            atexit._run_exitfuncs()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
 
 
 def _try_import(importlib, module: str) -> None:
