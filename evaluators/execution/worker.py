@@ -26,7 +26,7 @@ import threading
 import time
 from typing import IO
 
-from evaluators.execution import zygote
+from evaluators.execution import priority, zygote
 from evaluators.execution.backends import get_backend
 from evaluators.execution.backends.base import FRAMED, QueryFailed, Request, first_line, redact
 from evaluators.execution.memory import capped, limit_of
@@ -74,7 +74,8 @@ def main() -> None:
             settings = (message.get("request") or {}).get("settings") or {}
             with capped(limit_of(settings)):  # the request and its result's JSON line (memory.py)
                 try:
-                    send(serve(message, send))
+                    event = serve(message, send)
+                    send({**event, "retire": True} if priority.lowered() else event)
                 except MemoryError:  # the JSON line did not fit: gone by now, the short answer fits
                     send(_memory_event(message, "the result could not be sent within the memory cap"))
 
@@ -203,7 +204,7 @@ def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
 
 
 class WorkerProcess:
-    """One worker: its own session, so killing its process group takes any children with it."""
+    """One worker: its own process group, so killing the group takes any children with it."""
 
     def __init__(self, warm: tuple[str, ...] = ()):
         # Forked from this run's zygote (zygote.py), which imports `warm` first: modules (ours and drivers,
@@ -482,7 +483,11 @@ def execute(request: Request, action: str = "run", **extra) -> dict:
                 worker.role = event.get("role") or worker.role
             elif event["event"] == "result":
                 worker.running = None
-                pool().release(worker)
+                if event.pop("retire", False):  # it lowered its priority for a long query (priority.py)
+                    pool().forget(worker)
+                    worker.end()
+                else:
+                    pool().release(worker)
                 return event
     except BaseException:  # Ctrl-C (or anything) while waiting: the query must not go on without us
         pool().forget(worker)

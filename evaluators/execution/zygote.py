@@ -7,8 +7,8 @@ started once per grading process, imports what the workers need, and forks a wor
 whenever the pool asks for one.  It holds nothing of any submission: it never runs a query, only forks.
 
 The grading process makes each worker's three pipes and hands the worker's ends to the zygote over a Unix
-socket (SCM_RIGHTS); the forked worker takes them as its standard streams, starts a session of its own (the
-grader kills its process group at a timeout) and runs `worker.main`.  The zygote reaps ended workers at
+socket (SCM_RIGHTS); the forked worker takes them as its standard streams, makes a process group of its own
+(the grader kills the group at a timeout) and runs `worker.main`.  The zygote reaps ended workers at
 once, so the grader tells a worker's end by its pipes and by its pid.  The zygote
 ends when the grading process closes the socket or is gone.
 """
@@ -81,7 +81,7 @@ class Zygote:
             [sys.executable, "-P", "-c", _BOOTSTRAP, _PACKAGE_DIR, str(theirs.fileno()), *warm],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
-            start_new_session=True,
+            process_group=0,  # in the grader's session: see `_become_worker`
             env={**SINGLE_THREADED, **os.environ},
         )
         theirs.close()
@@ -191,7 +191,10 @@ def _become_worker(sock: socket.socket, fds: list[int], run_worker) -> None:
     code = 0
     try:
         sock.close()
-        os.setsid()  # its own process group: the grader kills the group at a timeout
+        # Its own process group (the grader kills the group at a timeout), in the grader's session: a session
+        # is a scheduling group of its own under Linux's autogroup, where a long query's lowered priority
+        # (priority.py) would count for nothing against the grader and the other workers.
+        os.setpgid(0, 0)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a driver waiting for its own children must see them end
         for target, fd in enumerate(fds):
             os.dup2(fd, target)

@@ -13,6 +13,7 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
+from evaluators.execution import priority
 from evaluators.execution.backends import base
 from evaluators.execution.backends.base import Backend, Outcome, QueryFailed, Request
 from evaluators.execution.backends.settings import SQLiteSettings
@@ -110,8 +111,13 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
     deadline = time.monotonic() + request.timeout_s
     expired = []
 
+    long_at = time.monotonic() + priority.YIELD_AFTER_S
+
     def past_deadline() -> int:
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if now > long_at:
+            priority.yield_cpu()  # a long query yields the CPU to the short ones beside it (priority.py)
+        if now > deadline:
             expired.append(True)
             return 1  # non-zero makes SQLite abort the statement with "interrupted"
         return 0
