@@ -19,7 +19,7 @@ from evaluators.bird.pair import compare as pair_compare
 from evaluators.bird.pair import verdicts_from
 from evaluators.errors import Location, UsageError
 from evaluators.execution.backends.settings import MySQLSettings, PostgresSettings
-from evaluators.execution.executor import ExecConfig
+from evaluators.execution.config import ExecConfig
 from evaluators.execution.opener import DEFAULT_MEMORY_LIMIT_MB
 from evaluators.execution.row_queries import RowQuery, RowResult, RowRunner
 from evaluators.grading.benchmark import Benchmark, Inputs, every, item_report, run_benchmark

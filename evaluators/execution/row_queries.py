@@ -21,11 +21,11 @@ import shutil
 import tempfile
 import threading
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from evaluators.execution.executor import ExecConfig, run_sql
+from evaluators.execution.config import ExecConfig
 from evaluators.execution.opener import file_identity
 
 
@@ -60,10 +60,12 @@ class RowRunner:
         self._configs: dict[float, ExecConfig] = {}
         self._gold_locks: dict[tuple, threading.Lock] = {}
         self._lock = threading.Lock()
-        self._threads = ThreadPoolExecutor(max_workers=self.jobs)
+        self._threads: Any = None  # a ThreadPoolExecutor, made by the first `map` that needs it
 
     def run(self, query: RowQuery, trusted: bool = False) -> RowResult:
         """One query; its typed rows come back over the worker's pipe (collect="inline"), no file written."""
+        from evaluators.execution.executor import run_sql  # not for a caller that only builds the runner
+
         config = self._config(query.timeout_s)
         out = self._inline  # named for the protocol only: an inline run writes nothing
         result = run_sql(query.backend, query.database, query.sql, config, out, collect="inline", trusted=trusted)
@@ -100,13 +102,19 @@ class RowRunner:
         """function(item) for each item on the runner's threads; results in order."""
         if self.jobs == 1 or len(items) < 2:
             return [function(item) for item in items]
+        with self._lock:
+            if self._threads is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._threads = ThreadPoolExecutor(max_workers=self.jobs)
         return list(self._threads.map(function, items))
 
     def run_many(self, queries: list[RowQuery]) -> list[RowResult]:
         return self.map(self.run, list(queries))
 
     def close(self) -> None:
-        self._threads.shutdown(wait=True)
+        if self._threads is not None:
+            self._threads.shutdown(wait=True)
         shutil.rmtree(self._scratch, ignore_errors=True)
 
     def __enter__(self) -> RowRunner:

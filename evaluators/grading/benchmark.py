@@ -34,7 +34,6 @@ from pathlib import Path
 from evaluators.grading.jobs import resolve_jobs
 from evaluators.grading.parallel import run_each
 from evaluators.matching.verdicts import Verdict
-from evaluators.reporting.provenance import provenance
 from evaluators.reporting.report import InstanceReport, Report, build_summary
 
 
@@ -156,6 +155,8 @@ def report_of(
     )
     if figures:
         summary = replace(summary, execution_metrics={**(summary.execution_metrics or {}), **figures})
+    from evaluators.reporting.provenance import provenance  # at the report, not before the grading starts
+
     summary = replace(summary, provenance={**provenance(gold), **facts})
     return Report(summary, tuple(instances))
 

@@ -10,8 +10,6 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 
-from evaluators.reporting.execution_summary import execution_metrics, render_lines, validity_section
-from evaluators.reporting.figures import in_benchmark_order
 from evaluators.reporting.report_lines import (  # noqa: F401 (REASONS and GOLD_ERROR_REASONS are read from here too)
     GOLD_ERROR_REASONS,
     REASONS,
@@ -246,10 +244,17 @@ def build_summary(
             (i.execution.get("bytes_processed") or 0) + (i.execution.get("gold_bytes_processed") or 0)
             for i in instances
         ),
-        execution_metrics=execution_metrics(instances, ves_iterations),
+        execution_metrics=_execution_metrics(instances, ves_iterations),
         **_intervals(instances, graded),
         gold_errors=tuple(i.instance_id for i in instances if i.reason in GOLD_ERROR_REASONS),
     )
+
+
+def _execution_metrics(instances: list, ves_iterations: int) -> dict | None:
+    # The report's modules are imported when a report is built, not before the grading: a run's start waits
+    from evaluators.reporting.execution_summary import execution_metrics
+
+    return execution_metrics(instances, ves_iterations)
 
 
 def _intervals(instances: list[InstanceReport], graded: list[InstanceReport]) -> dict:
@@ -280,6 +285,8 @@ def attempt_summary(instances: list[InstanceReport]) -> dict | None:
         for name, groups in _attempt_groups(submitted).items():
             section[f"by_{name}"] = {g: m.to_dict() for g, m in summarize_attempts(runs, groups).by_group.items()}
         out[label] = section
+    from evaluators.reporting.execution_summary import validity_section
+
     validity = validity_section(submitted, _attempt_groups(submitted))
     if validity:
         out["validity"] = validity
@@ -297,6 +304,8 @@ def _attempt_groups(instances: list[InstanceReport]) -> dict:
 
 
 def _breakdowns(instances: list[InstanceReport]) -> dict:
+    from evaluators.reporting.figures import in_benchmark_order
+
     groups: dict = defaultdict(lambda: defaultdict(list))
     for i in instances:
         groups["func"]["+".join(i.funcs) or "?"].append(i)
@@ -366,6 +375,8 @@ def render_text(report: Report, width: int | None = None) -> str:
     if s.attempts:
         lines += ["", *attempt_lines(s.attempts)]
     if s.execution_metrics:
+        from evaluators.reporting.execution_summary import render_lines
+
         lines += ["", *render_lines(s.execution_metrics)]
     executed = executed_line(report)
     if executed:
