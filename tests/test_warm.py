@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.execution import worker
+from evaluators.execution import worker, zygote
 from evaluators.grading.warm import warm_from_folders
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def fresh_pool():
     worker.kill_all()
+    zygote.shutdown()  # a zygote started by an earlier test had other modules warm
     yield worker.pool()
     worker.kill_all()
 
@@ -33,13 +34,15 @@ def _folders(tmp_path: Path, answer: str, spec: dict) -> tuple[Path, Path]:
 def test_a_duckdb_answer_starts_one_idle_worker_with_its_driver(tmp_path, fresh_pool):
     sub, gold = _folders(tmp_path, "result.duckdb", {"func": "duckdb_match", "parameters": {"gold": "g.duckdb"}})
     warm_from_folders(sub, gold, "nested", "auto")
-    assert len(fresh_pool.idle) == 1 and not fresh_pool.busy
-    started = fresh_pool.idle[0]
-    assert started.alive()
-    # its driver is loaded before any request: the library is mapped in the worker (forked from a warm zygote)
-    assert "duckdb" in open(f"/proc/{started.pid}/maps").read()
+    assert not fresh_pool.idle and not fresh_pool.busy  # the zygote starts; nothing waits for it
+    started = zygote.start(())
+    assert "duckdb" in started.proc.args
     warm_from_folders(sub, gold, "nested", "auto")  # one is enough
-    assert fresh_pool.idle == [started]
+    assert zygote.start(()) is started
+    # the first worker, forked when a query needs it, has the driver loaded before its request
+    (first,) = [fresh_pool.acquire()]
+    fresh_pool.release(first)
+    assert "duckdb" in open(f"/proc/{first.pid}/maps").read()
 
 
 def test_csv_answers_start_nothing(tmp_path, fresh_pool):

@@ -429,15 +429,14 @@ def pool() -> _Pool:
 
 
 def prestart(warm: tuple[str, ...]) -> None:
-    """Start one idle worker now, importing `warm`, so that its start-up (a second or so with the drivers)
-    overlaps the grading before the first query instead of delaying it.  Nothing if a worker exists."""
+    """Start this run's zygote now, importing `warm`, so that its start-up (a second or so with the drivers)
+    overlaps the grader's own imports and reading instead of delaying the first query; it does not wait for
+    the zygote (the first worker is forked when the first query needs it).  Nothing if a worker exists."""
     workers = pool()
     with workers.lock:
         if workers.idle or workers.busy:
             return
-    worker = WorkerProcess(warm)
-    with workers.lock:
-        workers.idle.append(worker)
+    zygote.start(warm)
 
 
 def kill_all() -> None:

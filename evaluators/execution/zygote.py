@@ -126,14 +126,19 @@ _zygote: Zygote | None = None
 _lock = threading.Lock()
 
 
-def fork_worker(warm: tuple[str, ...]) -> Forked:
-    """A worker forked from this process's zygote (started at the first call, with `warm` imported)."""
+def start(warm: tuple[str, ...]) -> Zygote:
+    """This process's zygote, started now with `warm` imported if it has none running (it answers its first
+    fork once those imports are done; this does not wait for them)."""
     global _zygote
     with _lock:
         if _zygote is None or _zygote.pid != os.getpid() or _zygote.proc.poll() is not None:
             _zygote = Zygote(warm)  # a forked grading process starts its own: the socket is not shared
-        zygote = _zygote
-    return zygote.fork(warm)
+        return _zygote
+
+
+def fork_worker(warm: tuple[str, ...]) -> Forked:
+    """A worker forked from this process's zygote (started at the first call, with `warm` imported)."""
+    return start(warm).fork(warm)
 
 
 def shutdown() -> None:
