@@ -148,3 +148,17 @@ def _handed_out_at(item) -> int:
 def _group_of_node_id(node_id: str) -> str | None:
     path, _, name = node_id.partition("::")
     return xdist_group_of(path.rsplit("/", 1)[-1], name.split("[", 1)[0])
+
+
+import pytest  # noqa: E402  (after the bytecode and path settings above)
+
+
+@pytest.fixture
+def fresh_pool():
+    """The SQL worker pool with no worker and no zygote: a zygote an earlier test started had other modules warm."""
+    from evaluators.execution import worker, zygote
+
+    worker.kill_all()
+    zygote.shutdown()
+    yield worker.pool()
+    worker.kill_all()

@@ -7,18 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.execution import worker, zygote
+from evaluators.execution import zygote
 from evaluators.grading.warm import warm_from_folders
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def fresh_pool():
-    worker.kill_all()
-    zygote.shutdown()  # a zygote started by an earlier test had other modules warm
-    yield worker.pool()
-    worker.kill_all()
 
 
 def _folders(tmp_path: Path, answer: str, spec: dict) -> tuple[Path, Path]:

@@ -9,18 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.execution import priority, worker, zygote
+from evaluators.execution import priority, worker
 from evaluators.execution.executor import ExecConfig, run_sql
 
 SLOW = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000000) SELECT count(*) FROM c"
-
-
-@pytest.fixture
-def fresh_pool():
-    worker.kill_all()
-    zygote.shutdown()  # a zygote started by an earlier test had other modules warm
-    yield worker.pool()
-    worker.kill_all()
 
 
 @pytest.fixture
