@@ -10,8 +10,6 @@ compared by the same `compare` there.
 
 from __future__ import annotations
 
-import os
-
 from evaluators.bird import official
 
 GOLD_CACHE_CELLS = 2_000_000  # a worker's cached gold cells, past which its cache starts again
@@ -134,12 +132,13 @@ def _gold(request, gold_sql: str, send) -> tuple:
     from dataclasses import replace
 
     from evaluators.execution.backends.base import QueryFailed
+    from evaluators.execution.opener import file_state
     from evaluators.execution.worker import query_failure
 
     key = (
         request.backend,
         request.db_ref,
-        _file_state(request.db_ref),
+        file_state(request.db_ref),
         gold_sql,
         repr(sorted(request.settings.items())),
     )
@@ -165,13 +164,3 @@ def _keep(key: tuple, found: tuple) -> None:
         _gold_cells = 0
     _gold_rows[key] = found
     _gold_cells += cells
-
-
-def _file_state(path: str | None) -> tuple:
-    """A database file changed since is a new key (the identity `opener.file_identity` reads)."""
-    from evaluators.execution.opener import file_identity
-
-    try:
-        return file_identity(os.stat(path)) if path else ()
-    except OSError:
-        return ()

@@ -92,14 +92,14 @@ class _Runner:
         ready = getattr(self.ready, "pairs", {}).pop((sql, gold_sql, db), None)
         if ready is not None:
             return ready
-        event = worker_execute(self._request(sql, db), PAIR_ACTION, gold_sql=gold_sql)
+        event = self._send(self._request(sql, db), PAIR_ACTION, gold_sql=gold_sql)
         return _pair_result(event, sql)
 
     def pairs(self, wanted: list[tuple]) -> list[tuple]:
         """`pair` for each (prediction, gold, database), in one worker request; kept for this thread's `pair`
         calls.  A batch that fails whole (a worker killed, or out of memory) keeps nothing: each is then run
         alone."""
-        event = worker_execute(self._request("", None), PAIRS_ACTION, pairs=[list(w) for w in wanted])
+        event = self._send(self._request("", None), PAIRS_ACTION, pairs=[list(w) for w in wanted])
         if event.get("reason") != "ok":
             return []
         found = [_pair_result(result, sql) for result, (sql, _, _) in zip(event["results"], wanted, strict=True)]
@@ -113,11 +113,11 @@ class _Runner:
             self.settings = self.config.settings("sqlite")
         return Request("sqlite", sql, "", db, self.settings, {}, "values")
 
+    @staticmethod
+    def _send(request, action: str, **extra) -> dict:
+        from evaluators.execution import worker
 
-def worker_execute(request, action: str, **extra) -> dict:
-    from evaluators.execution import worker
-
-    return worker.execute(request, action, **extra)
+        return worker.execute(request, action, **extra)
 
 
 def _pair_result(event: dict, sql: str) -> tuple:

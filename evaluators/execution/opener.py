@@ -97,6 +97,15 @@ def file_identity(stat: os.stat_result) -> tuple:
     return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
+def file_state(path: str | None) -> tuple:
+    """`file_identity` of the file at `path`, () when there is none: the key part of a cached gold result,
+    taken before the gold runs, so a file changed meanwhile is a new key at the next call."""
+    try:
+        return file_identity(os.stat(path)) if path else ()
+    except OSError:
+        return ()
+
+
 def set_heap_limit(con: sqlite3.Connection, memory_limit_mb: int | None) -> None:
     """SQLite's heap cap (the whole process's, so set again by each request that reuses a connection)."""
     con.execute(f"PRAGMA hard_heap_limit = {int((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) * 1024 * 1024)}")

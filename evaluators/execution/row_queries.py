@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.execution.config import ExecConfig
-from evaluators.execution.opener import file_identity
+from evaluators.execution.opener import file_state
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class RowRunner:
 
     def gold(self, query: RowQuery) -> RowResult:
         """The gold's result, run once per (database file state, SQL) for the life of the runner."""
-        key = (query.backend, query.database, _file_state(query.database), query.sql)
+        key = (query.backend, query.database, file_state(query.database), query.sql)
         with self._lock:
             lock = self._gold_locks.setdefault(key, threading.Lock())
         with lock:  # two threads asking for one gold run it once
@@ -122,12 +122,3 @@ class RowRunner:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _file_state(database: str | None) -> tuple:
-    """Taken before the gold runs: a file changed meanwhile is a new key at the next call."""
-    try:
-        stat = os.stat(database) if database else None
-    except OSError:
-        return ()
-    return file_identity(stat) if stat else ()

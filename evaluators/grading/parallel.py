@@ -50,10 +50,10 @@ def _in_turn(function: Callable, items: list, bar, on_abort) -> list:
     return out
 
 
-# Threads at the start: one per core and two more, so a worker's next query is sent while a thread compares
-# the last result.  A thread whose item runs past STUCK_S (a slow query, a timeout) gets a new thread beside
-# it, up to `jobs`: slow queries still wait out their timeouts side by side, while a run of fast ones is not
-# spread over sixteen threads handing workers to each other (a tenth of a 1,000-question BIRD run).
+# Threads at the start: one per core (three or four only handed the few workers that keep up to each other,
+# measured).  A thread whose item runs past STUCK_S (a slow query, a timeout) gets a new thread beside it, up
+# to `jobs`: slow queries still wait out their timeouts side by side, while a run of fast ones is not spread
+# over sixteen threads handing workers to each other (a tenth of a 1,000-question BIRD run).
 FIRST_THREADS = os.cpu_count() or 1
 STUCK_S = 0.05
 
