@@ -16,6 +16,7 @@ def run() -> None:
         # Importing pandas, numpy and pyarrow makes some 10^5 long-lived objects; collecting garbage while
         # they are made finds none and costs about a tenth of the start-up.
         gc.disable()
+        start_workers_early(sys.argv[1:])
         from evaluators.cli import main
 
         gc.enable()
@@ -25,6 +26,25 @@ def run() -> None:
         end(stopped.exit_code)
     except SystemExit as done:  # every command ends here (click's standalone mode)
         end(done.code)
+
+
+def start_workers_early(args: list[str]) -> None:
+    """`evaluate.py bird` on SQLite (its default dialect) runs every question in a worker forked from one warm
+    process (execution/zygote.py): started here, its own start-up and imports overlap the command line's
+    instead of following them.  A guess from the words alone, never a parse: a wrong one costs an idle
+    process (the command starts the zygote itself when it was not started here)."""
+    if not args or args[0] != "bird" or {"--help", "-h"} & set(args):
+        return
+    dialect = "sqlite"
+    for word, after in zip(args, [*args[1:], ""], strict=True):
+        name, equals, value = word.partition("=")
+        if name in ("--sql_dialect", "--sql-dialect"):
+            dialect = (value if equals else after).lower()
+    if dialect == "sqlite":
+        from evaluators.bird import SQLITE_WORKER_IMPORTS
+        from evaluators.execution import worker
+
+        worker.prestart(SQLITE_WORKER_IMPORTS, fork=True)
 
 
 def end(code) -> None:

@@ -101,14 +101,17 @@ def test_a_timeout_is_the_same_failure_both_ways(database, tmp_path, gold, pred)
 
 def test_a_batch_gives_what_each_pair_gives_alone(database, tmp_path):
     """`_Runner.pairs` (several questions a worker request, `BirdBenchmark.prepare`) against `pair` one by
-    one, on the same generated pairs, failures included; and `pair` then takes the batch's results."""
+    one, on the same generated pairs (one asked twice), failures included; and `pair` then takes the batch's
+    results, until the thread's next batch."""
     config = ExecConfig(output_dir=tmp_path / "work", timeout_s=10.0)
     runner = _Runner(BirdOptions(tmp_path, meta_time_out=10.0, work_dir=tmp_path / "work"), config)
     wanted = [(pred, gold, database) for gold, pred in itertools.product(QUERIES[::3], QUERIES) if gold.strip()]
+    wanted.append(wanted[0])
     try:
         batch = [_plain(found) for found in runner.pairs(wanted)]
+        assert len(runner.ready.pairs) == len(wanted) - 1  # the pair asked twice ran once
         assert batch == [_plain(runner.pair(*w)) for w in wanted]  # taken from the batch kept for this thread
-        assert not runner.ready.pairs  # each taken once
+        assert runner.pairs([]) == [] and not runner.ready.pairs  # a new batch: the last one's results are gone
         assert batch == [_plain(runner.pair(*w)) for w in wanted]  # and now run alone, one request each
     finally:
         runner.rows.close()

@@ -91,8 +91,28 @@ def test_a_batched_benchmark_gives_the_same_report_and_counts_items(jobs):
     batched, bar = Batched(), Counting()
     report = run_benchmark(batched, jobs, bar)
     assert _rows(report) == _rows(run_benchmark(Squares(processes=False), jobs))
-    assert sorted(batched.prepared) == [[n, n + 1, n + 2] for n in range(0, 18, 3) if n != 9] + [[18, 19]]
+    runs = sorted(batched.prepared)
+    assert all(2 <= len(run) <= 3 and run == list(range(run[0], run[0] + len(run))) for run in runs)
+    seen = [n for run in runs for n in run]
+    assert len(seen) == len(set(seen)) and 10 not in seen  # each run once; the failing one graded item by item
+    if jobs == 1:
+        assert runs == [[n, n + 1, n + 2] for n in range(0, 18, 3) if n != 9] + [[18, 19]]
     assert (bar.total, bar.steps, bar.closed) == (20, 20, True)
+
+
+def test_runs_get_shorter_near_the_end():
+    """A thread takes `batch` items at most, and fewer as the run ends, so that no thread is left working
+    through a run of slow items while the others have none (guided, as OpenMP calls it)."""
+    from evaluators.grading import parallel
+
+    runs: list = []
+    out = parallel.run_each(lambda n: n * n, list(range(200)), 4, batch=8, prepare=lambda items: runs.append(items))
+    assert out == [n * n for n in range(200)]
+    runs.sort()
+    assert all(run == list(range(run[0], run[0] + len(run))) for run in runs)
+    assert all(a[-1] < b[0] for a, b in zip(runs, runs[1:], strict=False))
+    sizes = [len(run) for run in runs]
+    assert sizes[0] == 8 and sizes == sorted(sizes, reverse=True) and sizes[-1] <= 2  # a run of one needs none
 
 
 def test_threads_grow_beside_slow_items_only():

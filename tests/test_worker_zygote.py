@@ -3,8 +3,13 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -67,3 +72,104 @@ def test_workers_start_from_the_zygote_not_a_new_python(fresh_pool, database, tm
     parent = int(Path(f"/proc/{started.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
     assert parent != os.getpid() and "fork_server" in Path(f"/proc/{parent}/cmdline").read_text()
     assert "_sqlite3" in Path(f"/proc/{started.pid}/maps").read_text()
+
+
+KINDS_SCRIPT = """
+import json, os, sys, time
+from pathlib import Path
+from evaluators.execution import worker, zygote
+from evaluators.execution.executor import ExecConfig, run_sql
+
+def parent_of(pid):
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+worker.prestart(("evaluators.execution.backends.sqlite_backend",), fork=sys.argv[1] == "forked")
+config = ExecConfig(output_dir=Path(sys.argv[3]), timeout_s=0.5)
+answers = []
+for sql in sys.argv[4:]:
+    result = run_sql("sqlite", sys.argv[2], sql, config, Path(sys.argv[3]) / "out.csv", collect="rows")
+    answers.append([result.ok, result.reason, [list(row) for row in (result.rows() if result.ok else [])]])
+assert run_sql("sqlite", sys.argv[2], "SELECT 1", config, Path(sys.argv[3]) / "one.csv").ok
+(one,) = worker.pool().idle  # a worker that has answered (and so made its own process group)
+z = zygote._zygote.proc.pid
+print(json.dumps({
+    "answers": answers,
+    "worker_of_zygote": parent_of(one.pid) == z,
+    "own_group": os.getpgid(one.pid) == one.pid,
+    "our_session": os.getsid(one.pid) == os.getsid(0),
+    "sqlite_warm": "_sqlite3" in Path(f"/proc/{one.pid}/maps").read_text(),
+    "zygote_group": os.getpgid(z) == z,
+    "zygote_is_this_python_forked": parent_of(z) == os.getpid()
+    and Path(f"/proc/{z}/cmdline").read_bytes() == Path("/proc/self/cmdline").read_bytes(),
+}))
+"""
+
+
+def test_a_forked_and_a_spawned_zygote_give_the_same_workers_and_answers(database, tmp_path):
+    """The two ways a zygote starts (`Zygote.forked` at the command line's start, `Zygote.spawned` later):
+    the same answers (rows, an error, a timeout) from workers made alike, each in a fresh process."""
+    queries = ["SELECT x, x * 2 FROM t ORDER BY x", "SELECT nope FROM t", SLOW]
+    seen = {}
+    for kind in ("forked", "spawned"):
+        done = subprocess.run(
+            [sys.executable, "-c", KINDS_SCRIPT, kind, database, str(tmp_path / kind), *queries],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[1],
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        seen[kind] = json.loads(done.stdout.splitlines()[-1])
+    forked, spawned = seen["forked"], seen["spawned"]
+    assert forked.pop("zygote_is_this_python_forked") and not spawned.pop("zygote_is_this_python_forked")
+    assert forked == spawned
+    assert [a[1] for a in forked["answers"]] == ["ok", "exec_error", "timeout"]
+    assert all(v for k, v in forked.items() if k != "answers"), forked
+
+
+@pytest.mark.parametrize(
+    "args, starts",
+    [
+        (["bird", "--db_root_path", "dbs/"], True),
+        (["bird", "--sql_dialect", "sqlite"], True),
+        (["bird", "--sql_dialect", "PostgreSQL"], False),
+        (["bird", "--sql-dialect=MySQL"], False),
+        (["bird", "--help"], False),
+        (["grade", "--result_dir", "sub"], False),
+        ([], False),
+    ],
+)
+def test_bird_on_sqlite_starts_its_zygote_before_the_command_line_is_imported(fresh_pool, args, starts):
+    from evaluators import entry
+    from evaluators.execution import zygote
+
+    try:
+        entry.start_workers_early(args)
+        assert (zygote._zygote is not None) == starts
+    finally:
+        zygote.shutdown()
+
+
+def _lines(out: io.StringIO) -> list[dict]:
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_a_quick_querys_start_is_never_sent_and_a_long_ones_is_sent_with_its_start():
+    """The worker's events (`worker._Outbox`): a start is held until its query has run START_SENT_AFTER_S, then
+    sent with the worker's clock, so the grader's timeout still counts from the query's real start."""
+    out = io.StringIO()
+    box = worker._Outbox(out)
+    box.send({"event": "started", "phase": "gold"})
+    box.send({"event": "result", "reason": "ok"})
+    assert [e["event"] for e in _lines(out)] == ["result"]
+    before = time.monotonic()
+    box.send({"event": "started", "phase": "pred"})
+    after = time.monotonic()
+    waited = time.monotonic() + 10
+    while len(_lines(out)) < 2 and time.monotonic() < waited:
+        time.sleep(0.005)
+    late = _lines(out)[1]
+    assert late["event"] == "started" and late["phase"] == "pred" and before <= late["at"] <= after
+    box.send({"event": "started"})
+    box.send({"event": "handle", "job": 7})  # what a running query says goes after its start
+    assert [e["event"] for e in _lines(out)[2:]] == ["started", "handle"]

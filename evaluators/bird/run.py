@@ -8,7 +8,6 @@ copy of the database (see `official`).
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -63,7 +62,7 @@ class _Runner:
     options: BirdOptions
     config: ExecConfig
     rows: RowRunner = field(init=False)
-    paths: dict = field(default_factory=dict)  # db_id -> its file's path (`database`)
+    paths: dict = field(default_factory=dict)  # db_id -> its file's path, or None when it is not a file
     settings: dict | None = None  # the SQLite settings every query carries, made once
     ready: threading.local = field(default_factory=threading.local)  # this thread's batch of pairs (`pairs`)
 
@@ -71,11 +70,13 @@ class _Runner:
         self.rows = RowRunner(jobs=1, config=self.config)
 
     def database(self, db_id: str) -> str | None:
+        """The SQLite file of `db_id`, or None when there is none (looked for once per database, not once per
+        question)."""
         if self.options.backend != "sqlite":
             return None  # the official script uses the one database of its connection settings
-        if db_id not in self.paths:  # a path made once per database, not once per question
+        if db_id not in self.paths:
             path = native.database_path(self.options.db_root, db_id)
-            self.paths[db_id] = str(path) if path is not None else None
+            self.paths[db_id] = str(path) if path is not None and path.is_file() else None
         return self.paths[db_id]
 
     def run(self, sql: str, db: str | None) -> RowResult:
@@ -89,7 +90,7 @@ class _Runner:
         """The gold then the prediction in one worker, compared there (`pair.grade_in_worker`): (gold result,
         prediction result or None, the comparison or None), as `_in_parent` gives them.  A pair this thread
         had graded in its batch (`pairs`) is taken from there."""
-        ready = getattr(self.ready, "pairs", {}).pop((sql, gold_sql, db), None)
+        ready = getattr(self.ready, "pairs", {}).get((sql, gold_sql, db))
         if ready is not None:
             return ready
         event = self._send(self._request(sql, db), PAIR_ACTION, gold_sql=gold_sql)
@@ -97,14 +98,17 @@ class _Runner:
 
     def pairs(self, wanted: list[tuple]) -> list[tuple]:
         """`pair` for each (prediction, gold, database), in one worker request; kept for this thread's `pair`
-        calls.  A batch that fails whole (a worker killed, or out of memory) keeps nothing: each is then run
-        alone."""
-        event = self._send(self._request("", None), PAIRS_ACTION, pairs=[list(w) for w in wanted])
+        calls until its next batch.  A pair asked twice runs once (the same query on the same file gives the
+        same rows).  A batch that fails whole (a worker killed, or out of memory) keeps nothing: each is then
+        run alone."""
+        distinct = list(dict.fromkeys(wanted))
+        self.ready.pairs = {}
+        event = self._send(self._request("", None), PAIRS_ACTION, pairs=[list(w) for w in distinct])
         if event.get("reason") != "ok":
             return []
-        found = [_pair_result(result, sql) for result, (sql, _, _) in zip(event["results"], wanted, strict=True)]
-        self.ready.pairs = dict(zip(wanted, found, strict=True))
-        return found
+        found = [_pair_result(result, sql) for result, (sql, _, _) in zip(event["results"], distinct, strict=True)]
+        self.ready.pairs = dict(zip(distinct, found, strict=True))
+        return [self.ready.pairs[w] for w in wanted]
 
     def _request(self, sql: str, db: str | None):
         from evaluators.execution.backends.base import Request
@@ -313,7 +317,7 @@ def _grade(
         )
     sql, named_db = official.split_prediction(pred.value)
     db_id, db = _where(gold, pred, runner)
-    if runner.options.backend == "sqlite" and (db is None or not os.path.isfile(db)):
+    if runner.options.backend == "sqlite" and db is None:
         words = official.DEV_EMPTY_DB if db_id == "" else f"no database {db_id}/{db_id}.sqlite"
         verdict = Verdict(0.0, "no_database", f"{words} under {runner.options.db_root}")
         return _instance(name, gold, pred, meta, every(NAMES, verdict), {"soft_f1": 0.0, "soft_f1_unordered": 0.0})
@@ -340,7 +344,7 @@ def _pairs_of(items: list, runner: _Runner) -> list[tuple]:
         if gold is None or pred is None:
             continue
         _, db = _where(gold, pred, runner)
-        if db is not None and os.path.isfile(db):
+        if db is not None:
             wanted.append((official.split_prediction(pred.value)[0], gold.sql, db))
     return wanted
 

@@ -6,19 +6,10 @@ from pathlib import Path
 
 import click
 
+from evaluators.bird import SQLITE_WORKER_IMPORTS
 from evaluators.cli import options
 from evaluators.cli.fingerprint_option import check_fingerprint, fingerprint_option
 from evaluators.cli.options import AbsolutePath, handle_errors
-
-# What a SQLite question's worker runs: the engine, then the comparison (bird/pair.py), imported once in the
-# zygote rather than in each worker forked from it.
-SQLITE_WARM = (
-    "evaluators.execution.backends.sqlite_backend",
-    "evaluators.bird.pair",
-    "evaluators.matching.typed_rows",
-    "evaluators.metrics.bird",
-    "evaluators.metrics.soft_f1",
-)
 
 EPILOG = """\b
 Examples (the official scripts' arguments, unchanged):
@@ -114,10 +105,10 @@ def bird(
     **tail,
 ):
     """Grade BIRD predictions in BIRD's own format: the official EX, and strict EX beside it."""
-    if sql_dialect.lower() == "sqlite":  # the workers' zygote starts while the imports below run (grading/warm.py)
+    if sql_dialect.lower() == "sqlite":  # the workers' zygote, if `entry` did not start it, starts now
         from evaluators.execution import worker
 
-        worker.prestart(SQLITE_WARM)
+        worker.prestart(SQLITE_WORKER_IMPORTS)
     from evaluators.bird.run import BirdBenchmark, BirdOptions
 
     config = options.exec_config(

@@ -1,8 +1,9 @@
 """Queries run in worker processes, so a timeout can always stop them: the parent kills the process group.
 
 A worker reads one JSON request per line on stdin and answers with JSON events on
-stdout: {"event": "started"} when the query starts, {"event": "handle", ...} with a
-server-side job id as soon as it has one, and a final {"event": "result", ...}.
+stdout: {"event": "started", "at": ...} once a query has run a little while (`_Outbox`: a
+quick one's start is never sent), {"event": "handle", ...} with a server-side job id as
+soon as it has one, and a final {"event": "result", ...}.
 Workers are reused between queries (starting Python with pandas costs about a
 second); a worker that times out or dies is killed and replaced.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import atexit
 import importlib
 import json
+import math
 import os
 import selectors
 import signal
@@ -60,14 +62,7 @@ def main() -> None:
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)  # a driver that prints must not corrupt the protocol: stdout now goes to stderr
     sys.stdout = sys.stderr
-    lock = threading.Lock()
-
-    def send(event: dict) -> None:
-        line = json.dumps(event, default=str) + "\n"  # built whole before a byte is written (MemoryError)
-        with lock:
-            protocol.write(line)
-            protocol.flush()
-
+    send = _Outbox(protocol).send
     for line in sys.stdin:
         if line.strip():
             message = json.loads(line)
@@ -78,6 +73,58 @@ def main() -> None:
                     send({**event, "retire": True} if priority.lowered() else event)
                 except MemoryError:  # the JSON line did not fit: gone by now, the short answer fits
                     send(_memory_event(message, "the result could not be sent within the memory cap"))
+
+
+# A query's "started" event is held this long before it is written: most queries of a benchmark end sooner, and
+# their events, a write and a wake-up of the grading process each, were a fifth of a small question's cost.
+START_SENT_AFTER_S = 0.02
+
+
+class _Outbox:
+    """The worker's events to the grading process, each written whole, in order.
+
+    A "started" event carries its query's start time (`at`, the system-wide monotonic clock the parent reads
+    too) and is written only once the query has run START_SENT_AFTER_S, by a thread that looks every as
+    often, or before the next event that is not a result.  The parent's timeout still counts from the
+    query's real start, and any query it could kill has said it started (and which phase it is)."""
+
+    def __init__(self, protocol) -> None:
+        self.protocol, self.lock = protocol, threading.Lock()
+        self.pending: dict | None = None
+        # Started before any request's memory cap: a thread's stack counts against RLIMIT_DATA.
+        threading.Thread(target=self._send_late_starts, daemon=True, name="started-events").start()
+
+    def send(self, event: dict) -> None:
+        kind = event.get("event")
+        if kind == "started":
+            with self.lock:
+                self.pending = {**event, "at": time.monotonic()}
+            return
+        line = json.dumps(event, default=str) + "\n"  # built whole before a byte is written (MemoryError)
+        with self.lock:
+            held, self.pending = self.pending, None
+            if held is not None and kind != "result":  # a handle or a note of a running query: its start first
+                self._write(json.dumps(held) + "\n")
+            self._write(line)
+
+    def _write(self, line: str) -> None:
+        self.protocol.write(line)
+        self.protocol.flush()
+
+    def _send_late_starts(self) -> None:
+        while True:
+            time.sleep(START_SENT_AFTER_S)
+            with self.lock:
+                held = self.pending
+                if held is None or time.monotonic() - held["at"] < START_SENT_AFTER_S:
+                    continue
+                try:
+                    self._write(json.dumps(held) + "\n")
+                    self.pending = None
+                except MemoryError:  # the query holds the worker's cap: tried again next time
+                    continue
+                except OSError:  # the grading process is gone, and this worker with it
+                    return
 
 
 def _memory_event(message: dict, detail: str) -> dict:
@@ -428,15 +475,17 @@ def pool() -> _Pool:
         return _pool
 
 
-def prestart(warm: tuple[str, ...]) -> None:
+def prestart(warm: tuple[str, ...], fork: bool = False) -> None:
     """Start this run's zygote now, importing `warm`, so that its start-up (a second or so with the drivers)
     overlaps the grader's own imports and reading instead of delaying the first query; it does not wait for
-    the zygote (the first worker is forked when the first query needs it).  Nothing if a worker exists."""
+    the zygote (the first worker is forked when the first query needs it).  Nothing if a worker exists.
+    `fork`: this process forked into the zygote (zygote.py), for a caller that has imported nothing heavy and
+    started no thread: the command line's entry."""
     workers = pool()
     with workers.lock:
         if workers.idle or workers.busy:
             return
-    zygote.start(warm)
+    zygote.start(warm, main if fork else None)
 
 
 def kill_all() -> None:
@@ -472,8 +521,8 @@ def execute(request: Request, action: str = "run", **extra) -> dict:
             if event is None:
                 pool().forget(worker)
                 return {**_expired(worker, request, backend, handle, begun), **phase}
-            if event["event"] == "started":
-                begun = worker.query_began = time.monotonic()  # the timeout counts from the query's start
+            if event["event"] == "started":  # the timeout counts from the query's start, by the worker's clock
+                begun = worker.query_began = min(event.get("at", math.inf), time.monotonic())
                 deadline = begun + request.timeout_s + backend.kill_grace_s
                 phase = {"phase": event["phase"]} if "phase" in event else {}
             elif event["event"] == "handle":

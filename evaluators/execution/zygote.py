@@ -73,11 +73,54 @@ class Forked:
             pass
 
 
+class _Child:
+    """A zygote forked from this process (`Zygote.forked`), as `subprocess.Popen` shows a child to `Zygote`."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self._reap(os.WNOHANG)
+        return self.returncode
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            self._reap(0)
+        return self.returncode or 0
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def _reap(self, options: int) -> None:
+        try:
+            pid, status = os.waitpid(self.pid, options)
+        except ChildProcessError:
+            self.returncode = -1
+            return
+        if pid:
+            self.returncode = os.waitstatus_to_exitcode(status)
+
+
 class Zygote:
-    def __init__(self, warm: tuple[str, ...]):
+    """The warm process of this run: a new Python (`spawned`), or this process forked at its start, before its
+    imports, when it holds no thread (`forked`, from `evaluators.entry`: the first workers are ready as the grader
+    needs them, not a Python start-up and the imports later).  Either serves the same `serve` loop."""
+
+    def __init__(self, sock: socket.socket, process):
+        self.sock, self.proc, self.pid = sock, process, os.getpid()
+        self.lock = threading.Lock()
+
+    @classmethod
+    def spawned(cls, warm: tuple[str, ...]) -> Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         # -P: the current folder (perhaps a submission's) is not put on the import path.
-        self.proc = subprocess.Popen(
+        process = subprocess.Popen(
             [sys.executable, "-P", "-c", _BOOTSTRAP, _PACKAGE_DIR, str(theirs.fileno()), *warm],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
@@ -85,8 +128,22 @@ class Zygote:
             env={**SINGLE_THREADED, **os.environ},
         )
         theirs.close()
-        self.sock, self.pid = ours, os.getpid()
-        self.lock = threading.Lock()
+        return cls(ours, process)
+
+    @classmethod
+    def forked(cls, warm: tuple[str, ...], run_worker) -> Zygote:
+        """This process forked, the child becoming the zygote as a spawned one starts (`run_worker()`: the
+        worker's main); a spawned one when this process holds a thread (a fork keeps only the calling one,
+        and any lock another held stays held)."""
+        if threading.active_count() > 1:
+            return cls.spawned(warm)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            _serve_forked(theirs, warm, run_worker)
+        theirs.close()
+        return cls(ours, _Child(pid))
 
     def fork(self, warm: tuple[str, ...] = ()) -> Forked:
         """A new worker; OSError when the zygote is gone."""
@@ -126,13 +183,16 @@ _zygote: Zygote | None = None
 _lock = threading.Lock()
 
 
-def start(warm: tuple[str, ...]) -> Zygote:
+def start(warm: tuple[str, ...], forked_main=None) -> Zygote:
     """This process's zygote, started now with `warm` imported if it has none running (it answers its first
-    fork once those imports are done; this does not wait for them)."""
+    fork once those imports are done; this does not wait for them).  `forked_main`: this process forked,
+    the child serving workers that run `forked_main()`, for a caller that has imported nothing heavy and
+    started no thread (`worker.prestart`, from `entry`)."""
     global _zygote
     with _lock:
         if _zygote is None or _zygote.pid != os.getpid() or _zygote.proc.poll() is not None:
-            _zygote = Zygote(warm)  # a forked grading process starts its own: the socket is not shared
+            # a forked grading process starts its own: the socket is not shared
+            _zygote = Zygote.spawned(warm) if forked_main is None else Zygote.forked(warm, forked_main)
         return _zygote
 
 
@@ -141,6 +201,7 @@ def fork_worker(warm: tuple[str, ...]) -> Forked:
     return start(warm).fork(warm)
 
 
+@atexit.register  # also when the command never reached its workers (a usage error after `entry` started it)
 def shutdown() -> None:
     global _zygote
     with _lock:
@@ -178,6 +239,33 @@ def serve(sock_fd: int, warm: list[str], run_worker) -> None:
             sock.sendall(f"{pid}\n".encode())
         except OSError:
             return  # the grading process is gone (a signal stopped it): the worker sees its pipes close
+
+
+def _serve_forked(sock: socket.socket, warm: tuple[str, ...], run_worker) -> None:
+    """The forked child, made what a spawned zygote is (its own process group in the grader's session, no
+    stdin, single-threaded BLAS, no script folder on the import path, garbage collected), serving until the
+    grader closes the socket; never back in the grader's code, its exit handlers never run here."""
+    import gc
+
+    code = 0
+    try:
+        os.setpgid(0, 0)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        for name, value in SINGLE_THREADED.items():
+            os.environ.setdefault(name, value)
+        if not sys.flags.safe_path and sys.path:
+            del sys.path[0]
+        gc.enable()
+        serve(sock.detach(), list(warm), run_worker)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        os._exit(code)
 
 
 def _reap(signum, frame) -> None:

@@ -68,12 +68,16 @@ class Benchmark:
         """Every item's report, in the items' order, `jobs` at a time (`grading/parallel.py`).  A benchmark
         with `batch` > 1 gets each run of that many items in `prepare` first, on the thread that grades them."""
         chunked = partial(_chunk_of, self) if self.processes else None
-        if self.batch <= 1 or chunked is not None or len(items) <= self.batch:
-            return run_each(partial(_guarded, self), items, jobs, progress, chunked=chunked, on_abort=self.aborted)
-        groups = [items[i : i + self.batch] for i in range(0, len(items), self.batch)]
-        bar = _ItemsBar(progress, len(items), self.batch) if callable(progress) else None
-        graded = run_each(partial(_prepared, self), groups, jobs, bar, on_abort=self.aborted)
-        return [report for group in graded for report in group]
+        return run_each(
+            partial(_guarded, self),
+            items,
+            jobs,
+            progress,
+            chunked=chunked,
+            on_abort=self.aborted,
+            batch=self.batch,
+            prepare=self.prepare,
+        )
 
     batch = 1
 
@@ -179,33 +183,6 @@ def _chunk_of(benchmark: Benchmark, chunk: list) -> list[InstanceReport]:
         return [_guarded(benchmark, item) for item in chunk]
     finally:
         benchmark.close()
-
-
-def _prepared(benchmark: Benchmark, items: list) -> list[InstanceReport]:
-    try:
-        benchmark.prepare(items)
-    except Exception:  # each item is then graded alone, and a bug says itself there, as its reason
-        pass
-    return [_guarded(benchmark, item) for item in items]
-
-
-class _ItemsBar:
-    """The bar of a run in groups counts items: a factory `run_each` calls with the number of groups."""
-
-    def __init__(self, progress, total: int, size: int):
-        self.progress, self.total, self.size = progress, total, size
-
-    def __call__(self, groups: int):
-        self.bar, self.left = self.progress(self.total), self.total
-        return self
-
-    def step(self, n: int = 1) -> None:
-        n = min(n * self.size, self.left)
-        self.left -= n
-        self.bar.step(n)
-
-    def close(self) -> None:
-        self.bar.close()
 
 
 def _guarded(benchmark: Benchmark, item) -> InstanceReport:

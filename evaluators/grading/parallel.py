@@ -19,30 +19,55 @@ from evaluators import signals
 POLL_S = 0.25  # how often a waiting run looks for a signal whose raise was lost
 
 
-def run_each(function: Callable, items: list, jobs: int, progress=None, *, chunked=None, on_abort=None) -> list:
+def run_each(
+    function: Callable, items: list, jobs: int, progress=None, *, chunked=None, on_abort=None, batch=1, prepare=None
+) -> list:
     """`function(item)` for each item, in the items' order.
 
     `progress`: a factory `progress(total)` of a bar with `step(n)` and `close()` (the CLI's), or None.
     `chunked`: a picklable `chunked(chunk) -> list` grades chunks in forked processes instead of threads.
-    `on_abort`: called when a signal stopped the run, after its processes were killed (leftovers to remove)."""
+    `on_abort`: called when a signal stopped the run, after its processes were killed (leftovers to remove).
+    `batch`, `prepare`: a thread takes up to `batch` items at once and calls `prepare(those items)` before
+    `function` on each of them, on the same thread (a failing `prepare` is ignored: `function` does the
+    work).  Fewer near the end (`_ThreadRun.take`), so that no thread is left with a run of slow items while
+    the others have none."""
     bar = progress(len(items)) if callable(progress) else Silent()
+    prepared = _Prepared(prepare, batch)
     if jobs <= 1 or len(items) < 2:
-        out = _in_turn(function, items, bar, on_abort)
+        out = _in_turn(function, items, bar, on_abort, prepared)
     elif chunked is None:
-        out = _in_threads(function, items, jobs, bar)
+        out = _in_threads(function, items, jobs, bar, prepared)
     else:
         out = _in_processes(chunked, items, jobs, bar, on_abort)
     bar.close()
     return out
 
 
-def _in_turn(function: Callable, items: list, bar, on_abort) -> list:
+class _Prepared:
+    """`prepare` of `run_each`, called with each run of items a thread takes (nothing when there is none)."""
+
+    def __init__(self, prepare: Callable | None, batch: int):
+        self.batch = max(1, batch) if prepare is not None else 1
+        self.prepare = prepare
+
+    def __call__(self, items: list) -> None:
+        if self.prepare is not None and len(items) > 1:
+            try:
+                self.prepare(items)
+            except Exception:  # each item is then done alone, and a bug says itself there, as its result
+                pass
+
+
+def _in_turn(function: Callable, items: list, bar, on_abort, prepared: _Prepared) -> list:
     out = []
     try:
-        for item in items:
-            signals.check()
-            out.append(function(item))
-            bar.step()
+        for start in range(0, len(items), prepared.batch):
+            run = items[start : start + prepared.batch]
+            prepared(run)
+            for item in run:
+                signals.check()
+                out.append(function(item))
+                bar.step()
     except BaseException:  # a signal may land before a store's `with` began: no `close()` removes its files
         if on_abort is not None:
             on_abort()
@@ -58,8 +83,8 @@ FIRST_THREADS = os.cpu_count() or 1
 STUCK_S = 0.05
 
 
-def _in_threads(function: Callable, items: list, jobs: int, bar) -> list:
-    run = _ThreadRun(function, items, jobs)
+def _in_threads(function: Callable, items: list, jobs: int, bar, prepared: _Prepared) -> list:
+    run = _ThreadRun(function, items, jobs, prepared)
     try:
         run.grow(FIRST_THREADS)
         left = len(items)
@@ -78,11 +103,11 @@ def _in_threads(function: Callable, items: list, jobs: int, bar) -> list:
 class _ThreadRun:
     """The items taken in order by a growing set of daemon threads; each result (or exception) in its place."""
 
-    def __init__(self, function: Callable, items: list, jobs: int):
-        self.function, self.items, self.jobs = function, items, jobs
+    def __init__(self, function: Callable, items: list, jobs: int, prepared: _Prepared):
+        self.function, self.items, self.jobs, self.prepared = function, items, jobs, prepared
         self.out: list = [None] * len(items)
         self.ended: queue.SimpleQueue = queue.SimpleQueue()  # an index per item ended
-        self.next = iter(range(len(items)))
+        self.taken = 0  # the items before this one are taken
         self.lock = threading.Lock()
         self.busy: dict[int, float] = {}  # thread number -> when its current item began
         self.threads = 0
@@ -100,19 +125,39 @@ class _ThreadRun:
         with self.lock:
             return sum(now - began > STUCK_S for began in self.busy.values())
 
+    def take(self) -> range:
+        """The next items for a thread: `batch` at most, and no more than a share of what is left that every
+        thread, and as many again, could get (none once the run stops)."""
+        left = len(self.items) - self.taken
+        size = 0 if self.stopped else min(left, self.prepared.batch, max(1, left // (2 * self.threads)))
+        self.taken += size
+        return range(self.taken - size, self.taken)
+
     def _work(self, number: int) -> None:
         while True:
             with self.lock:
-                index = None if self.stopped else next(self.next, None)
-                if index is None:
+                taken = self.take()
+                if not taken:
                     return
                 self.busy[number] = time.monotonic()
-            try:
-                self.out[index] = (True, _checked(self.function, self.items[index]))
-            except BaseException as exc:  # the caller raises it in the items' order, as futures did
-                self.out[index] = (False, exc)
+            self._run(taken)
             with self.lock:
                 del self.busy[number]
+
+    def _run(self, taken: range) -> None:
+        try:
+            self.prepared([self.items[index] for index in taken])
+            stopped = None
+        except BaseException as exc:  # a signal: these items end with it
+            stopped = (False, exc)
+        for index in taken:
+            if stopped is not None:
+                self.out[index] = stopped
+            else:
+                try:
+                    self.out[index] = (True, _checked(self.function, self.items[index]))
+                except BaseException as exc:  # the caller raises it in the items' order, as futures did
+                    self.out[index] = (False, exc)
             self.ended.put(index)
 
     def stop(self) -> None:

@@ -111,8 +111,9 @@ class Backend:
     def run(self, request: Request, notify) -> Outcome:
         """Run the SQL, write `request.out_csv`; raise QueryFailed on failure.
 
-        `notify(event)` sends a dict to the parent at once: {"event": "started"} when the query itself
-        starts (the timeout counts from there) and {"event": "handle", ...} with a server-side job id.
+        `notify(event)` sends a dict to the parent: {"event": "started"} when the query itself starts (the
+        timeout counts from there; the worker sends it only if the query runs on, `worker._Outbox`) and
+        {"event": "handle", ...} with a server-side job id, at once.
         """
         raise NotImplementedError
 
