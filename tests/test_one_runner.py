@@ -161,3 +161,26 @@ def test_a_signal_in_a_run_in_turn_has_its_leftovers_removed_too():
     with pytest.raises(signals.Interrupted):
         run_each(interrupted, [1, 2, 3], 1, on_abort=lambda: called.append(1))
     assert called == [1]
+
+
+def test_meanwhile_runs_once_on_the_calling_thread_while_the_last_items_finish():
+    """`meanwhile` (the report's imports, grading/benchmark.py) runs when every item is taken and the calling
+    thread only waits: once, there, before the run returns."""
+    import threading
+    import time
+
+    from evaluators.grading import parallel
+
+    finished: list = []
+    calls: list = []
+
+    def slow(n):
+        time.sleep(0.2 if n == 9 else 0.0)
+        finished.append(n)
+        return n
+
+    out = parallel.run_each(
+        slow, list(range(10)), 4, meanwhile=lambda: calls.append((threading.current_thread().name, len(finished)))
+    )
+    assert out == list(range(10))
+    assert calls == [(threading.current_thread().name, calls[0][1])] and calls[0][1] < 10  # the slow one still ran

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -48,13 +49,43 @@ def test_a_worker_is_its_own_process_group_in_the_graders_session(fresh_pool, da
     assert _nice(started.pid) == _nice(os.getpid())
 
 
-def test_a_long_query_lowers_its_workers_priority_and_the_worker_ends_after_it(fresh_pool, database, tmp_path):
-    result = _run(SLOW, database, tmp_path, timeout_s=priority.YIELD_AFTER_S + 0.5)
+def _thread_nices(pid: int) -> list[int]:
+    """The nice value of each thread of process `pid` (Linux keeps one per thread)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            found.append(int(Path(f"/proc/{pid}/task/{task}/stat").read_text().rsplit(")", 1)[1].split()[16]))
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that ended meanwhile
+    return found
+
+
+def test_a_long_query_lowers_its_threads_priority_and_the_worker_goes_on_at_the_normal_one(
+    fresh_pool, database, tmp_path
+):
+    base, seen, done = _nice(os.getpid()), set(), threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for busy in list(fresh_pool.busy):
+                try:
+                    seen.update(_thread_nices(busy.pid))
+                except FileNotFoundError:
+                    pass
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        result = _run(SLOW, database, tmp_path, timeout_s=priority.YIELD_AFTER_S + 0.5)
+    finally:
+        done.set()
+        watcher.join()
     assert result.reason == "timeout"  # the same timeout: a lowered priority does not end a query sooner
-    assert not fresh_pool.idle and not fresh_pool.busy  # it retired: no later query runs at its priority
-    assert _run("SELECT count(*) FROM t", database, tmp_path).ok
-    (fresh,) = fresh_pool.idle
-    assert _nice(fresh.pid) == _nice(os.getpid())
+    assert min(base + priority.YIELD_NICE, 19) in seen  # the query's thread yielded while it ran
+    (kept,) = fresh_pool.idle  # the worker goes on, its connection kept
+    assert _run("SELECT count(*) FROM t", database, tmp_path).ok  # on a new thread, the same connection
+    assert fresh_pool.idle == [kept] and set(_thread_nices(kept.pid)) == {base}  # none left at the low one
 
 
 def test_a_short_query_keeps_its_worker(fresh_pool, database, tmp_path):
@@ -89,7 +120,8 @@ answers = []
 for sql in sys.argv[4:]:
     result = run_sql("sqlite", sys.argv[2], sql, config, Path(sys.argv[3]) / "out.csv", collect="rows")
     answers.append([result.ok, result.reason, [list(row) for row in (result.rows() if result.ok else [])]])
-assert run_sql("sqlite", sys.argv[2], "SELECT 1", config, Path(sys.argv[3]) / "one.csv").ok
+last = run_sql("sqlite", sys.argv[2], "SELECT 1", config, Path(sys.argv[3]) / "one.csv")
+assert last.ok, (last.reason, last.detail)
 (one,) = worker.pool().idle  # a worker that has answered (and so made its own process group)
 z = zygote._zygote.proc.pid
 print(json.dumps({

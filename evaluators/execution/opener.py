@@ -76,7 +76,8 @@ def open_duckdb(path: str | None, temp_dir: str | None, memory_limit_mb: int | N
 
 def open_sqlite(path: str, memory_limit_mb: int | None = None, decode_errors: str = "strict") -> sqlite3.Connection:
     """A read-only, immutable SQLite connection to `path`."""
-    con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
+    # A worker keeps its connections for the next request, which may run on another thread (worker.py).
+    con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro&immutable=1", uri=True, check_same_thread=False)
     try:
         con.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         set_heap_limit(con, memory_limit_mb)

@@ -3,9 +3,12 @@
 On a machine with fewer cores than queries at once, a query that runs into its timeout took a core from the
 grading process and the workers of short queries, which then waited on each other at half their pace: the
 official scorer's sixteen processes share the cores among many, so a slow query there gets a small share.
-Here a query past YIELD_AFTER_S lowers its worker's priority (nice YIELD_NICE): on an idle machine it still
-runs at full speed, and its timeout is the same.  A process cannot raise its priority again, so the worker
-ends after that query (`lowered`), and the next query starts in a fresh one, at the normal priority.
+Here a query past YIELD_AFTER_S lowers its thread's priority (nice YIELD_NICE): on an idle machine it still
+runs at full speed, and its timeout is the same.  A thread cannot raise its priority again, so the worker
+runs its next request on a new thread (`worker._QueryThread`), at the normal priority: Linux keeps a nice
+value per thread.  (The worker used to end after such a query; its successor then opened the databases and
+filled their caches again, and with every query past the mark, as on large databases, that cost more than
+the yielding saved.)
 
 How far: nice 10 weighs a tenth of a normal process, about the share of a core the official loop's sixteen
 processes leave each of its queries on two busy cores.  Nice 19 (a seventieth) made the timeouts set a few
@@ -16,17 +19,18 @@ as they last, and could run into a timeout the official loop does not: a verdict
 from __future__ import annotations
 
 import os
+import sys
+import threading
 
 YIELD_AFTER_S = 0.05
 YIELD_NICE = 10
-_lowered = False
+_thread = threading.local()  # Linux's nice value is a thread's own: so is this flag
 
 
 def yield_cpu() -> None:
-    """Lower this process's priority, once."""
-    global _lowered
-    if not _lowered:
-        _lowered = True
+    """Lower this thread's priority, once (on Linux only: elsewhere a nice value is the whole process's)."""
+    if sys.platform == "linux" and not getattr(_thread, "lowered", False):
+        _thread.lowered = True
         try:
             os.nice(YIELD_NICE)
         except OSError:
@@ -34,4 +38,5 @@ def yield_cpu() -> None:
 
 
 def lowered() -> bool:
-    return _lowered
+    """Whether this thread lowered its priority."""
+    return getattr(_thread, "lowered", False)

@@ -20,6 +20,7 @@ import importlib
 import json
 import math
 import os
+import queue
 import selectors
 import signal
 import subprocess
@@ -63,16 +64,66 @@ def main() -> None:
     os.dup2(2, 1)  # a driver that prints must not corrupt the protocol: stdout now goes to stderr
     sys.stdout = sys.stderr
     send = _Outbox(protocol).send
+    queries = _QueryThread()
     for line in sys.stdin:
         if line.strip():
             message = json.loads(line)
             settings = (message.get("request") or {}).get("settings") or {}
             with capped(limit_of(settings)):  # the request and its result's JSON line (memory.py)
                 try:
-                    event = serve(message, send)
-                    send({**event, "retire": True} if priority.lowered() else event)
+                    send(queries.serve(message, send))
                 except MemoryError:  # the JSON line did not fit: gone by now, the short answer fits
                     send(_memory_event(message, "the result could not be sent within the memory cap"))
+            queries.renew()  # outside the cap: a thread's stack counts against RLIMIT_DATA
+
+
+class _QueryThread:
+    """Where a worker runs its requests: one thread, replaced after a request whose query lowered its priority
+    (priority.py).  Linux keeps a priority per thread, so the worker goes on at the normal one, with its open
+    connections, instead of ending and leaving its successor to open them again."""
+
+    def __init__(self) -> None:
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = self._started()
+        self.lowered = False  # the thread's last request lowered its priority: it has ended, or is ending
+
+    def renew(self) -> None:
+        if self.lowered or not self.thread.is_alive():
+            self.thread.join()
+            self.thread, self.lowered = self._started(), False
+
+    def serve(self, message: dict, send) -> dict:
+        self.inbox.put((message, send))
+        while True:
+            alive = self.thread.is_alive()  # before looking: an answer handed over just before it ended counts
+            try:
+                ok, value, self.lowered = self.outbox.get(timeout=0.25 if alive else 0)
+                break
+            except queue.Empty:
+                if not alive:  # it ended without handing its answer over: out of memory
+                    raise MemoryError from None
+        if not ok:
+            raise value
+        return value
+
+    def _started(self) -> threading.Thread:
+        thread = threading.Thread(target=self._run, daemon=True, name="queries")
+        thread.start()
+        return thread
+
+    def _run(self) -> None:
+        while True:
+            message, send = self.inbox.get()
+            answer: tuple[bool, object]
+            try:
+                answer = (True, serve(message, send))
+            except BaseException as exc:  # MemoryError: the main thread answers as it always has
+                answer = (False, exc)
+            lowered = priority.lowered()
+            self.outbox.put((*answer, lowered))
+            if lowered:
+                return  # this thread's priority cannot be raised again: the next request gets a new one
 
 
 # A query's "started" event is held this long before it is written: most queries of a benchmark end sooner, and
@@ -298,11 +349,14 @@ class WorkerProcess:
         return json.loads(line)
 
     def kill(self) -> None:
+        self.send_kill()
+        self.close()
+
+    def send_kill(self) -> None:
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError, AttributeError):
             self.proc.kill()
-        self.close()
 
     def end(self) -> None:
         """A worker holding a server role ends itself (closing its stdin), dropping the role on its way out;
@@ -430,9 +484,11 @@ class _Pool:
 
     @staticmethod
     def _end(workers: list[WorkerProcess]) -> None:
-        for worker in workers:
-            if worker.role is None:
-                worker.kill()
+        idle = [worker for worker in workers if worker.role is None]
+        for worker in idle:  # all killed first, then waited for: not one wait after another
+            worker.send_kill()
+        for worker in idle:
+            worker.close()
         holding = [worker for worker in workers if worker.role is not None]
         for worker in holding:
             try:
@@ -531,11 +587,7 @@ def execute(request: Request, action: str = "run", **extra) -> dict:
                 worker.role = event.get("role") or worker.role
             elif event["event"] == "result":
                 worker.running = None
-                if event.pop("retire", False):  # it lowered its priority for a long query (priority.py)
-                    pool().forget(worker)
-                    worker.end()
-                else:
-                    pool().release(worker)
+                pool().release(worker)
                 return event
     except BaseException:  # Ctrl-C (or anything) while waiting: the query must not go on without us
         pool().forget(worker)

@@ -20,7 +20,16 @@ POLL_S = 0.25  # how often a waiting run looks for a signal whose raise was lost
 
 
 def run_each(
-    function: Callable, items: list, jobs: int, progress=None, *, chunked=None, on_abort=None, batch=1, prepare=None
+    function: Callable,
+    items: list,
+    jobs: int,
+    progress=None,
+    *,
+    chunked=None,
+    on_abort=None,
+    batch=1,
+    prepare=None,
+    meanwhile=None,
 ) -> list:
     """`function(item)` for each item, in the items' order.
 
@@ -30,13 +39,15 @@ def run_each(
     `batch`, `prepare`: a thread takes up to `batch` items at once and calls `prepare(those items)` before
     `function` on each of them, on the same thread (a failing `prepare` is ignored: `function` does the
     work).  Fewer near the end (`_ThreadRun.take`), so that no thread is left with a run of slow items while
-    the others have none."""
+    the others have none.
+    `meanwhile`: called once on the calling thread when every item is taken and it only waits for the last
+    ones (what the caller will need next, imported while they finish)."""
     bar = progress(len(items)) if callable(progress) else Silent()
     prepared = _Prepared(prepare, batch)
     if jobs <= 1 or len(items) < 2:
         out = _in_turn(function, items, bar, on_abort, prepared)
     elif chunked is None:
-        out = _in_threads(function, items, jobs, bar, prepared)
+        out = _in_threads(function, items, jobs, bar, prepared, meanwhile)
     else:
         out = _in_processes(chunked, items, jobs, bar, on_abort)
     bar.close()
@@ -83,7 +94,7 @@ FIRST_THREADS = os.cpu_count() or 1
 STUCK_S = 0.05
 
 
-def _in_threads(function: Callable, items: list, jobs: int, bar, prepared: _Prepared) -> list:
+def _in_threads(function: Callable, items: list, jobs: int, bar, prepared: _Prepared, meanwhile=None) -> list:
     run = _ThreadRun(function, items, jobs, prepared)
     try:
         run.grow(FIRST_THREADS)
@@ -94,6 +105,9 @@ def _in_threads(function: Callable, items: list, jobs: int, bar, prepared: _Prep
             bar.step(done)
             signals.check()
             run.grow(FIRST_THREADS + run.stuck() - run.threads)
+            if meanwhile is not None and left and run.taken == len(items):
+                meanwhile, then = None, meanwhile
+                then()
     except BaseException:  # a signal: queued items never start, running ones end with their killed workers
         run.stop()
         raise
