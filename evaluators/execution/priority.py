@@ -22,7 +22,7 @@ import os
 import sys
 import threading
 
-YIELD_AFTER_S = 0.25
+YIELD_AFTER_S = 0.05
 YIELD_NICE = 10
 _thread = threading.local()  # Linux's nice value is a thread's own: so is this flag
 
