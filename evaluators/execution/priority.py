@@ -10,6 +10,9 @@ value per thread.  (The worker used to end after such a query; its successor the
 filled their caches again, and with every query past the mark, as on large databases, that cost more than
 the yielding saved.)
 
+When: past a quarter of a second.  A mark of 0.05 s sped up a run of short questions with a few timeouts,
+but made every query past it wait on whatever else the run computes (its tests took half as long again).
+
 How far: nice 10 weighs a tenth of a normal process, about the share of a core the official loop's sixteen
 processes leave each of its queries on two busy cores.  Nice 19 (a seventieth) made the timeouts set a few
 hundredths quicker, but a long query among thousands of short ones would then stand almost still for as long
@@ -22,7 +25,7 @@ import os
 import sys
 import threading
 
-YIELD_AFTER_S = 0.05
+YIELD_AFTER_S = 0.25
 YIELD_NICE = 10
 _thread = threading.local()  # Linux's nice value is a thread's own: so is this flag
 
