@@ -13,14 +13,20 @@ def run() -> None:
     signals.install()
     sys.excepthook = print_safely
     try:
-        # Importing pandas, numpy and pyarrow makes some 10^5 long-lived objects; collecting garbage while
-        # they are made finds none and costs about a tenth of the start-up.
-        gc.disable()
-        start_workers_early(sys.argv[1:])
-        from evaluators.cli import main
+        try:
+            # Importing pandas, numpy and pyarrow makes some 10^5 long-lived objects; collecting garbage while
+            # they are made finds none and costs about a tenth of the start-up.
+            gc.disable()
+            start_workers_early(sys.argv[1:])
+            from evaluators.cli import main
 
-        gc.enable()
-        main()
+            gc.enable()
+            main()
+        except Exception:
+            # A signal whose raise landed inside C code (numpy's module init during an import) comes back as
+            # another error (SystemError): it is still the stop it was.
+            signals.check()
+            raise
     except signals.Interrupted as stopped:  # before the commands' own handler, or after it
         sys.stderr.write("interrupted: nothing was graded and no report was written\n")
         end(stopped.exit_code)
