@@ -125,7 +125,8 @@ def _run(request, phase: str, send):
     def notify(event: dict) -> None:
         send({**event, "phase": phase} if event.get("event") == "started" else event)
 
-    return get_backend(request.backend).run(replace(request, collect="values"), notify)
+    values = request if request.collect == "values" else replace(request, collect="values")  # a batch's already is
+    return get_backend(request.backend).run(values, notify)
 
 
 def _gold(request, gold_sql: str, send) -> tuple:
