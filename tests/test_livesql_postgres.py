@@ -110,3 +110,31 @@ def test_ctrl_c_drops_the_clone_and_leaves_nothing_running(pg, tmp_path):
     assert _fingerprint(pg[0]) == before  # the clone is gone
     with pg[0].admin() as con:  # and its query with it
         assert not con.execute("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'").fetchall()
+
+
+def test_a_server_without_room_for_a_while_changes_no_verdict(pg, tmp_path):
+    """Other clients filled the server (here: the grader's role at its connection limit) and left a second
+    later: every connection waits for room, and the verdicts are the official ones (in CI a full server
+    once turned 20 of 34 into 19)."""
+    import threading
+
+    import psycopg
+
+    server, files, dsn = pg
+    kept = ("pq_exact", "pq_wrong", "pm_pool_4", "pm_pool_5", "pm_new_connection", "pm_update")  # helpers connect
+    lines = [line for line in files["livesql_pg"].read_text().splitlines() if json.loads(line)["instance_id"] in kept]
+    path = tmp_path / "some.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    held = [psycopg.connect(dsn) for _ in range(6)]
+    with server.admin() as admin:
+        admin.execute(f"ALTER ROLE {ROLE} CONNECTION LIMIT 6")  # taken: the next login is refused (53300)
+    leave = threading.Timer(1.0, lambda: [con.close() for con in held])
+    leave.start()
+    try:
+        report = _grade(pg, "livesql_pg", tmp_path / "w", path)
+    finally:
+        leave.join()
+        with server.admin() as admin:
+            admin.execute(f"ALTER ROLE {ROLE} CONNECTION LIMIT -1")
+    official = {k: OFFICIAL["livesql_pg"][k]["status"] == "success" for k in kept}
+    assert {i.instance_id: i.score == 1 for i in report.instances} == official

@@ -278,3 +278,46 @@ def test_bird_in_three_dialects_gives_the_same_ex(loaded, sqlite_db, tmp_path):
         verdicts[dialect] = [i.execution.get("ex_bird") for i in report.instances]
     assert verdicts["SQLite"] == [True, False, True, False, False, True, False], verdicts
     assert verdicts["PostgreSQL"] == verdicts["SQLite"] and verdicts["MySQL"] == verdicts["SQLite"], verdicts
+
+
+def _login_as_grader(engine: str, servers):
+    pg, maria = servers
+    if engine == "postgres":
+        import psycopg
+
+        return psycopg.connect(pg.dsn)
+    import pymysql
+
+    return pymysql.connect(host="127.0.0.1", port=maria.port, user="grader", password=GRADER_PASSWORD)
+
+
+def _limit_grader(engine: str, servers, limit: int) -> None:
+    pg, maria = servers
+    if engine == "postgres":
+        with pg.admin() as con:
+            con.execute(f"ALTER ROLE grader CONNECTION LIMIT {limit}")
+        return
+    con = maria.admin()
+    try:
+        con.cursor().execute(f"ALTER USER 'grader'@'%' WITH MAX_USER_CONNECTIONS {max(limit, 0)}")
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("engine", ["postgres", "mysql"])
+def test_a_login_refused_for_want_of_room_waits_for_room(engine, loaded, tmp_path):
+    """The grader's account at its connection limit (as when other clients fill the server) for a second:
+    the answer waits and runs; a refusal scored as the answer's failure made a verdict depend on the load."""
+    count = "SELECT count(*) FROM people"
+    assert run_sql(engine, "school", count, _config(tmp_path, loaded), tmp_path / "r.csv").ok  # a warm zygote
+    worker.kill_all()  # and no worker with its sessions already open
+    _limit_grader(engine, loaded, 2)  # first: MariaDB counts an account's sessions only while it has a limit
+    held = [_login_as_grader(engine, loaded) for _ in range(2)]
+    leave = threading.Timer(1.0, lambda: [con.close() for con in held])
+    leave.start()
+    try:
+        result = run_sql(engine, "school", count, _config(tmp_path, loaded), tmp_path / "r.csv")
+    finally:
+        leave.join()
+        _limit_grader(engine, loaded, -1)
+    assert result.ok and result.first_cell == 3, result.detail

@@ -19,7 +19,7 @@ import time
 import uuid
 
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
-from evaluators.execution.backends.servers import PG_VARIABLES
+from evaluators.execution.backends.servers import PG_VARIABLES, pg_no_room, when_room
 from evaluators.execution.backends.settings import PostgresSettings
 from evaluators.execution.pg_roles import ANSWER_ROLE_INFIX, ROLE_GRACE_S, TABLES_SUFFIX, drop_role, make_answer_role
 
@@ -49,7 +49,8 @@ def _options(request: Request, dbname: str | None) -> dict:
 def connect(psycopg, request: Request, dbname: str | None = None, autocommit: bool = False, login=None):
     """The grader's connection (the DSN's role), or with `login` the answer role's, same server."""
     options = {**_options(request, dbname), **(login or {})}
-    return psycopg.connect(PostgresSettings.of(request).dsn or "", connect_timeout=10, autocommit=autocommit, **options)
+    dsn = PostgresSettings.of(request).dsn or ""
+    return when_room(lambda: psycopg.connect(dsn, connect_timeout=10, autocommit=autocommit, **options), pg_no_room)
 
 
 def _quoted(name: str) -> str:

@@ -251,9 +251,11 @@ def _another_connection(conn):
     those psycopg2 gives (the harness's driver)."""
     import psycopg
 
+    from evaluators.execution.backends.servers import pg_no_room, when_room
     from evaluators.execution.pg_values import load_as_psycopg2
 
-    other = psycopg.connect(conn.info.dsn, password=conn.info.password, connect_timeout=10)
+    dsn, password = conn.info.dsn, conn.info.password
+    other = when_room(lambda: psycopg.connect(dsn, password=password, connect_timeout=10), pg_no_room)
     load_as_psycopg2(other)
     return other
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.server_base import ServerBackend
-from evaluators.execution.backends.servers import MYSQL_VARIABLES, url_parts
+from evaluators.execution.backends.servers import MYSQL_VARIABLES, mysql_no_room, url_parts, when_room
 from evaluators.execution.backends.settings import MySQLSettings
 from evaluators.execution.memory import fetch_rows
 
@@ -90,6 +90,8 @@ def _connect(pymysql, request: Request):
         options["read_default_file"] = str(option_file)
     options = {k: v for k, v in options.items() if v is not None}
     try:
-        return pymysql.connect(connect_timeout=10, autocommit=False, charset="utf8mb4", **options)
+        return when_room(
+            lambda: pymysql.connect(connect_timeout=10, autocommit=False, charset="utf8mb4", **options), mysql_no_room
+        )
     except pymysql.MySQLError as exc:
         raise QueryFailed("no_database", f"cannot connect to MySQL: {first_line(exc)}") from None

@@ -36,7 +36,7 @@ from evaluators.execution import pg_values
 from evaluators.execution.backends import base
 from evaluators.execution.backends.base import QueryFailed, Request, first_line
 from evaluators.execution.backends.server_base import ServerBackend
-from evaluators.execution.backends.servers import PG_VARIABLES
+from evaluators.execution.backends.servers import PG_VARIABLES, pg_no_room, when_room
 from evaluators.execution.backends.settings import PostgresSettings
 from evaluators.execution.memory import fetch_rows, limit_of
 from evaluators.execution.pg_roles import ANSWERS_SUFFIX, ROLE_GRACE_S, drop_role, make_answer_role
@@ -46,8 +46,6 @@ _TIMEOUT_STATE = "57014"  # query_canceled: statement_timeout or a cancel
 # extended protocol), read_only_sql_transaction (writes, and FOR UPDATE, which the official reading cuts), and
 # the driver's own (no SQLSTATE: COPY, which breaks a pipeline).
 _READING_STATES = ("42601", "25006", None)
-_ROLE_BUSY_STATE = "53300"  # too_many_connections: the role's last session has not quite ended on the server
-_LOGIN_RETRIES = 50  # a worker's next login as its role waits out its last session's end, 10 ms at a time
 _RENEW_MARGIN_S = 60  # a role whose password lapses within the timeout plus this is replaced first
 _HINT = "prepare it once with `evaluate.py db prepare --engine postgres` (docs/backends.md)"
 
@@ -261,23 +259,16 @@ def _connect(psycopg, request: Request, login: dict | None = None):
         options["dbname"] = request.db_ref
     options.update(login or {})
     context = _adapters(psycopg, PostgresSettings.of(request).psycopg2_values)
-    for attempt in range(_LOGIN_RETRIES + 1):
-        try:
-            con = psycopg.connect(
-                PostgresSettings.of(request).dsn or "",
-                connect_timeout=10,
-                context=context,
-                autocommit=True,
-                prepare_threshold=None,
-                **options,
-            )
-            break
-        except psycopg.Error as exc:
-            if login and getattr(exc, "sqlstate", None) == _ROLE_BUSY_STATE and attempt < _LOGIN_RETRIES:
-                time.sleep(0.01)  # a worker's role allows one session: its previous one is still ending
-                continue
-            raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
-    return con
+    dsn = PostgresSettings.of(request).dsn or ""
+    try:  # a worker's next login as its role also waits out its last session's end (53300 too)
+        return when_room(
+            lambda: psycopg.connect(
+                dsn, connect_timeout=10, context=context, autocommit=True, prepare_threshold=None, **options
+            ),
+            pg_no_room,
+        )
+    except psycopg.Error as exc:
+        raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
 
 
 _ADAPTERS: dict[bool, object] = {}
