@@ -10,8 +10,12 @@ value per thread.  (The worker used to end after such a query; its successor the
 filled their caches again, and with every query past the mark, as on large databases, that cost more than
 the yielding saved.)
 
-When: past a quarter of a second.  A mark of 0.05 s sped up a run of short questions with a few timeouts,
-but made every query past it wait on whatever else the run computes (its tests took half as long again).
+When: past 0.05 s.  Six queries running into a 1 s timeout among 1,000 short ones each took a core for
+their first quarter of a second with the earlier mark (0.25 s): a third of the CPU while the short ones ran,
+whose last slow question then started 0.85-0.9 s into the run instead of 0.6-0.7 (bench/bird.py --small
+--timeouts 6 --meta-time-out 1: 1.12x the official loop at 0.25 s, 1.07x at 0.05 s, 29 Nov 2026).  A session
+earlier the 0.05 s mark had seemed to slow the SQLite test files by half; measured again with the per-thread
+priority, twelve of them (276 tests) took 70.1 and 70.7 s against 70.4 and 69.0 s at 0.25 s.
 
 How far: nice 10 weighs a tenth of a normal process, about the share of a core the official loop's sixteen
 processes leave each of its queries on two busy cores.  Nice 19 (a seventieth) made the timeouts set a few
@@ -25,7 +29,7 @@ import os
 import sys
 import threading
 
-YIELD_AFTER_S = 0.25
+YIELD_AFTER_S = 0.05
 YIELD_NICE = 10
 _thread = threading.local()  # Linux's nice value is a thread's own: so is this flag
 
