@@ -132,6 +132,11 @@ def check() -> None:
         raise Interrupted(_received)
 
 
+def received() -> bool:
+    """Whether a stopping signal came: what would wait (for a server's room, say) gives up at once."""
+    return _received is not None
+
+
 def cleaning_up() -> int:
     """The CLI's handler has the interrupt: later signals and checks raise no more. Returns the exit code."""
     global _cleaning

@@ -49,20 +49,22 @@ def pg_no_room(exc: BaseException) -> bool:
 
 
 def mysql_no_room(exc: BaseException) -> bool:
-    args = getattr(exc, "args", ())
-    return bool(args) and args[0] in MYSQL_NO_ROOM
+    return bool(exc.args) and exc.args[0] in MYSQL_NO_ROOM  # pymysql: (code, message)
 
 
 def when_room(connect, no_room, wait_s: float = ROOM_WAIT_S):
     """`connect()`, called again while the server refuses it only for want of room (`no_room(exc)`), with
-    pauses growing from 10 ms to 0.25 s, until `wait_s` have passed; then its refusal is raised."""
+    pauses growing from 10 ms to 0.25 s, until `wait_s` have passed; then its refusal is raised.  A run that
+    is stopping (a signal came: the connection is a clean-up's) does not wait."""
+    from evaluators import signals
+
     deadline = time.monotonic() + wait_s
     pause = 0.01
     while True:
         try:
             return connect()
         except Exception as exc:
-            if not no_room(exc) or time.monotonic() + pause > deadline:
+            if not no_room(exc) or signals.received() or time.monotonic() + pause > deadline:
                 raise
         time.sleep(pause)
         pause = min(pause * 2, 0.25)
