@@ -280,26 +280,47 @@ def test_bird_in_three_dialects_gives_the_same_ex(loaded, sqlite_db, tmp_path):
     assert verdicts["PostgreSQL"] == verdicts["SQLite"] and verdicts["MySQL"] == verdicts["SQLite"], verdicts
 
 
-def _login_as_grader(engine: str, servers):
+ROOMY = "roomy"  # an account of this test's own: a limit on the shared `grader` would refuse other tests' logins
+
+
+def _roomy(engine: str, servers):
+    """Settings of a grader account like `grader` (`db prepare`'s roles on PostgreSQL; the school tables on
+    MariaDB), whose connection limit this test may set; made for one engine by the test of that engine."""
+    pg, maria = servers
+    if engine == "postgres":
+        from evaluators.execution.pg_roles import prepare_postgres
+
+        prepare_postgres(pg.admin_dsn, ROOMY, GRADER_PASSWORD)
+        return PostgresSettings(pg.dsn.replace("grader:", f"{ROOMY}:"))
+    con = maria.admin()
+    try:
+        con.cursor().execute(f"CREATE USER IF NOT EXISTS '{ROOMY}'@'%' IDENTIFIED BY '{GRADER_PASSWORD}'")
+        con.cursor().execute(f"GRANT ALL ON school.* TO '{ROOMY}'@'%'")
+    finally:
+        con.close()
+    return MySQLSettings(maria.dsn.replace("grader:", f"{ROOMY}:"))
+
+
+def _login(engine: str, servers):
     pg, maria = servers
     if engine == "postgres":
         import psycopg
 
-        return psycopg.connect(pg.dsn)
+        return psycopg.connect(pg.dsn.replace("grader:", f"{ROOMY}:"))
     import pymysql
 
-    return pymysql.connect(host="127.0.0.1", port=maria.port, user="grader", password=GRADER_PASSWORD)
+    return pymysql.connect(host="127.0.0.1", port=maria.port, user=ROOMY, password=GRADER_PASSWORD)
 
 
-def _limit_grader(engine: str, servers, limit: int) -> None:
+def _limit(engine: str, servers, limit: int) -> None:
     pg, maria = servers
     if engine == "postgres":
         with pg.admin() as con:
-            con.execute(f"ALTER ROLE grader CONNECTION LIMIT {limit}")
+            con.execute(f"ALTER ROLE {ROOMY} CONNECTION LIMIT {limit}")
         return
     con = maria.admin()
     try:
-        con.cursor().execute(f"ALTER USER 'grader'@'%' WITH MAX_USER_CONNECTIONS {max(limit, 0)}")
+        con.cursor().execute(f"ALTER USER '{ROOMY}'@'%' WITH MAX_USER_CONNECTIONS {max(limit, 0)}")
     finally:
         con.close()
 
@@ -309,15 +330,16 @@ def test_a_login_refused_for_want_of_room_waits_for_room(engine, loaded, tmp_pat
     """The grader's account at its connection limit (as when other clients fill the server) for a second:
     the answer waits and runs; a refusal scored as the answer's failure made a verdict depend on the load."""
     count = "SELECT count(*) FROM people"
-    assert run_sql(engine, "school", count, _config(tmp_path, loaded), tmp_path / "r.csv").ok  # a warm zygote
+    config = ExecConfig(output_dir=tmp_path / "out", **{engine: _roomy(engine, loaded)})
+    assert run_sql(engine, "school", count, config, tmp_path / "r.csv").ok  # a warm zygote
     worker.kill_all()  # and no worker with its sessions already open
-    _limit_grader(engine, loaded, 2)  # first: MariaDB counts an account's sessions only while it has a limit
-    held = [_login_as_grader(engine, loaded) for _ in range(2)]
+    _limit(engine, loaded, 2)  # first: MariaDB counts an account's sessions only while it has a limit
+    held = [_login(engine, loaded) for _ in range(2)]
     leave = threading.Timer(1.0, lambda: [con.close() for con in held])
     leave.start()
     try:
-        result = run_sql(engine, "school", count, _config(tmp_path, loaded), tmp_path / "r.csv")
+        result = run_sql(engine, "school", count, config, tmp_path / "r.csv")
     finally:
         leave.join()
-        _limit_grader(engine, loaded, -1)
+        _limit(engine, loaded, -1)
     assert result.ok and result.first_cell == 3, result.detail
