@@ -69,7 +69,6 @@ FIXTURE_FILES = {
     "test_report_pages.py",
     "test_interact_parity.py",
     "test_livesql_postgres_privileges.py",
-    "test_livesql_postgres.py",  # and one test holds its role at its connection limit: none of its others beside
     "test_pg_values.py",
 }
 
