@@ -343,3 +343,34 @@ def test_a_login_refused_for_want_of_room_waits_for_room(engine, loaded, tmp_pat
         leave.join()
         _limit(engine, loaded, -1)
     assert result.ok and result.first_cell == 3, result.detail
+
+
+def test_workers_that_fill_their_database_still_grade_every_question(loaded, tmp_path):
+    """BIRD on PostgreSQL, eight questions at once under a limit of 9 connections on their database: each
+    worker keeps two sessions (the gold's and its answer role's), sixteen in all, where the official loop
+    holds one connection a process.  A worker refused for want of room closes its idle sessions first, so no
+    worker waits on sessions the others keep idle, and every verdict is the one without the limit."""
+    from evaluators.bird.run import BirdOptions, grade_bird
+
+    pg, _ = loaded
+    sep = "\t----- bird -----\t"
+    slow, wrong = "SELECT count(*) FROM people, pg_sleep(0.15)", "SELECT count(*) + 1 FROM people"
+    preds = {str(i): (slow if i % 2 == 0 else wrong) + sep + "school" for i in range(24)}
+    (tmp_path / "pred.json").write_text(json.dumps(preds))
+    (tmp_path / "gold.sql").write_text(
+        "".join(f"SELECT count(*) FROM people WHERE id > -{i}\tschool\n" for i in range(24))
+    )
+    options = BirdOptions(
+        tmp_path, "PostgreSQL", num_cpus=8, work_dir=tmp_path / "w", postgres_dsn=pg.dsn.replace("/postgres", "/school")
+    )
+    worker.kill_all()  # no idle worker of an earlier test holding sessions to the database
+    with pg.admin() as con:
+        con.execute("ALTER DATABASE school CONNECTION LIMIT 9")
+    try:
+        report = grade_bird(tmp_path / "pred.json", tmp_path / "gold.sql", None, options)
+    finally:
+        worker.kill_all()
+        with pg.admin() as con:
+            con.execute("ALTER DATABASE school CONNECTION LIMIT -1")
+    reasons = [i.reason for i in report.instances]
+    assert reasons == ["match", "value_mismatch"] * 12, [i.detail for i in report.instances if i.reason != "match"]

@@ -42,6 +42,7 @@ CANCEL_TIMEOUT_S = 30.0  # the cancelling worker's own limit
 CANCEL_WAIT_S = 5.0  # how long the caller waits for the cancel's answer before it moves on
 MAX_IDLE_WORKERS = 16
 FREE_STARTS = os.cpu_count() or 1  # workers started at once, without waiting for a busy one to come back
+IDLE_RELEASE_S = 0.5  # a worker without a request this long closes its kept sessions (base.IDLE_RELEASES)
 LONG_QUERY_S = 0.05  # a worker busy this long is on a long query: a caller waiting for one starts another
 # A worker still getting ready for its query (Python and driver imports, connecting) counts as coming back
 # soon for this long, unless its backend says the query started: a fresh worker's first request (a second
@@ -65,7 +66,7 @@ def main() -> None:
     sys.stdout = sys.stderr
     send = _Outbox(protocol).send
     queries = _QueryThread()
-    for line in sys.stdin:
+    for line in _lines(sys.stdin.fileno(), IDLE_RELEASE_S, _release_idle):
         if line.strip():
             message = json.loads(line)
             settings = (message.get("request") or {}).get("settings") or {}
@@ -75,6 +76,37 @@ def main() -> None:
                 except MemoryError:  # the JSON line did not fit: gone by now, the short answer fits
                     send(_memory_event(message, "the result could not be sent within the memory cap"))
             queries.renew()  # outside the cap: a thread's stack counts against RLIMIT_DATA
+
+
+def _lines(fd: int, idle_s: float, on_idle):
+    """The protocol's lines, read from `fd` as they come; `on_idle()` once whenever none came for `idle_s`."""
+    import select
+
+    pending = bytearray()
+    while True:
+        end = pending.find(b"\n")
+        if end >= 0:
+            line = pending[:end].decode("utf-8")
+            del pending[: end + 1]
+            yield line
+            continue
+        if not select.select([fd], [], [], idle_s)[0]:
+            on_idle()
+        chunk = os.read(fd, 1 << 20)  # blocks until the next request (or the end) once idle
+        if not chunk:
+            return
+        pending += chunk
+
+
+def _release_idle() -> None:
+    """What the worker keeps that other processes may need, let go while it waits (base.IDLE_RELEASES)."""
+    from evaluators.execution.backends.base import IDLE_RELEASES
+
+    for release in IDLE_RELEASES:
+        try:
+            release()
+        except Exception:
+            pass  # a session already gone: nothing held
 
 
 class _QueryThread:

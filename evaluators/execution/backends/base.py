@@ -302,6 +302,11 @@ def _holds_carriage_return(path) -> bool:
             return view.find(b"\r") >= 0
 
 
+# What a worker keeps between requests that other processes may need (a server's connection slots): a backend
+# that keeps something registers how to let it go, and the worker calls each when no request came for a while
+# (worker.IDLE_RELEASE_S).  An idle worker's kept sessions otherwise held slots a busy one was waiting for.
+IDLE_RELEASES: list = []
+
 FRAMED = ("csv", "rows")  # the collects `keep_result` keeps through a pandas frame (time and inline need none)
 
 

@@ -70,7 +70,9 @@ class PostgresBackend(ServerBackend):
                 return kept
             except psycopg.OperationalError:
                 kept.close()
-        con = _connect(psycopg, request, login=login)
+        # A server without room for it: this worker's idle sessions go first (up to two a worker, the gold's
+        # and the answer's, where the official loop holds one connection a process at a time).
+        con = _connect(psycopg, request, login=login, make_room=lambda: _close_sessions(None))
         _begin(con, request)
         return con
 
@@ -188,6 +190,9 @@ def _close_sessions(user: str | None) -> None:
         _sessions.pop(key).close()
 
 
+base.IDLE_RELEASES.append(lambda: _close_sessions(None))  # an idle worker's sessions hold the server's slots
+
+
 def worker_role(psycopg, request: Request) -> dict:
     """This worker's answer role on the request's server and database: made at its first prediction there,
     then reused; replaced when its password would lapse before this query could end."""
@@ -199,7 +204,7 @@ def worker_role(psycopg, request: Request) -> dict:
     if held is None:
         seconds = int(request.timeout_s) + ROLE_GRACE_S
         started = time.monotonic()
-        admin = _connect(psycopg, request)
+        admin = _connect(psycopg, request, make_room=lambda: _close_sessions(None))
         try:
             name, password = make_answer_role(admin, ANSWERS_SUFFIX, seconds, _HINT)
         finally:
@@ -249,7 +254,7 @@ def _begin(con, request: Request) -> None:
     con.execute(f"BEGIN READ ONLY; SET LOCAL statement_timeout = {max(1, int(request.timeout_s * 1000))}; SELECT")
 
 
-def _connect(psycopg, request: Request, login: dict | None = None):
+def _connect(psycopg, request: Request, login: dict | None = None, make_room=None):
     """A connection from the DSN and the standard PG* variables (libpq reads ~/.pgpass itself); `login`:
     another user and password on the same server and database (an answer's role).  In autocommit: a request
     begins its own read-only transaction (`begin`); nothing is prepared by the driver behind our back."""
@@ -266,6 +271,7 @@ def _connect(psycopg, request: Request, login: dict | None = None):
                 dsn, connect_timeout=10, context=context, autocommit=True, prepare_threshold=None, **options
             ),
             pg_no_room,
+            make_room=make_room,
         )
     except psycopg.Error as exc:
         raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None

@@ -52,10 +52,12 @@ def mysql_no_room(exc: BaseException) -> bool:
     return bool(exc.args) and exc.args[0] in MYSQL_NO_ROOM  # pymysql: (code, message)
 
 
-def when_room(connect, no_room, wait_s: float = ROOM_WAIT_S):
+def when_room(connect, no_room, wait_s: float = ROOM_WAIT_S, make_room=None):
     """`connect()`, called again while the server refuses it only for want of room (`no_room(exc)`), with
-    pauses growing from 10 ms to 0.25 s, until `wait_s` have passed; then its refusal is raised.  A run that
-    is stopping (a signal came: the connection is a clean-up's) does not wait."""
+    pauses growing from 10 ms to 0.25 s, until `wait_s` have passed; then its refusal is raised.  At the first
+    refusal `make_room()` closes what the caller holds idle (a worker's kept sessions): a run's workers each
+    keeping sessions would otherwise wait on each other's.  A run that is stopping (a signal came: the
+    connection is a clean-up's) does not wait."""
     from evaluators import signals
 
     deadline = time.monotonic() + wait_s
@@ -66,6 +68,10 @@ def when_room(connect, no_room, wait_s: float = ROOM_WAIT_S):
         except Exception as exc:
             if not no_room(exc) or signals.received() or time.monotonic() + pause > deadline:
                 raise
+        if make_room is not None:
+            make_room, then = None, make_room
+            then()
+            continue
         time.sleep(pause)
         pause = min(pause * 2, 0.25)
 
