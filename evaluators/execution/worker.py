@@ -82,14 +82,16 @@ def _lines(fd: int, idle_s: float, on_idle):
     """The protocol's lines, read from `fd` as they come; `on_idle()` once whenever none came for `idle_s`."""
     import select
 
-    pending = bytearray()
+    pending, searched = bytearray(), 0  # a long line is searched for its end once, not once a chunk
     while True:
-        end = pending.find(b"\n")
+        end = pending.find(b"\n", searched)
         if end >= 0:
             line = pending[:end].decode("utf-8")
             del pending[: end + 1]
+            searched = 0
             yield line
             continue
+        searched = len(pending)
         if not select.select([fd], [], [], idle_s)[0]:
             on_idle()
         chunk = os.read(fd, 1 << 20)  # blocks until the next request (or the end) once idle
