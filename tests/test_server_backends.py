@@ -374,3 +374,26 @@ def test_workers_that_fill_their_database_still_grade_every_question(loaded, tmp
             con.execute("ALTER DATABASE school CONNECTION LIMIT -1")
     reasons = [i.reason for i in report.instances]
     assert reasons == ["match", "value_mismatch"] * 12, [i.detail for i in report.instances if i.reason != "match"]
+
+
+def test_an_hourly_connection_limit_is_not_taken_for_a_passing_want_of_room(loaded):
+    """MariaDB says 1226 for an account's `max_user_connections` (waited for, above) and for its hourly limits,
+    which no wait of 30 s lifts: those are not a want of room, and every connection would wait in vain."""
+    import pymysql
+
+    from evaluators.execution.backends.servers import mysql_no_room
+
+    pg, maria = loaded
+    _roomy("mysql", loaded)
+    admin = maria.admin()
+    try:
+        admin.cursor().execute(f"ALTER USER '{ROOMY}'@'%' WITH MAX_CONNECTIONS_PER_HOUR 1")
+        _login("mysql", loaded).close()
+        with pytest.raises(pymysql.err.OperationalError) as refused:
+            _login("mysql", loaded).close()
+        assert refused.value.args[0] == 1226 and "max_connections_per_hour" in str(refused.value)
+        assert not mysql_no_room(refused.value)
+    finally:
+        admin.cursor().execute(f"ALTER USER '{ROOMY}'@'%' WITH MAX_CONNECTIONS_PER_HOUR 0")
+        admin.cursor().execute("FLUSH USER_RESOURCES")
+        admin.close()

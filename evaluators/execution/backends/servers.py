@@ -33,7 +33,8 @@ MYSQL_VARIABLES = ("MYSQL_HOST", "MYSQL_TCP_PORT", "MYSQL_UNIX_PORT", "MYSQL_USE
 # connection refused for it is tried again for up to ROOM_WAIT_S.  Scored as the refusal it was, an answer
 # lost its point whenever the machine's other work filled the server (CI: 19 of 34 instead of 20).
 PG_NO_ROOM = frozenset({"53300", "57P03"})  # too_many_connections, cannot_connect_now
-MYSQL_NO_ROOM = frozenset({1040, 1203, 1226})  # too many connections: the server's, the user's, the account's
+MYSQL_NO_ROOM = frozenset({1040, 1203})  # too many connections: the server's, the user's
+_MYSQL_LIMIT_REACHED = 1226  # an account's resource: only its max_user_connections passes (not the hourly ones)
 ROOM_WAIT_S = 30.0  # within the worker's start-up allowance (worker.STARTUP_ALLOWANCE_S)
 
 
@@ -49,7 +50,8 @@ def pg_no_room(exc: BaseException) -> bool:
 
 
 def mysql_no_room(exc: BaseException) -> bool:
-    return bool(exc.args) and exc.args[0] in MYSQL_NO_ROOM  # pymysql: (code, message)
+    code = exc.args[0] if exc.args else None  # pymysql: (code, message)
+    return code in MYSQL_NO_ROOM or (code == _MYSQL_LIMIT_REACHED and "max_user_connections" in str(exc))
 
 
 def when_room(connect, no_room, wait_s: float = ROOM_WAIT_S, make_room=None):
