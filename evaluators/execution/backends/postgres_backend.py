@@ -70,9 +70,7 @@ class PostgresBackend(ServerBackend):
                 return kept
             except psycopg.OperationalError:
                 kept.close()
-        # A server without room for it: this worker's idle sessions go first (up to two a worker, the gold's
-        # and the answer's, where the official loop holds one connection a process at a time).
-        con = _connect(psycopg, request, login=login, make_room=lambda: _close_sessions(None))
+        con = _connect(psycopg, request, login=login)
         _begin(con, request)
         return con
 
@@ -190,7 +188,13 @@ def _close_sessions(user: str | None) -> None:
         _sessions.pop(key).close()
 
 
-base.IDLE_RELEASES.append(lambda: _close_sessions(None))  # an idle worker's sessions hold the server's slots
+def _release_sessions() -> None:
+    """Every idle session closed: a worker keeps up to two (the gold's and its answer role's, where the official
+    loop holds one connection a process at a time), which hold server slots another worker may be waiting for."""
+    _close_sessions(None)
+
+
+base.IDLE_RELEASES.append(_release_sessions)
 
 
 def worker_role(psycopg, request: Request) -> dict:
@@ -204,7 +208,7 @@ def worker_role(psycopg, request: Request) -> dict:
     if held is None:
         seconds = int(request.timeout_s) + ROLE_GRACE_S
         started = time.monotonic()
-        admin = _connect(psycopg, request, make_room=lambda: _close_sessions(None))
+        admin = _connect(psycopg, request)
         try:
             name, password = make_answer_role(admin, ANSWERS_SUFFIX, seconds, _HINT)
         finally:
@@ -254,10 +258,11 @@ def _begin(con, request: Request) -> None:
     con.execute(f"BEGIN READ ONLY; SET LOCAL statement_timeout = {max(1, int(request.timeout_s * 1000))}; SELECT")
 
 
-def _connect(psycopg, request: Request, login: dict | None = None, make_room=None):
+def _connect(psycopg, request: Request, login: dict | None = None):
     """A connection from the DSN and the standard PG* variables (libpq reads ~/.pgpass itself); `login`:
     another user and password on the same server and database (an answer's role).  In autocommit: a request
-    begins its own read-only transaction (`begin`); nothing is prepared by the driver behind our back."""
+    begins its own read-only transaction (`begin`); nothing is prepared by the driver behind our back.  A server
+    without room for it: this process's idle sessions go first, then it waits (`servers.when_room`)."""
     options = {k.lower()[2:]: v for k, v in request.environment.items() if k in PG_VARIABLES and v}
     options = {("dbname" if k == "database" else k): v for k, v in options.items()}
     if request.db_ref:
@@ -271,7 +276,7 @@ def _connect(psycopg, request: Request, login: dict | None = None, make_room=Non
                 dsn, connect_timeout=10, context=context, autocommit=True, prepare_threshold=None, **options
             ),
             pg_no_room,
-            make_room=make_room,
+            make_room=_release_sessions,
         )
     except psycopg.Error as exc:
         raise QueryFailed("no_database", f"cannot connect to PostgreSQL: {first_line(exc)}") from None
