@@ -4,12 +4,22 @@ then the imports, then the commands.  A Ctrl-C during the imports is an interrup
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 from evaluators import signals
 
 
+# pyarrow's default allocator (mimalloc) made grading a 3.3-million-row pair a fifth slower than the system's
+# malloc, whole process (4.5-5.0 s against 3.5-3.8 s, 1.31 against 1.21-1.23 GB at the peak; jemalloc
+# 3.9-4.0 s): the columns' large arrays come and go between the read and each family of rules
+# (`bench/scale.py --whole`, 29 Nov 2026).  For the command line's own process and its children only, set
+# before pyarrow is imported; a user's own setting is kept.
+ARROW_POOL = ("ARROW_DEFAULT_MEMORY_POOL", "system")
+
+
 def run() -> None:
+    os.environ.setdefault(*ARROW_POOL)
     signals.install()
     sys.excepthook = print_safely
     try:
