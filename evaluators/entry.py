@@ -9,7 +9,6 @@ import sys
 
 from evaluators import signals
 
-
 # pyarrow's default allocator (mimalloc) made grading a 3.3-million-row pair a fifth slower than the system's
 # malloc, whole process (4.5-5.0 s against 3.5-3.8 s, 1.31 against 1.21-1.23 GB at the peak; jemalloc
 # 3.9-4.0 s): the columns' large arrays come and go between the read and each family of rules
