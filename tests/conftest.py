@@ -162,3 +162,17 @@ def fresh_pool():
     zygote.shutdown()
     yield worker.pool()
     worker.kill_all()
+
+
+@pytest.fixture
+def ten_rows_db(tmp_path) -> str:
+    """A SQLite file with one table `t(x)` of the integers 0 to 9."""
+    import sqlite3
+
+    path = tmp_path / "ten_rows.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (x INTEGER)")
+    con.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(10)])
+    con.commit()
+    con.close()
+    return str(path)

@@ -115,6 +115,24 @@ def test_runs_get_shorter_near_the_end():
     assert sizes[0] == 8 and sizes == sorted(sizes, reverse=True) and sizes[-1] <= 2  # a run of one needs none
 
 
+def test_runs_of_short_items_grow_to_the_batch_and_runs_of_slow_ones_stay_at_the_fewest():
+    """A run takes about RUN_S of the items' typical time: up to `batch` when they are short (fewer round
+    trips to a worker), FEWEST when they are not (no thread left with a long run near the end)."""
+    import time
+
+    from evaluators.grading import parallel
+
+    def sizes(item_s: float, count: int) -> list[int]:
+        runs: list = []
+        parallel.run_each(lambda n: time.sleep(item_s), list(range(count)), 2, batch=32, prepare=runs.append)
+        return [len(run) for run in sorted(runs)]
+
+    short = sizes(0.0, 400)
+    assert short[0] == parallel.FEWEST and max(short) == 32
+    slow = sizes(parallel.RUN_S, 40)  # each item alone takes a whole run's time
+    assert max(slow) == parallel.FEWEST
+
+
 def test_threads_grow_beside_slow_items_only():
     """A run starts one thread a core; an item running past STUCK_S gets a thread beside it, up to `jobs`."""
     import threading
@@ -130,6 +148,32 @@ def test_threads_grow_beside_slow_items_only():
     assert len(fast) <= parallel.FIRST_THREADS
     slow = set(parallel.run_each(name_of, [parallel.STUCK_S * 3] * 6, 16))
     assert len(slow) > parallel.FIRST_THREADS and len(slow) <= 6
+
+
+def test_an_item_whose_query_says_it_runs_long_gets_a_thread_beside_it_at_once(monkeypatch):
+    """A worker's "long" event (execution/priority.py) adds a thread without waiting out STUCK_S: here STUCK_S
+    is a minute and one thread starts, so the other items could only run beside the long one through it."""
+    import threading
+
+    from evaluators.execution import priority
+    from evaluators.grading import parallel
+
+    monkeypatch.setattr(parallel, "STUCK_S", 60.0)
+    monkeypatch.setattr(parallel, "FIRST_THREADS", 1)
+    others_done = threading.Event()
+    count = 5
+
+    def item(number):
+        if number == 0:
+            priority.went_long()  # as worker.execute does on the event
+            return others_done.wait(30)  # released only by items run on other threads meanwhile
+        if number == count - 1:
+            others_done.set()
+        return threading.current_thread().name
+
+    out = parallel.run_each(item, list(range(count)), 4)
+    assert out[0] is True
+    assert len(set(out[1:])) >= 1 and all(name != "grading-0" for name in out[1:])
 
 
 def test_no_command_runs_its_items_outside_the_one_runner():

@@ -66,3 +66,20 @@ def test_a_caller_behind_workers_still_getting_ready_waits_for_them(workers, mon
     assert got and got[0] not in held
     for each in [*held, *got]:
         workers.release(each)
+
+
+def test_a_caller_behind_workers_that_said_their_queries_run_long_starts_another(workers, monkeypatch):
+    """A worker's "long" event (execution/priority.py) is the pool's sign too: it does not wait LONG_QUERY_S
+    after the query began, nor for a "started" event that comes late."""
+    monkeypatch.setattr(worker, "LONG_QUERY_S", 60.0, raising=False)
+    monkeypatch.setattr(worker, "PREPARING_S", 60.0, raising=False)
+    held = [workers.acquire() for _ in range(getattr(worker, "FREE_STARTS", 2))]
+    thread, got = _acquire_in_thread(workers)
+    time.sleep(0.3)
+    assert not got  # behind workers still 'coming back soon'
+    for each in held:
+        workers.went_long(each)  # as worker.execute does on the event
+    thread.join(5)  # woken by it, not by LONG_QUERY_S / 4
+    assert got and got[0] not in held
+    for each in [*held, *got]:
+        workers.release(each)

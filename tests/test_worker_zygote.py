@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -22,14 +21,8 @@ SLOW = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x <
 
 
 @pytest.fixture
-def database(tmp_path) -> str:
-    path = tmp_path / "db.sqlite"
-    con = sqlite3.connect(path)
-    con.execute("CREATE TABLE t (x INTEGER)")
-    con.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(10)])
-    con.commit()
-    con.close()
-    return str(path)
+def database(ten_rows_db) -> str:
+    return ten_rows_db
 
 
 def _nice(pid: int) -> int:
@@ -86,6 +79,23 @@ def test_a_long_query_lowers_its_threads_priority_and_the_worker_goes_on_at_the_
     (kept,) = fresh_pool.idle  # the worker goes on, its connection kept
     assert _run("SELECT count(*) FROM t", database, tmp_path).ok  # on a new thread, the same connection
     assert fresh_pool.idle == [kept] and set(_thread_nices(kept.pid)) == {base}  # none left at the low one
+
+
+def test_a_long_query_says_so_to_the_pool_and_to_the_thread_waiting_on_it(fresh_pool, database, tmp_path):
+    """Its "long" event (priority.py): the waiting thread's callback runs (the runner adds a thread there)
+    and the pool no longer counts the worker as coming back soon; a short query says nothing."""
+    said: list[bool] = []
+    priority.when_long(lambda: said.append(True))
+    try:
+        assert _run("SELECT count(*) FROM t", database, tmp_path).ok
+        assert not said
+        assert _run(SLOW, database, tmp_path, timeout_s=priority.YIELD_AFTER_S + 0.5).reason == "timeout"
+    finally:
+        priority.when_long(None)
+    assert said == [True]  # once, however many times SQLite looked at the clock after the mark
+    (kept,) = fresh_pool.idle
+    assert kept.long_query  # until it is lent again
+    assert _run("SELECT count(*) FROM t", database, tmp_path).ok and not kept.long_query
 
 
 def test_a_short_query_keeps_its_worker(fresh_pool, database, tmp_path):

@@ -31,8 +31,8 @@ from evaluators.specs import Problem
 DIALECTS = {"sqlite": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
 LEVELS = ("simple", "moderate", "challenging")
 PAIR_ACTION = "evaluators.bird.pair:grade_in_worker"  # a question graded in the SQL worker (bird/pair.py)
-PAIRS_ACTION = "evaluators.bird.pair:grade_many_in_worker"  # BATCH questions of a thread, one request
-BATCH = 8
+PAIRS_ACTION = "evaluators.bird.pair:grade_many_in_worker"  # up to BATCH questions of a thread, one request
+BATCH = 16
 NAMES = ("bird", "strict")
 
 
@@ -156,8 +156,9 @@ class BirdBenchmark(Benchmark):
         self.predictions, self.gold, self.questions = Path(predictions), Path(gold), questions
         self.options, self.data_mode = options, data_mode
         self.runner: _Runner  # made by `read`
-        # On SQLite, BATCH questions a worker request (`prepare`): a run of small fast questions spent most
-        # of its time in one round trip each, the grading process and the worker waiting on each other.
+        # On SQLite, up to BATCH questions a worker request (`prepare`; the runner sizes each run by the
+        # questions' time: grading/parallel.py): a run of small fast questions spent most of its time in one
+        # round trip each, the grading process and the worker waiting on each other.
         self.batch = BATCH if options.backend == "sqlite" else 1
 
     def scorers(self) -> dict:

@@ -108,8 +108,17 @@ def file_state(path: str | None) -> tuple:
 
 
 def set_heap_limit(con: sqlite3.Connection, memory_limit_mb: int | None) -> None:
-    """SQLite's heap cap (the whole process's, so set again by each request that reuses a connection)."""
-    con.execute(f"PRAGMA hard_heap_limit = {int((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) * 1024 * 1024)}")
+    """SQLite's heap cap: the whole process's (any connection's PRAGMA sets it for all), and the PRAGMA only
+    ever lowers it, so it is sent only for a cap below the one in force.  Every setter of this process goes
+    through here and no submitted SQL can set it (the authorizers refuse PRAGMA assignments), so the lowest
+    cap sent is the one in force: sending it once a query was 5 % of a small question's time in a worker."""
+    limit = int((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) * 1024 * 1024)
+    if _heap_limit_set[0] is None or limit < _heap_limit_set[0]:
+        con.execute(f"PRAGMA hard_heap_limit = {limit}")
+        _heap_limit_set[0] = limit
+
+
+_heap_limit_set: list = [None]  # the heap cap in force in this process (`set_heap_limit`)
 
 
 def sqlite_private_copy(path: str, copy: str, memory_limit_mb: int | None = None) -> sqlite3.Connection:
@@ -128,7 +137,7 @@ def sqlite_private_copy(path: str, copy: str, memory_limit_mb: int | None = None
         page_size = int(con.execute("PRAGMA page_size").fetchone()[0])
         pages = int(con.execute("PRAGMA page_count").fetchone()[0])
         con.execute(f"PRAGMA max_page_count = {pages + copy_growth_bytes(limit_mb) // page_size + 1}")
-        con.execute(f"PRAGMA hard_heap_limit = {int(limit_mb * 1024 * 1024)}")
+        set_heap_limit(con, limit_mb)
         con.execute("PRAGMA temp_store = MEMORY")
     except BaseException:
         con.close()

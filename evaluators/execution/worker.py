@@ -345,6 +345,7 @@ class WorkerProcess:
         self.pid = self.proc.pid
         self.lent_at = time.monotonic()  # when the pool last handed it to a caller
         self.query_began: float | None = None  # when its backend said the query started ("started")
+        self.long_query = False  # its backend said the query runs long ("long")
         # Server state a kill would leave behind: the answer role it logs in as (PostgreSQL; it drops it
         # itself when it ends), and the request and handle of the query it runs now.
         self.role: str | None = None
@@ -472,7 +473,7 @@ class _Pool:
             return self._lend(worker)
 
     def _lend(self, worker: WorkerProcess) -> WorkerProcess:
-        worker.lent_at, worker.query_began = time.monotonic(), None
+        worker.lent_at, worker.query_began, worker.long_query = time.monotonic(), None, False
         self.busy.add(worker)
         return worker
 
@@ -482,6 +483,12 @@ class _Pool:
         starts another within LONG_QUERY_S of the query's start."""
         now = time.monotonic()
         return self.starting + sum(_soon_back(worker, now) for worker in self.busy)
+
+    def went_long(self, worker: WorkerProcess) -> None:
+        """`worker` said its query runs long: it does not count as coming back soon (`_soon_back`)."""
+        with self.lock:
+            worker.long_query = True
+            self.returned.notify_all()
 
     def release(self, worker: WorkerProcess) -> None:
         with self.lock:
@@ -533,6 +540,8 @@ class _Pool:
 
 
 def _soon_back(worker: WorkerProcess, now: float) -> bool:
+    if worker.long_query:
+        return False
     if worker.query_began is not None:
         return now - worker.query_began < LONG_QUERY_S
     return now - worker.lent_at < PREPARING_S
@@ -615,6 +624,9 @@ def execute(request: Request, action: str = "run", **extra) -> dict:
                 begun = worker.query_began = min(event.get("at", math.inf), time.monotonic())
                 deadline = begun + request.timeout_s + backend.kill_grace_s
                 phase = {"phase": event["phase"]} if "phase" in event else {}
+            elif event["event"] == "long":  # past priority.YIELD_AFTER_S: not back soon (_soon_back)
+                pool().went_long(worker)
+                priority.went_long()
             elif event["event"] == "handle":
                 handle = event
                 worker.running = (request, event)

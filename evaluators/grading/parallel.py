@@ -8,6 +8,7 @@ computes in Python (`grade`'s instances, in chunks).
 
 from __future__ import annotations
 
+import math
 import os
 import queue
 import threading
@@ -15,6 +16,8 @@ import time
 from collections.abc import Callable, Iterator
 
 from evaluators import signals
+from evaluators.execution import priority
+from evaluators.execution.long_mark import Typical
 
 POLL_S = 0.25  # how often a waiting run looks for a signal whose raise was lost
 
@@ -36,7 +39,8 @@ def run_each(
     `progress`: a factory `progress(total)` of a bar with `step(n)` and `close()` (the CLI's), or None.
     `chunked`: a picklable `chunked(chunk) -> list` grades chunks in forked processes instead of threads.
     `on_abort`: called when a signal stopped the run, after its processes were killed (leftovers to remove).
-    `batch`, `prepare`: a thread takes up to `batch` items at once and calls `prepare(those items)` before
+    `batch`, `prepare`: a thread takes up to `batch` items at once (as many as take about RUN_S by their
+    typical time, FEWEST at least: `_ThreadRun.take`) and calls `prepare(those items)` before
     `function` on each of them, on the same thread (a failing `prepare` is ignored: `function` does the
     work).  Fewer near the end (`_ThreadRun.take`), so that no thread is left with a run of slow items while
     the others have none.
@@ -89,9 +93,17 @@ def _in_turn(function: Callable, items: list, bar, on_abort, prepared: _Prepared
 # Threads at the start: one per core (three or four only handed the few workers that keep up to each other,
 # measured).  A thread whose item runs past STUCK_S (a slow query, a timeout) gets a new thread beside it, up
 # to `jobs`: slow queries still wait out their timeouts side by side, while a run of fast ones is not spread
-# over sixteen threads handing workers to each other (a tenth of a 1,000-question BIRD run).
+# over sixteen threads handing workers to each other (a tenth of a 1,000-question BIRD run).  A thread whose
+# query says it runs long (a "long" event: execution/priority.py) gets its thread beside it at once; STUCK_S
+# is for the queries that say nothing (the servers').
 FIRST_THREADS = os.cpu_count() or 1
 STUCK_S = 0.05
+# A run of items a thread takes at once (with `batch` > 1): as many as take about RUN_S, at least FEWEST.  On
+# BIRD's SQLite sets, runs of 16 questions of half a millisecond made 1,000 of them 3-5 % quicker than runs of
+# 8 (fewer round trips to the worker), while on larger databases (a tenth of a second a question) runs of 16
+# were 3 % slower and runs of 2 no quicker than 8 (29 Nov 2026, bench/bird.py, alternating runs).
+RUN_S = 0.012
+FEWEST = 8
 
 
 def _in_threads(function: Callable, items: list, jobs: int, bar, prepared: _Prepared, meanwhile=None) -> list:
@@ -123,8 +135,9 @@ class _ThreadRun:
         self.ended: queue.SimpleQueue = queue.SimpleQueue()  # an index per item ended
         self.taken = 0  # the items before this one are taken
         self.lock = threading.Lock()
-        self.busy: dict[int, float] = {}  # thread number -> when its current item began
+        self.busy: dict[int, float] = {}  # thread number -> when its current items began
         self.threads = 0
+        self.item_s = Typical()  # an item's time, over the runs of items that ended
         self.stopped = False
 
     def grow(self, count: int) -> None:
@@ -140,14 +153,21 @@ class _ThreadRun:
             return sum(now - began > STUCK_S for began in self.busy.values())
 
     def take(self) -> range:
-        """The next items for a thread: `batch` at most, and no more than a share of what is left that every
-        thread, and as many again, could get (none once the run stops)."""
+        """The next items for a thread: a run of RUN_S by the items' typical time, between FEWEST and `batch`,
+        and no more than a share of what is left that every thread, and as many again, could get (none once
+        the run stops)."""
         left = len(self.items) - self.taken
-        size = 0 if self.stopped else min(left, self.prepared.batch, max(1, left // (2 * self.threads)))
+        size = 0 if self.stopped else min(left, self._run_size(), max(1, left // (2 * self.threads)))
         self.taken += size
         return range(self.taken - size, self.taken)
 
+    def _run_size(self) -> int:
+        most, typical = self.prepared.batch, self.item_s.typical
+        fewest = min(most, FEWEST)
+        return fewest if typical is None else max(fewest, min(most, int(RUN_S / max(typical, 1e-9))))
+
     def _work(self, number: int) -> None:
+        priority.when_long(lambda: self._went_long(number))
         while True:
             with self.lock:
                 taken = self.take()
@@ -156,7 +176,8 @@ class _ThreadRun:
                 self.busy[number] = time.monotonic()
             self._run(taken)
             with self.lock:
-                del self.busy[number]
+                began = self.busy.pop(number)
+            self.item_s.add((time.monotonic() - began) / len(taken))
 
     def _run(self, taken: range) -> None:
         try:
@@ -174,6 +195,13 @@ class _ThreadRun:
                     self.out[index] = (False, exc)
             self.ended.put(index)
 
+    def _went_long(self, number: int) -> None:
+        """This thread's item is stuck from now: the waiting loop wakes (`None` in `ended`) and adds a thread."""
+        with self.lock:
+            if number in self.busy:
+                self.busy[number] = -math.inf
+        self.ended.put(None)
+
     def stop(self) -> None:
         with self.lock:
             self.stopped = True
@@ -186,18 +214,17 @@ class _ThreadRun:
 
 
 def _ended(ended, wait_s: float = POLL_S) -> int:
-    """How many items ended: the first waited for at most `wait_s`, then those already in (0 when none)."""
+    """How many items ended: the first news waited for at most `wait_s`, then what is already in (0 when none;
+    a `None` is a wake-up, not an item)."""
     try:
-        ended.get(timeout=wait_s)
+        news = [ended.get(timeout=wait_s)]
     except queue.Empty:
         return 0
-    count = 1
     while True:
         try:
-            ended.get_nowait()
+            news.append(ended.get_nowait())
         except queue.Empty:
-            return count
-        count += 1
+            return len(news) - news.count(None)
 
 
 def _checked(function: Callable, item):

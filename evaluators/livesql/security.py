@@ -21,6 +21,7 @@ import sqlite3
 import time
 
 from evaluators.execution.memory import address_space_in_use
+from evaluators.execution.opener import set_heap_limit
 from evaluators.limits import DEFAULT_MEMORY_LIMIT_MB
 
 _PROGRESS_EVERY = 10_000
@@ -41,7 +42,7 @@ def lock_down_sqlite(conn, memory_limit_mb, disk_limit_mb, deadline: float, copy
     """The copy's limits, set before the prediction runs and locked (the authorizer); the watch that holds
     the disk limit on everything the instance keeps on disk."""
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    conn.execute(f"PRAGMA hard_heap_limit = {int((memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB) * 1024 * 1024)}")
+    set_heap_limit(conn, memory_limit_mb)
     conn.execute("PRAGMA temp_store = MEMORY")
     limit = int((disk_limit_mb or 1024) * 1024 * 1024)
     pages, size = conn.execute("PRAGMA page_count").fetchone()[0], conn.execute("PRAGMA page_size").fetchone()[0]

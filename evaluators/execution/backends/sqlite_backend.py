@@ -107,16 +107,21 @@ def connect(request: Request) -> sqlite3.Connection:
         raise QueryFailed("no_database", f"cannot open {Path(path).name}: {base.first_line(exc)}") from None
 
 
+def _say_long(notify) -> None:
+    try:
+        notify({"event": "long"})
+    except (MemoryError, OSError):  # a hint only: the query goes on without it
+        pass
+
+
 def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
     deadline = time.monotonic() + request.timeout_s
     expired = []
-
-    long_at = time.monotonic() + priority.YIELD_AFTER_S
+    watch = priority.LongWatch(lambda: _say_long(notify))  # a long query yields the CPU, and says so
 
     def past_deadline() -> int:
         now = time.monotonic()
-        if now > long_at:
-            priority.yield_cpu()  # a long query yields the CPU to the short ones beside it (priority.py)
+        watch.check(now)
         if now > deadline:
             expired.append(True)
             return 1  # non-zero makes SQLite abort the statement with "interrupted"
@@ -139,6 +144,7 @@ def _execute(con: sqlite3.Connection, request: Request, notify) -> Outcome:
             raise QueryFailed("exec_error", f"{WRITE_REFUSED} (readonly database): {', '.join(refused)}") from None
         raise QueryFailed("exec_error", base.first_line(exc)) from None
     finally:
+        watch.done()
         cursor.close()  # a statement stopped part-way (result_too_large) does not stay open on a kept connection
     # The frame as pandas.read_sql_query builds it (Spider2-lite's scorer reads SQLite this way).
     return base.keep_result(request, lambda: base.records_frame(rows, columns), columns, rows, query_seconds=seconds)
