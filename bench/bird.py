@@ -235,8 +235,9 @@ def plot(result: dict, path: Path) -> None:
     for x, runs in enumerate((result["official_runs"], result["ours_runs"])):
         ax.scatter([x] * len(runs), runs, color="black", s=12, zorder=3)
     for x, value in enumerate(medians):
-        ax.text(x, value, f"{value:.1f} s", ha="center", va="bottom")
+        ax.text(x + 0.27, value, f"median\n{value:.2f} s", ha="left", va="center")  # beside the run dots
     ax.set_ylim(0, max(max(result["official_runs"]), max(result["ours_runs"])) * 1.2)
+    ax.set_xlim(-0.5, 1.9)
     ax.set_ylabel("wall time, whole process (s)")
     ax.set_title(f"BIRD {result.get('mode', 'EX')} on {result['n']} predictions ({result['agreement']} agree)")
     fig.tight_layout()
@@ -252,7 +253,9 @@ def main(argv=None) -> None:
     parser.add_argument("--num-cpus", type=int, default=16)
     parser.add_argument("--timeouts", type=int, default=0, help="predictions that run into the timeout")
     parser.add_argument("--meta-time-out", type=float, default=30.0, help="seconds per query, both scorers")
-    parser.add_argument("--docs", action="store_true", help="also write docs/bird_bench.png")
+    parser.add_argument(
+        "--docs", action="store_true", help="also write docs/<set>_bench.png (e.g. docs/bird_small_timeouts_bench.png)"
+    )
     parser.add_argument("--small", action="store_true", help="four 500-row databases, sub-millisecond queries")
     parser.add_argument("--postgres", action="store_true", help="the small set on a PostgreSQL server started here")
     parser.add_argument(
