@@ -108,10 +108,66 @@ def test_a_batch_gives_what_each_pair_gives_alone(database, tmp_path):
     wanted = [(pred, gold, database) for gold, pred in itertools.product(QUERIES[::3], QUERIES) if gold.strip()]
     wanted.append(wanted[0])
     try:
-        batch = [_plain(found) for found in runner.pairs(wanted)]
+        runner.pairs(wanted)()
+        batch = [_plain(runner.ready.pairs[w]) for w in wanted]
         assert len(runner.ready.pairs) == len(wanted) - 1  # the pair asked twice ran once
         assert batch == [_plain(runner.pair(*w)) for w in wanted]  # taken from the batch kept for this thread
-        assert runner.pairs([]) == [] and not runner.ready.pairs  # a new batch: the last one's results are gone
+        runner.pairs([])()
+        assert not runner.ready.pairs  # a new batch: the last one's results are gone
         assert batch == [_plain(runner.pair(*w)) for w in wanted]  # and now run alone, one request each
+    finally:
+        runner.rows.close()
+
+
+@pytest.mark.parametrize("written", ["at once", "when its answer is asked for"])
+def test_a_batch_written_behind_another_waits_on_its_worker_and_answers_alike(
+    database, tmp_path, fresh_pool, monkeypatch, written
+):
+    """The runner writes a thread's next batch before it grades the last one (`parallel._ThreadRun._work`):
+    it goes to the same worker, which answers both in turn, each as it would alone; the worker is lent until
+    the last is answered.  A request longer than `QUEUED_BYTES` is written only once the one before it is
+    answered (a long one could fill the pipe while the worker blocks writing a long answer)."""
+    from evaluators.execution import worker
+
+    if written != "at once":
+        monkeypatch.setattr(worker, "QUEUED_BYTES", 0)
+    config = ExecConfig(output_dir=tmp_path / "work", timeout_s=10.0)
+    runner = _Runner(BirdOptions(tmp_path, meta_time_out=10.0, work_dir=tmp_path / "work"), config)
+    wanted = [(pred, gold, database) for gold, pred in itertools.product(QUERIES[::3], QUERIES) if gold.strip()]
+    first, second = wanted[::2], wanted[1::2]
+    try:
+        answered_first = runner.pairs(first)
+        answered_second = runner.pairs(second)  # behind the first, unanswered
+        (lent,) = fresh_pool.busy
+        assert not fresh_pool.idle
+        answered_first()
+        got = {w: _plain(runner.ready.pairs[w]) for w in first}
+        assert fresh_pool.busy == {lent}  # kept: the second waits on it
+        answered_second()
+        got.update({w: _plain(runner.ready.pairs[w]) for w in second})
+        assert fresh_pool.idle == [lent] and not fresh_pool.busy
+        assert got == {w: _plain(runner.pair(*w)) for w in wanted}
+    finally:
+        runner.rows.close()
+
+
+def test_a_batch_behind_one_whose_worker_was_killed_is_not_run_and_its_questions_run_alone(
+    database, tmp_path, fresh_pool
+):
+    """A worker killed at a request's timeout takes the request waiting behind it: that one is answered as not
+    run (and its questions are then graded one by one, as after any failed batch)."""
+    config = ExecConfig(output_dir=tmp_path / "work", timeout_s=10.0)
+    runner = _Runner(BirdOptions(tmp_path, meta_time_out=10.0, work_dir=tmp_path / "work"), config)
+    fast = [(QUERIES[0], QUERIES[0], database), (QUERIES[1], QUERIES[1], database)]
+    try:
+        answered_first = runner.pairs(fast)
+        first = runner.ready.unanswered
+        answered_second = runner.pairs(fast[::-1])
+        first.worker.send_kill()  # as `_expired` does at a timeout, before its answer is read
+        answered_first()
+        assert not runner.ready.pairs  # the first failed whole
+        answered_second()
+        assert not runner.ready.pairs and runner.ready.unanswered is None
+        assert [_plain(runner.pair(*w)) for w in fast]  # each alone, on a new worker
     finally:
         runner.rows.close()

@@ -133,6 +133,36 @@ def test_runs_of_short_items_grow_to_the_batch_and_runs_of_slow_ones_stay_at_the
     assert max(slow) == parallel.FEWEST
 
 
+def test_a_runs_work_is_begun_before_the_run_before_it_is_graded():
+    """When `prepare` returns a function to wait for the work it began (BIRD's batch written to a worker), the
+    thread begins the next run's before it grades the last one; each run is waited for before any of its
+    items is graded, and every item is graded once, in its place."""
+    import threading
+
+    from evaluators.grading import parallel
+
+    log: list = []
+
+    def prepare(items):
+        log.append((threading.current_thread().name, "begin", items[0]))
+        return lambda: log.append((threading.current_thread().name, "wait", items[0]))
+
+    def grade(n):
+        log.append((threading.current_thread().name, "grade", n))
+        return n * n
+
+    out = parallel.run_each(grade, list(range(64)), 2, batch=4, prepare=prepare)
+    assert out == [n * n for n in range(64)]
+    for thread in {name for name, _, _ in log}:
+        steps = [(step, n) for name, step, n in log if name == thread]
+        runs = [n for step, n in steps if step == "begin"]
+        for first, second in zip(runs, runs[1:], strict=False):
+            assert steps.index(("begin", second)) < steps.index(("grade", first))
+        for first in runs:
+            assert steps.index(("wait", first)) < steps.index(("grade", first))
+    assert sorted(n for _, step, n in log if step == "grade") == list(range(64))
+
+
 def test_threads_grow_beside_slow_items_only():
     """A run starts one thread a core; an item running past STUCK_S gets a thread beside it, up to `jobs`."""
     import threading

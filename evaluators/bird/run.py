@@ -9,6 +9,7 @@ copy of the database (see `official`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -96,19 +97,32 @@ class _Runner:
         event = self._send(self._request(sql, db), PAIR_ACTION, gold_sql=gold_sql)
         return _pair_result(event, sql)
 
-    def pairs(self, wanted: list[tuple]) -> list[tuple]:
-        """`pair` for each (prediction, gold, database), in one worker request; kept for this thread's `pair`
-        calls until its next batch.  A pair asked twice runs once (the same query on the same file gives the
-        same rows).  A batch that fails whole (a worker killed, or out of memory) keeps nothing: each is then
-        run alone."""
+    def pairs(self, wanted: list[tuple]) -> Callable[[], None]:
+        """`pair` for each (prediction, gold, database), in one worker request, written now; the function
+        returned waits for its answer and keeps it for this thread's `pair` calls until its next batch.  The
+        request goes behind this thread's last one still unanswered, on that worker (`worker.send`), so the
+        worker starts it as soon as it has answered the other.  A pair asked twice runs once (the same query
+        on the same file gives the same rows).  A batch that fails whole (a worker killed, or out of memory)
+        keeps nothing: each is then run alone."""
+        from evaluators.execution import worker
+
         distinct = list(dict.fromkeys(wanted))
-        self.ready.pairs = {}
-        event = self._send(self._request("", None), PAIRS_ACTION, pairs=[list(w) for w in distinct])
-        if event.get("reason") != "ok":
-            return []
-        found = [_pair_result(result, sql) for result, (sql, _, _) in zip(event["results"], distinct, strict=True)]
-        self.ready.pairs = dict(zip(distinct, found, strict=True))
-        return [self.ready.pairs[w] for w in wanted]
+        behind = getattr(self.ready, "unanswered", None)
+        pending = worker.send(self._request("", None), PAIRS_ACTION, behind, pairs=[list(w) for w in distinct])
+        self.ready.unanswered = pending
+
+        def answered() -> None:
+            self.ready.pairs = {}
+            if self.ready.unanswered is pending:
+                self.ready.unanswered = None
+            event = pending.result()
+            if event.get("reason") == "ok":
+                results = zip(event["results"], distinct, strict=True)
+                self.ready.pairs = dict(
+                    zip(distinct, [_pair_result(r, sql) for r, (sql, _, _) in results], strict=True)
+                )
+
+        return answered
 
     def _request(self, sql: str, db: str | None):
         from evaluators.execution.backends.base import Request
@@ -204,10 +218,9 @@ class BirdBenchmark(Benchmark):
         name, gold, pred, question = item
         return _grade(name, gold, pred, question, self.runner)
 
-    def prepare(self, items: list) -> None:
+    def prepare(self, items: list):
         wanted = _pairs_of(items, self.runner)
-        if len(wanted) > 1:
-            self.runner.pairs(wanted)
+        return self.runner.pairs(wanted) if len(wanted) > 1 else None
 
     def broken(self, item, words: str) -> InstanceReport:
         name, gold, pred, question = item

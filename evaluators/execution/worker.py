@@ -354,6 +354,7 @@ class WorkerProcess:
         self._buffer = b""
         self.stderr_tail = b""
         self._selector = selectors.DefaultSelector()
+        self.closed = False  # its pipes closed (killed, or dead): a request queued behind gets no answer
         self.stdin, stdout, stderr = _pipe(self.proc.stdin), _pipe(self.proc.stdout), _pipe(self.proc.stderr)
         self._selector.register(stdout, selectors.EVENT_READ, "out")
         self._selector.register(stderr, selectors.EVENT_READ, "err")
@@ -362,7 +363,10 @@ class WorkerProcess:
         return self.proc.poll() is None
 
     def send(self, message: dict) -> None:
-        self.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+        self.write(json.dumps(message) + "\n")
+
+    def write(self, line: str) -> None:
+        self.stdin.write(line.encode("utf-8"))
         self.stdin.flush()
 
     def next_event(self, deadline: float) -> dict | None:
@@ -422,6 +426,7 @@ class WorkerProcess:
         self.role, self.running = None, None
 
     def close(self) -> None:
+        self.closed = True
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if stream is not None:
@@ -483,6 +488,12 @@ class _Pool:
         starts another within LONG_QUERY_S of the query's start."""
         now = time.monotonic()
         return self.starting + sum(_soon_back(worker, now) for worker in self.busy)
+
+    def lent_again(self, worker: WorkerProcess) -> None:
+        """`worker` starts on a request that waited behind another (`send`): what the pool knew of the last
+        one's query (a long one) is not this one's."""
+        with self.lock:
+            worker.lent_at, worker.query_began, worker.long_query = time.monotonic(), None, False
 
     def went_long(self, worker: WorkerProcess) -> None:
         """`worker` said its query runs long: it does not count as coming back soon (`_soon_back`)."""
@@ -602,15 +613,64 @@ def _shutdown() -> None:
 
 def execute(request: Request, action: str = "run", **extra) -> dict:
     """Run the request in a worker and return its result event; timeouts kill the worker."""
+    return send(request, action, **extra).result()
+
+
+def send(request: Request, action: str = "run", behind: Pending | None = None, **extra) -> Pending:
+    """Write the request to a worker: one from the pool, or `behind`'s, where it waits in the pipe until the
+    request before it is answered (the worker reads its requests in turn), so the worker goes on at once
+    instead of waiting for the grading process to read that answer and write the next request."""
     stop_if_signalled()  # no query starts once the run is stopping
-    backend = get_backend(request.backend)
-    worker = _start(pool(), {"action": action, "request": request.to_dict(), **extra})
-    worker.last_request = request
-    begun = time.monotonic()
-    deadline = begun + request.timeout_s + STARTUP_ALLOWANCE_S
-    handle = None
-    phase: dict = {}  # an action running queries in turn names each one as it starts: a kill says which
-    try:
+    message = {"action": action, "request": request.to_dict(), **extra}
+    if behind is None or behind.worker.closed:
+        return Pending(_start(pool(), message), request)
+    behind.queued = True
+    line = json.dumps(message) + "\n"
+    if len(line) > QUEUED_BYTES:  # written after the answer before it is read (`result`), not now
+        return Pending(behind.worker, request, line, behind=True)
+    behind.worker.write(line)
+    return Pending(behind.worker, request, behind=True)
+
+
+# A request written behind another goes into an empty pipe at once only when it is this small: a longer one
+# could fill it while the worker, blocked writing a long answer nobody reads yet, reads nothing.
+QUEUED_BYTES = 32 * 1024
+NOT_RUN = "not run: its worker was stopped with the request before it"
+
+
+class Pending:
+    """A request written to a worker, answered by `result()`."""
+
+    def __init__(self, worker: WorkerProcess, request: Request, unsent: str | None = None, behind: bool = False):
+        self.worker, self.request, self.unsent, self.behind = worker, request, unsent, behind
+        self.queued = False  # another request waits behind this one on its worker: the worker is kept
+
+    def result(self) -> dict:
+        """The request's result event.  Its time counts from this call (a request behind another has not
+        begun before), then from its query's start; past it the worker is killed, and a request behind this
+        one is answered as a dead worker's."""
+        request, worker = self.request, self.worker
+        backend = get_backend(request.backend)
+        worker.last_request = request
+        try:
+            if worker.closed:  # stopped with the request before this one (its timeout, or it died)
+                return {"event": "result", "reason": "exec_error", "detail": NOT_RUN}
+            if self.unsent is not None:
+                worker.write(self.unsent)
+            if self.behind:
+                pool().lent_again(worker)
+            return self._wait(worker, request, backend)
+        except BaseException:  # Ctrl-C (or anything) while waiting: the query must not go on without us
+            pool().forget(worker)
+            worker.kill()
+            worker.leave_server_clean()
+            raise
+
+    def _wait(self, worker: WorkerProcess, request: Request, backend) -> dict:
+        begun = time.monotonic()
+        deadline = begun + request.timeout_s + STARTUP_ALLOWANCE_S
+        handle = None
+        phase: dict = {}  # an action running queries in turn names each one as it starts: a kill says which
         while True:
             try:
                 event = worker.next_event(deadline)
@@ -633,13 +693,9 @@ def execute(request: Request, action: str = "run", **extra) -> dict:
                 worker.role = event.get("role") or worker.role
             elif event["event"] == "result":
                 worker.running = None
-                pool().release(worker)
+                if not self.queued:
+                    pool().release(worker)
                 return event
-    except BaseException:  # Ctrl-C (or anything) while waiting: the query must not go on without us
-        pool().forget(worker)
-        worker.kill()
-        worker.leave_server_clean()
-        raise
 
 
 def _start(workers: _Pool, message: dict) -> WorkerProcess:

@@ -82,8 +82,10 @@ class Benchmark:
 
     batch = 1
 
-    def prepare(self, items: list) -> None:
-        """Work for several items at once before each is graded (`batch`); what it cannot do, `grade` does."""
+    def prepare(self, items: list):
+        """Work for several items at once before each is graded (`batch`); what it cannot do, `grade` does.
+        It may only begin the work and return a function that waits for it: the runner then begins the next
+        run's before it grades these (`parallel._ThreadRun._work`), calling that function first."""
 
     def aborted(self) -> None:
         pass

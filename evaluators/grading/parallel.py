@@ -14,6 +14,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from evaluators import signals
 from evaluators.execution import priority
@@ -66,10 +67,24 @@ class _Prepared:
         self.prepare = prepare
 
     def __call__(self, items: list) -> None:
-        if self.prepare is not None and len(items) > 1:
+        self.finish(self.start(items))
+
+    def start(self, items: list) -> Callable[[], None] | None:
+        """`prepare(items)`, and what it returned when that is a function waiting for the work it began."""
+        if self.prepare is None or len(items) <= 1:
+            return None
+        try:
+            answered = self.prepare(items)
+        except Exception:  # each item is then done alone, and a bug says itself there, as its result
+            return None
+        return answered if callable(answered) else None
+
+    @staticmethod
+    def finish(answered: Callable[[], None] | None) -> None:
+        if answered is not None:
             try:
-                self.prepare(items)
-            except Exception:  # each item is then done alone, and a bug says itself there, as its result
+                answered()
+            except Exception:  # as a failing `prepare`: each item is then done alone
                 pass
 
 
@@ -126,6 +141,16 @@ def _in_threads(function: Callable, items: list, jobs: int, bar, prepared: _Prep
     return run.results()
 
 
+@dataclass
+class _Begun:
+    """A run of items whose `prepare` was called: what waits for its work, or the signal that stopped it."""
+
+    taken: range
+    answered: Callable[[], None] | None
+    stopped: tuple | None
+    started: float = field(default_factory=time.monotonic)
+
+
 class _ThreadRun:
     """The items taken in order by a growing set of daemon threads; each result (or exception) in its place."""
 
@@ -167,24 +192,45 @@ class _ThreadRun:
         return fewest if typical is None else max(fewest, min(most, int(RUN_S / max(typical, 1e-9))))
 
     def _work(self, number: int) -> None:
+        """Runs of items in turn.  When a run's `prepare` began work it returns a function to wait for, the
+        next run is taken and its `prepare` called before this one is graded: its worker then goes from one
+        run to the next without waiting for this thread to read, grade, take and write."""
         priority.when_long(lambda: self._went_long(number))
-        while True:
-            with self.lock:
-                taken = self.take()
-                if not taken:
-                    return
-                self.busy[number] = time.monotonic()
-            self._run(taken)
-            with self.lock:
-                began = self.busy.pop(number)
-            self.item_s.add((time.monotonic() - began) / len(taken))
-
-    def _run(self, taken: range) -> None:
+        ahead, last_end = None, time.monotonic()
         try:
-            self.prepared([self.items[index] for index in taken])
-            stopped = None
+            while True:
+                if ahead is None:
+                    with self.lock:
+                        taken = self.take()
+                    if not taken:
+                        return
+                    ahead = self._begin(taken)
+                if ahead.answered is None:  # nothing under way to wait for: graded now, the next taken after
+                    last_end, ahead = self._run(number, ahead, last_end), None
+                    continue
+                with self.lock:
+                    taken = self.take()
+                begun = self._begin(taken) if taken else None
+                last_end, ahead = self._run(number, ahead, last_end), begun
+        finally:
+            if ahead is not None:  # never graded (a bug above): its worker is waited for, not left lent
+                self.prepared.finish(ahead.answered)
+
+    def _begin(self, taken: range) -> _Begun:
+        try:
+            return _Begun(taken, self.prepared.start([self.items[index] for index in taken]), None)
         except BaseException as exc:  # a signal: these items end with it
-            stopped = (False, exc)
+            return _Begun(taken, None, (False, exc))
+
+    def _run(self, number: int, run: _Begun, last_end: float) -> float:
+        with self.lock:
+            self.busy[number] = time.monotonic()
+        taken, stopped = run.taken, run.stopped
+        if stopped is None:
+            try:
+                self.prepared.finish(run.answered)
+            except BaseException as exc:  # a signal: these items end with it
+                stopped = (False, exc)
         for index in taken:
             if stopped is not None:
                 self.out[index] = stopped
@@ -194,6 +240,11 @@ class _ThreadRun:
                 except BaseException as exc:  # the caller raises it in the items' order, as futures did
                     self.out[index] = (False, exc)
             self.ended.put(index)
+        now = time.monotonic()
+        with self.lock:
+            del self.busy[number]
+        self.item_s.add((now - max(run.started, last_end)) / len(taken))
+        return now
 
     def _went_long(self, number: int) -> None:
         """This thread's item is stuck from now: the waiting loop wakes (`None` in `ended`) and adds a thread."""
