@@ -478,7 +478,7 @@ class _Pool:
             return self._lend(worker)
 
     def _lend(self, worker: WorkerProcess) -> WorkerProcess:
-        worker.lent_at, worker.query_began, worker.long_query = time.monotonic(), None, False
+        _on_a_new_request(worker)
         self.busy.add(worker)
         return worker
 
@@ -493,7 +493,7 @@ class _Pool:
         """`worker` starts on a request that waited behind another (`send`): what the pool knew of the last
         one's query (a long one) is not this one's."""
         with self.lock:
-            worker.lent_at, worker.query_began, worker.long_query = time.monotonic(), None, False
+            _on_a_new_request(worker)
 
     def went_long(self, worker: WorkerProcess) -> None:
         """`worker` said its query runs long: it does not count as coming back soon (`_soon_back`)."""
@@ -548,6 +548,11 @@ class _Pool:
             except OSError:
                 pass
         _each(WorkerProcess.end, holding)
+
+
+def _on_a_new_request(worker: WorkerProcess) -> None:
+    """What the pool knows of a worker's query, as it starts on a new request: nothing yet."""
+    worker.lent_at, worker.query_began, worker.long_query = time.monotonic(), None, False
 
 
 def _soon_back(worker: WorkerProcess, now: float) -> bool:
